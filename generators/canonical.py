@@ -1,0 +1,62 @@
+"""Implementation-neutral rows: every value as a typed, JSON-able token.
+
+Borrowed from toml-test's tagged JSON (`{"type": "integer", "value": "42"}`): integers,
+floats, decimals and timestamps travel as strings so that no JSON library rounds them,
+NaN and -0.0 stay distinct, and text never compares equal to binary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Sequence
+
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def canonical_value(v: object) -> object:
+    if v is None:
+        return None
+    if hasattr(v, "item") and not isinstance(v, (bytes, str)):  # numpy scalar
+        v = v.item()
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, float):
+        return {"float": "nan" if math.isnan(v) else repr(v)}
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return {"bin": bytes(v).hex()}
+    if isinstance(v, decimal.Decimal):
+        return {"dec": str(v)}
+    if isinstance(v, dt.datetime):
+        if v.tzinfo is not None:
+            v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return {"ts_us": str((v - _EPOCH) // dt.timedelta(microseconds=1))}
+    if isinstance(v, dt.date):
+        return {"date": v.isoformat()}
+    if isinstance(v, dict):
+        return {"struct": {str(k): canonical_value(x) for k, x in v.items()}}
+    if isinstance(v, (list, tuple)):
+        return [canonical_value(x) for x in v]
+    raise TypeError(f"no canonical form for {type(v).__name__}")
+
+
+def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> dict:
+    return {"columns": list(columns), "rows": [[canonical_value(v) for v in row] for row in rows]}
+
+
+def canonical_table(table: object) -> dict:
+    """Canonical form of a pyarrow Table."""
+    cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return canonical_rows(table.column_names, zip(*cols) if cols else [])
+
+
+def data_hash(canonical: dict) -> str:
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()

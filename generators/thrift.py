@@ -1,0 +1,233 @@
+"""Token-level Thrift compact protocol codec with byte spans.
+
+Reference: Apache Thrift `doc/specs/thrift-compact-protocol.md`. The decoder keeps the
+offset of every field header, value and stop byte so that callers can splice bytes into
+a struct without re-encoding it. The encoder helpers can write what a normal codec
+refuses to (overlong varints, any field type for any id, no stop field).
+
+Decoding is bounded: a list may not claim more elements than bytes remain (every compact
+element takes at least one byte), and nesting is capped, so any input decodes or fails
+in time linear in its length.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT, UUID = range(14)
+TYPE_NAMES = {
+    TRUE: "bool", FALSE: "bool", BYTE: "i8", I16: "i16", I32: "i32", I64: "i64", DOUBLE: "double",
+    BINARY: "binary", LIST: "list", SET: "set", MAP: "map", STRUCT: "struct", UUID: "uuid",
+}
+MAX_DEPTH = 64
+
+
+class ThriftError(ValueError):
+    """Bytes that are not valid compact protocol; `offset` is where decoding failed."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(f"{message} at byte {offset}")
+        self.offset = offset
+
+
+@dataclass
+class Field:
+    id: int
+    type: int
+    header_start: int  # first byte of the field header
+    header_end: int  # first byte of the value
+    end: int  # one past the value
+    value: object  # int | float | bool | bytes | Struct | list
+
+    @property
+    def header_form(self) -> str:
+        """`short` (delta in the type byte) or `long` (type byte + zigzag varint id)."""
+        return "long" if self.header_end - self.header_start > 1 else "short"
+
+
+@dataclass
+class Struct:
+    start: int
+    end: int = 0  # one past the stop byte
+    fields: list[Field] = field(default_factory=list)
+
+    @property
+    def stop_offset(self) -> int:
+        return self.end - 1
+
+    def get(self, fid: int) -> Field | None:
+        return next((f for f in self.fields if f.id == fid), None)
+
+    def value(self, fid: int, default: object = None) -> object:
+        f = self.get(fid)
+        return default if f is None else f.value
+
+
+class Reader:
+    def __init__(self, buf: bytes | memoryview, pos: int = 0, end: int | None = None, *,
+                 strict_varints: bool = False) -> None:
+        self.buf = buf
+        self.pos = pos
+        self.end = len(buf) if end is None else end
+        self.strict_varints = strict_varints
+
+    def byte(self) -> int:
+        if self.pos >= self.end:
+            raise ThriftError("unexpected end of input", self.pos)
+        b = self.buf[self.pos]
+        self.pos += 1
+        return b
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or n > self.end - self.pos:
+            raise ThriftError(f"length {n} overruns the buffer ({self.end - self.pos} bytes left)", self.pos)
+        out = bytes(self.buf[self.pos:self.pos + n])
+        self.pos += n
+        return out
+
+    def varint(self, max_bytes: int = 10) -> int:
+        start, result, shift = self.pos, 0, 0
+        for i in range(max_bytes):
+            b = self.byte()
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                if self.strict_varints and i > 0 and b == 0:
+                    raise ThriftError("overlong varint", start)
+                return result
+            shift += 7
+        raise ThriftError(f"varint longer than {max_bytes} bytes", start)
+
+    def zigzag(self, max_bytes: int = 10) -> int:
+        n = self.varint(max_bytes)
+        return (n >> 1) ^ -(n & 1)
+
+    def field_header(self, last_id: int) -> tuple[int, int]:
+        """Returns (type, id); type STOP means the struct ended."""
+        b = self.byte()
+        ftype, delta = b & 0x0F, b >> 4
+        if ftype == STOP:
+            if delta:
+                raise ThriftError(f"stop byte with non-zero high nibble 0x{b:02x}", self.pos - 1)
+            return STOP, 0
+        if ftype not in TYPE_NAMES:
+            raise ThriftError(f"unknown field type {ftype}", self.pos - 1)
+        fid = last_id + delta if delta else to_i16(self.zigzag(5))
+        return ftype, fid
+
+    def value(self, ftype: int, depth: int) -> object:
+        if ftype in (TRUE, FALSE):
+            return ftype == TRUE
+        if ftype == BYTE:
+            b = self.byte()
+            return b - 256 if b > 127 else b
+        if ftype in (I16, I32, I64):
+            return self.zigzag(10 if ftype == I64 else 5)
+        if ftype == DOUBLE:
+            return struct.unpack("<d", self.take(8))[0]
+        if ftype == BINARY:
+            return self.take(self.varint(5))
+        if ftype == UUID:
+            return self.take(16)
+        if ftype == STRUCT:
+            return self.struct(depth + 1)
+        if ftype in (LIST, SET):
+            return self.list_(depth + 1)
+        if ftype == MAP:
+            return self.map_(depth + 1)
+        raise ThriftError(f"unknown type {ftype}", self.pos)
+
+    def element(self, etype: int, depth: int) -> object:
+        # Inside containers a bool is one byte: 1 is true (writers have used 2 and 0 for false).
+        if etype in (TRUE, FALSE):
+            return self.byte() == TRUE
+        return self.value(etype, depth)
+
+    def _element_type(self, t: int) -> int:
+        if t not in TYPE_NAMES:
+            raise ThriftError(f"bad element type {t}", self.pos - 1)
+        return t
+
+    def _check_count(self, n: int, start: int) -> None:
+        if n > self.end - self.pos:
+            raise ThriftError(f"container claims {n} elements with {self.end - self.pos} bytes left", start)
+
+    def list_(self, depth: int) -> list:
+        start = self.pos
+        b = self.byte()
+        n = b >> 4
+        if n == 15:
+            n = self.varint(5)
+        etype = self._element_type(b & 0x0F)
+        self._check_count(n, start)
+        return [self.element(etype, depth) for _ in range(n)]
+
+    def map_(self, depth: int) -> list:
+        start = self.pos
+        n = self.varint(5)
+        if n == 0:
+            return []
+        kv = self.byte()
+        ktype, vtype = self._element_type(kv >> 4), self._element_type(kv & 0x0F)
+        self._check_count(n, start)
+        return [(self.element(ktype, depth), self.element(vtype, depth)) for _ in range(n)]
+
+    def struct(self, depth: int = 0) -> Struct:
+        if depth > MAX_DEPTH:
+            raise ThriftError(f"nesting deeper than {MAX_DEPTH}", self.pos)
+        s = Struct(start=self.pos)
+        last = 0
+        while True:
+            header_start = self.pos
+            ftype, fid = self.field_header(last)
+            if ftype == STOP:
+                s.end = self.pos
+                return s
+            header_end = self.pos
+            val = self.value(ftype, depth)
+            s.fields.append(Field(fid, ftype, header_start, header_end, self.pos, val))
+            last = fid
+
+
+def decode_struct(buf: bytes | memoryview, pos: int = 0, end: int | None = None, *,
+                  strict_varints: bool = False) -> Struct:
+    return Reader(buf, pos, end, strict_varints=strict_varints).struct()
+
+
+def to_i16(n: int) -> int:
+    """Field ids are i16 on the wire; readers truncate wider values the same way."""
+    n &= 0xFFFF
+    return n - 0x10000 if n & 0x8000 else n
+
+
+# --- encoding -------------------------------------------------------------------------
+
+def uleb(n: int, pad_to: int = 0) -> bytes:
+    """Unsigned LEB128; `pad_to` > minimal length writes an overlong (non-canonical) form."""
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n == 0 and len(out) + 1 >= pad_to:
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+
+
+def zigzag_encode(n: int) -> int:
+    return (n << 1) ^ (n >> 63)
+
+
+def field_header(ftype: int, fid: int, last_id: int = 0, *, long_form: bool = False) -> bytes:
+    delta = fid - last_id
+    if not long_form and 0 < delta <= 15:
+        return bytes([(delta << 4) | ftype])
+    return bytes([ftype]) + uleb(zigzag_encode(fid))
+
+
+def binary_field(fid: int, payload: bytes, last_id: int = 0) -> bytes:
+    return field_header(BINARY, fid, last_id) + uleb(len(payload)) + payload
+
+
+def i64_value(n: int) -> bytes:
+    return uleb(zigzag_encode(n))
