@@ -36,7 +36,7 @@ def canonical_value(v: object) -> object:
         return {"dec": str(v)}
     if isinstance(v, dt.datetime):
         if v.tzinfo is not None:
-            v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            v = v.astimezone(dt.UTC).replace(tzinfo=None)
         return {"ts_us": str((v - _EPOCH) // dt.timedelta(microseconds=1))}
     if isinstance(v, dt.date):
         return {"date": v.isoformat()}
@@ -54,7 +54,7 @@ def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> 
 def canonical_table(table: object) -> dict:
     """Canonical form of a pyarrow Table."""
     cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
-    return canonical_rows(table.column_names, zip(*cols) if cols else [])
+    return canonical_rows(table.column_names, zip(*cols, strict=True) if cols else [])
 
 
 def data_hash(canonical: dict) -> str:

@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from generators import thrift
-from generators.footer import (EXTENSION_ID, HEADER_FORMS, ParquetFooter, StructRef, chunk_range,
-                               read_tail)
+from generators.footer import EXTENSION_ID, HEADER_FORMS, ParquetFooter, StructRef, chunk_range, read_tail
 
 HEADERS = {form: raw for raw, form in HEADER_FORMS.items()}
 

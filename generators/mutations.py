@@ -14,8 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from generators import thrift
-from generators.extensions import (Edit, apply_edits, before_stop, extension_field, page_header_extension,
-                                   select, typed_field)
+from generators.extensions import (
+    Edit,
+    apply_edits,
+    before_stop,
+    extension_field,
+    page_header_extension,
+    select,
+    typed_field,
+)
 from generators.footer import parse_file, read_tail
 
 # The UUID that marks this project's opaque test extension (uuid5 of a URL we own by name).

@@ -1,0 +1,101 @@
+"""Every case of the default corpus, checked: golden ones decode and read under pyarrow with
+exactly the base data; the others are rejected by our strict decoder; generation is reproducible."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from conformance.inspect import inspect_bytes
+from corpus.build import generate
+from corpus.catalog import all_cases, select_cases
+from generators.canonical import canonical_table, data_hash
+from generators.footer import FooterError, parse_file
+
+DEFAULT = select_cases()
+EXT_KEYS = ("struct", "path", "header", "length", "sha256")
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def pyarrow_hash(data: bytes) -> str:
+    return data_hash(canonical_table(pq.read_table(io.BytesIO(data))))
+
+
+def test_catalog_size_and_shape() -> None:
+    cases = all_cases()
+    assert len(DEFAULT) >= 80
+    assert {c.kind for c in cases} == {"golden", "nonconforming", "corrupt"}
+    for c in cases:
+        assert c.citations and all(x["source"] and x["quote"] for x in c.citations), c.id
+        assert set(c.expect.values()) <= {"read", "reject", "either"}, c.id
+        assert c.kind != "corrupt" or c.expect["legacy"] != "read", c.id
+    structs = {t.get("struct") for c in cases if c.kind == "golden" for t in c.transformations}
+    assert {"FileMetaData", "SchemaElement", "RowGroup", "ColumnChunk", "ColumnMetaData"} <= structs
+    assert any(t["op"] == "extend_page_header" for c in cases for t in c.transformations)
+
+
+@pytest.mark.parametrize("case_id", [c.id for c in DEFAULT])
+def test_case(case_id: str, corpus_dir: Path, manifest: dict) -> None:
+    entry = next(c for c in manifest["cases"] if c["id"] == case_id)
+    data = (corpus_dir / entry["file"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+    base_hash = manifest["bases"][entry["base"]]["data_hash"]
+    if entry["kind"] == "golden":
+        parse_file(data)
+        report = inspect_bytes(data)
+        assert report["valid"], report["error"]
+        got = sorted(json.dumps({k: e[k] for k in EXT_KEYS}) for e in report["extensions"])
+        assert got == sorted(json.dumps(e) for e in entry["extensions"])
+        assert pyarrow_hash(data) == base_hash
+    else:
+        with pytest.raises(FooterError):
+            parse_file(data)
+        assert inspect_bytes(data)["valid"] is False
+        if entry["expect"]["legacy"] == "read":  # valid Thrift: pyarrow, a legacy reader, must read it
+            assert pyarrow_hash(data) == base_hash
+
+
+def test_generation_is_reproducible(corpus_dir: Path, tmp_path: Path) -> None:
+    generate(tmp_path / "again")
+    assert tree_digest(tmp_path / "again") == tree_digest(corpus_dir)
+
+
+def test_only_keeps_bytes_of_the_cases_it_selects(corpus_dir: Path, manifest: dict, tmp_path: Path) -> None:
+    sub = generate(tmp_path / "sub", only="ext/size/*")
+    assert {c["id"] for c in sub["cases"]} == {c.id for c in DEFAULT if c.id.startswith("ext/size/")}
+    full = {c["id"]: c["sha256"] for c in manifest["cases"]}
+    assert all(full[c["id"]] == c["sha256"] for c in sub["cases"])
+
+
+def test_seed_changes_random_payloads(manifest: dict, tmp_path: Path) -> None:
+    other = generate(tmp_path / "seed1", seed=1, only="ext/file-metadata/flat/*")
+    full = {c["id"]: c["sha256"] for c in manifest["cases"]}
+    assert all(full[c["id"]] != c["sha256"] for c in other["cases"])
+
+
+def test_expected_data_files_match_the_bases(corpus_dir: Path, manifest: dict) -> None:
+    for name, base in manifest["bases"].items():
+        expected = json.loads((corpus_dir / base["expected"]).read_text())
+        assert data_hash(expected) == base["data_hash"]
+        assert pyarrow_hash((corpus_dir / base["file"]).read_bytes()) == base["data_hash"], name
+
+
+def test_large_cases(tmp_path: Path) -> None:
+    manifest = generate(tmp_path, only="ext/size/*", large=True)
+    large = [c for c in manifest["cases"] if c["large"]]
+    assert {c["id"].split("/")[2] for c in large} == {"64MiB", "128MiB"}
+    for entry in large:
+        data = (tmp_path / entry["file"]).read_bytes()
+        (ext,) = inspect_bytes(data)["extensions"]
+        assert ext["length"] == entry["extensions"][0]["length"]
+        if entry["expect"]["legacy"] == "read":
+            assert pyarrow_hash(data) == manifest["bases"]["flat"]["data_hash"]
