@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from generators import thrift
 from generators.extensions import (
-    Edit,
     apply_edits,
     before_stop,
     extension_field,
@@ -136,13 +135,6 @@ def truncate_in_footer(buf: bytes, ctx: Context, *, fraction: float) -> bytes:
 @op
 def replace_file(buf: bytes, ctx: Context, *, hex: str) -> bytes:
     return bytes.fromhex(hex)
-
-
-@op
-def splice_after_stop(buf: bytes, ctx: Context, *, struct: str, which: int | str = 0, hex: str) -> bytes:
-    """Insert raw bytes right after a struct's stop byte (e.g. a field that follows no header)."""
-    footer = parse_file(buf)
-    return apply_edits(buf, [Edit(r.node.end, r.node.end, bytes.fromhex(hex)) for r in select(footer, struct, which)])
 
 
 def apply(buf: bytes, transformations: list[dict], seed: int) -> tuple[bytes, list[dict]]:
