@@ -103,7 +103,9 @@ LARGE = 64 << 20
 
 
 def _golden() -> list[Case]:
-    cases = []
+    cases = [Case(f"base/{name}", f"the unmodified base '{name}': {b.description}", "golden", name, (),
+                  {"legacy": "read"}, (LAYOUT,), "No extension. An adapter's reading of this file is its baseline: "
+                  "docs/spec-notes.md#baseline.") for name, b in BASES.items()]
     for base in BASES:
         for slug, (struct, which) in STRUCTS.items():
             for form in FORMS:
@@ -148,10 +150,18 @@ def _golden() -> list[Case]:
         cases.append(Case(
             f"ext/multi/every-struct/{form}-header", "an extension in every struct of the footer", "golden",
             "nested", tuple(_ext(s, "all", form, 20) for s in (
-                "FileMetaData", "SchemaElement", "LogicalType", "RowGroup", "ColumnChunk", "ColumnMetaData",
-                "Statistics", "PageEncodingStats", "SizeStatistics", "KeyValue", "ColumnOrder",
-                "TypeDefinedOrder")), {"legacy": "read"}, (RESERVED, IGNORE),
-            "Every struct includes the empty ones (TypeDefinedOrder) and the union LogicalType."))
+                "FileMetaData", "SchemaElement", "RowGroup", "ColumnChunk", "ColumnMetaData", "Statistics",
+                "PageEncodingStats", "SizeStatistics", "KeyValue", "StringType", "ListType", "TypeDefinedOrder")),
+            {"legacy": "read"}, (RESERVED, IGNORE),
+            "Every struct, including the empty ones inside unions (StringType, ListType, TypeDefinedOrder); "
+            "the unions themselves are in ext/union/*."))
+        for union, slug in (("LogicalType", "logical-type"), ("ColumnOrder", "column-order")):
+            cases.append(Case(
+                f"ext/union/{slug}/{form}-header", f"an extension in every {union} union, beside its one set "
+                "field", "golden", "nested", (_ext(union, "all", form, 20),), {"legacy": "either"}, (RESERVED,),
+                f"{union} is a Thrift union: exactly one field may be set. Whether 'every Thrift struct' includes "
+                "unions is unstated, and Thrift runtimes read a second union field differently: "
+                "docs/spec-notes.md#unions."))
         cases.append(Case(
             f"ext/multi/every-column-meta-data-wide/{form}-header", "an extension in each of 1000 ColumnMetaData",
             "golden", "wide", (_ext("ColumnMetaData", "all", form, 48),), {"legacy": "read"}, (IGNORE, OVERHEAD)))

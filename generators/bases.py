@@ -101,7 +101,7 @@ BASES: dict[str, Base] = {b.name: b for b in [
     Base("nested", "6 rows of lists, lists of lists, nested structs and lists of structs with nulls and "
          "empty lists at every level (Dremel repetition/definition levels)", _nested),
     Base("multi-row-group", "3000 rows in 3 row groups with several data pages per column chunk",
-         _multi_row_group, (("row_group_size", 1000), ("data_page_size", 4096))),
+         _multi_row_group, (("row_group_size", 1000), ("data_page_size", 2048), ("write_batch_size", 250))),
     Base("dictionary", "200 rows of low-cardinality columns, dictionary-encoded", _dictionary,
          (("use_dictionary", True),)),
     Base("wide", "3 rows x 1000 int32 columns", _wide),

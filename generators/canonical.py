@@ -60,3 +60,34 @@ def canonical_table(table: object) -> dict:
 def data_hash(canonical: dict) -> str:
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def normalize(canonical: dict) -> dict:
+    """Re-canonicalize tokens from another program: `{"float": "1.0E-300"}` becomes
+    `{"float": "1e-300"}`, `{"int": "007"}` becomes `{"int": "7"}`. Raises ValueError on
+    anything that is not a token."""
+    columns = canonical["columns"]
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise ValueError("columns must be a list of strings")
+    return {"columns": columns, "rows": [[_token(v) for v in row] for row in canonical["rows"]]}
+
+
+def _token(v: object) -> object:
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, list):
+        return [_token(x) for x in v]
+    if isinstance(v, dict) and len(v) == 1:
+        ((tag, x),) = v.items()
+        if tag == "struct" and isinstance(x, dict):
+            return {"struct": {str(k): _token(y) for k, y in x.items()}}
+        if isinstance(x, str):
+            if tag in ("int", "ts_us"):
+                return {tag: str(int(x))}
+            if tag == "float":
+                return canonical_value(float(x))
+            if tag == "bin":
+                return {"bin": bytes.fromhex(x).hex()}
+            if tag in ("dec", "date"):
+                return {tag: x}
+    raise ValueError(f"not a canonical value: {json.dumps(v)[:80]}")

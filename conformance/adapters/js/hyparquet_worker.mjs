@@ -1,0 +1,75 @@
+// hyparquet worker for parquet-conformance, written against docs/adapter-protocol.md only:
+// JSON lines in on stdin, one JSON line out per request on stdout, rows as canonical tokens.
+// Usage: node hyparquet_worker.mjs <dir holding node_modules/hyparquet>
+import { createInterface } from 'node:readline'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const root = join(process.argv[2], 'node_modules', 'hyparquet')
+const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
+console.log = console.error // nothing but answers on stdout
+
+// Keep full precision where hyparquet's defaults would round to a JS Date.
+const parsers = {
+  timestampFromMilliseconds: (ms) => ({ ts_us: (BigInt(ms) * 1000n).toString() }),
+  timestampFromMicroseconds: (us) => ({ ts_us: BigInt(us).toString() }),
+  timestampFromNanoseconds: (ns) => ({ ts_us: (BigInt(ns) / 1000n).toString() }),
+  dateFromDays: (days) => ({ date: new Date(days * 86400000).toISOString().slice(0, 10) }),
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+const float = (x) => (Object.is(x, -0) ? '-0.0' : String(x))
+
+function token(value, node) {
+  if (value === null || value === undefined) return null
+  const el = node.element
+  if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
+    const item = node.children[0].children.length === 1 ? node.children[0].children[0] : node.children[0]
+    return value.map((v) => token(v, item))
+  }
+  if (node.children.length) {
+    const fields = {}
+    for (const child of node.children) fields[child.element.name] = token(value[child.element.name], child)
+    return { struct: fields }
+  }
+  if (typeof value === 'object' && !(value instanceof Uint8Array) && ('ts_us' in value || 'date' in value)) return value
+  if (el.converted_type === 'DECIMAL') return { dec: Number(value).toFixed(el.scale || 0) }
+  switch (el.type) {
+    case 'BOOLEAN': return value
+    case 'INT32': case 'INT64': return { int: BigInt(value).toString() }
+    case 'FLOAT': case 'DOUBLE': return { float: float(value) }
+    default:
+      return typeof value === 'string' ? value : { bin: hex(value) }
+  }
+}
+
+async function read(path) {
+  const buf = readFileSync(path)
+  const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
+  const metadata = hyparquet.parquetMetadata(file)
+  const schema = hyparquet.parquetSchema(metadata)
+  const rows = await hyparquet.parquetReadObjects({ file, metadata, parsers, utf8: false })
+  const columns = schema.children.map((c) => c.element.name)
+  return { columns, rows: rows.map((r) => schema.children.map((c) => token(r[c.element.name], c))) }
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const req = JSON.parse(line)
+  if (req.cmd === 'start') {
+    out({ id: req.id, ok: true, adapter: 'hyparquet', implementation: 'hyparquet (JavaScript)', version,
+      roles: ['legacy'] })
+  } else if (req.cmd === 'read') {
+    try {
+      out({ id: req.id, outcome: 'read', ...(await read(req.path)) })
+    } catch (e) {
+      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
+      out({ id: req.id, outcome: oom ? 'oom' : 'rejected',
+        error: { class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) } })
+    }
+  } else if (req.cmd === 'stop') {
+    process.exit(0)
+  }
+}

@@ -1,0 +1,55 @@
+"""parquet-java (parquet-hadoop), the Java reference implementation, from the jars that ship
+with pyspark. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
+machine's javac at first use and cached by the hash of its source and classpath."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from conformance.adapters import CommandAdapter, Unavailable, cache_dir, require_program
+
+SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
+
+
+def pyspark_jars() -> Path:
+    try:
+        import pyspark
+    except ImportError:
+        raise Unavailable("parquet-java comes from pyspark's jars: pip install pyspark") from None
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def jar_version(jars: Path, artifact: str) -> str:
+    for jar in sorted(jars.glob(f"{artifact}-*.jar")):
+        if m := re.fullmatch(rf"{artifact}-(\d[\w.\-]*)\.jar", jar.name):
+            return m.group(1)
+    raise Unavailable(f"no {artifact} jar in {jars}")
+
+
+class ParquetJava(CommandAdapter):
+    name = "parquet-java"
+    implementation = "parquet-java (parquet-hadoop)"
+    memory_limit_bytes = None  # the JVM reserves its own address space; -Xmx bounds the heap
+    start_timeout_s = 180.0
+
+    def command(self) -> list[str]:
+        jars = pyspark_jars()
+        version = jar_version(jars, "parquet-hadoop")
+        javac, java = require_program("javac"), require_program("java")
+        classpath = f"{jars}{os.sep}*"
+        key = hashlib.sha256(SOURCE.read_bytes() + classpath.encode() + version.encode()).hexdigest()[:16]
+        out = cache_dir("java", key)
+        if not (out / "ParquetJavaWorker.class").exists():
+            proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise Unavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+        return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
+                "ParquetJavaWorker", version]
+
+
+ADAPTER = ParquetJava()

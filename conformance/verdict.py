@@ -1,0 +1,33 @@
+"""Classify a cell's outcome against the case's expectation for the adapter's role.
+
+"Same data" means the base's expected data, or the adapter's own reading of the unmodified
+base (its baseline, the `base/<name>` case): a reader whose representation differs from
+ours (fastparquet's NaN for null floats) is judged on whether the extension changed what it
+returns, and its baseline difference is reported once, on `base/<name>`.
+"""
+
+from __future__ import annotations
+
+VERDICTS = ("pass", "fail:wrong-data", "fail:crash", "fail:hang", "fail:rejected-valid", "fail:accepted-invalid",
+            "skip")
+
+
+def expectation(expect: dict[str, str], role: str) -> str:
+    """An aware reader meets files without its extension as a legacy reader does."""
+    return expect.get(role) or expect["legacy"]
+
+
+def classify(expected: str, outcome: str, data_hash: str | None, good_hashes: set[str]) -> str:
+    if outcome == "unavailable":
+        return "skip"
+    if outcome in ("crash", "oom"):
+        return "fail:crash"
+    if outcome == "timeout":
+        return "fail:hang"
+    if outcome == "read":
+        if data_hash not in good_hashes:
+            return "fail:wrong-data"
+        return "fail:accepted-invalid" if expected == "reject" else "pass"
+    if outcome == "rejected":
+        return "fail:rejected-valid" if expected == "read" else "pass"
+    raise ValueError(f"unknown outcome {outcome!r}")
