@@ -231,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
+
+    from corpus.cli import register as register_corpus_commands
+
+    register_corpus_commands(sub)
     return parser
 
 

@@ -72,3 +72,18 @@ def test_adapters_command_lists_every_adapter() -> None:
     rows = {r["adapter"]: r for r in json.loads(proc.stdout)}
     assert rows["pyarrow"]["available"] and rows["pyarrow"]["version"]
     assert not rows["ghost"]["available"] and "No such file" in rows["ghost"]["reason"]
+
+
+def test_run_with_an_external_adapter(tmp_path: Path) -> None:
+    """The Node worker plugged in by command line only, as an implementer would plug theirs."""
+    try:
+        command = get("hyparquet").command()
+    except Exception as e:  # noqa: BLE001 - any missing runtime
+        pytest.skip(f"hyparquet unavailable: {e}")
+    cmd = " ".join(f"'{c}'" for c in command)
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--out", str(tmp_path), "--only", "base/*",
+                           "--adapter-cmd", f"my-js-reader={cmd}"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    cells = json.loads((tmp_path / "results.json").read_text())["cells"]
+    assert {c["adapter"] for c in cells} == {"my-js-reader"}
+    assert len(cells) == 5 and all(c["verdict"] == "pass" for c in cells)
