@@ -54,24 +54,39 @@ def describe(spec: AdapterSpec) -> dict:
         worker.close()
 
 
+class WorkerSet:
+    """One persistent worker per adapter; `run` gives one outcome row per adapter for a case."""
+
+    def __init__(self, specs: list[AdapterSpec]) -> None:
+        self.workers = {spec.name: spec.worker() for spec in specs}
+
+    def run(self, case_id: str, path: Path, progress: Callable[[str, str], None] | None = None) -> list[dict]:
+        rows = []
+        for name, worker in self.workers.items():
+            if progress:
+                progress(case_id, name)
+            outcome = worker.read(str(path), case_id)
+            info = worker.info or {}
+            rows.append({"case": case_id, "adapter": name,
+                         "implementation": info.get("implementation", worker.adapter.implementation),
+                         "version": info.get("version"), "roles": info.get("roles", list(worker.adapter.roles)),
+                         **outcome.to_dict()})
+        return rows
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            worker.close()
+
+
 def run_cells(cases: Iterable[tuple[str, Path]], specs: list[AdapterSpec],
               progress: Callable[[str, str], None] | None = None) -> Iterator[dict]:
     """Yields one outcome row per (case, adapter); workers live as long as the iteration."""
-    workers = {spec.name: spec.worker() for spec in specs}
+    workers = WorkerSet(specs)
     try:
         for case_id, path in cases:
-            for name, worker in workers.items():
-                if progress:
-                    progress(case_id, name)
-                outcome = worker.read(str(path), case_id)
-                info = worker.info or {}
-                yield {"case": case_id, "adapter": name,
-                       "implementation": info.get("implementation", worker.adapter.implementation),
-                       "version": info.get("version"), "roles": info.get("roles", list(worker.adapter.roles)),
-                       **outcome.to_dict()}
+            yield from workers.run(case_id, path, progress)
     finally:
-        for worker in workers.values():
-            worker.close()
+        workers.close()
 
 
 def judge(rows: list[dict], manifest: dict) -> list[dict]:

@@ -121,41 +121,140 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_manifest(corpus: Path) -> dict:
+    path = corpus / "manifest.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{corpus}: no manifest.json (make one with `parquet-conformance generate`)") from None
+    except ValueError as e:
+        raise UsageError(f"{path}: not JSON ({e})") from None
+
+
+def _conf(pairs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--conf wants KEY=VALUE, got {pair!r}")
+        out[key] = value
+    return out
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.cells import judge, run_cells
+    from conformance import pipeline
     from corpus.build import generate
+    from reports.render import write_reports
 
     out = Path(args.out)
     corpus = Path(args.corpus) if args.corpus else out / "corpus"
-    manifest_path = corpus / "manifest.json"
-    if args.corpus and not manifest_path.is_file():
-        raise UsageError(f"{corpus}: no manifest.json (make one with `parquet-conformance generate`)")
-    if not manifest_path.is_file():
+    specs, conf = _specs(args), _conf(args.conf)
+    t0 = time.monotonic()
+    if not args.corpus and not (corpus / "manifest.json").is_file():
         print(f"generating the corpus into {corpus}", file=sys.stderr)
         generate(corpus, seed=args.seed)
-    try:
-        manifest = json.loads(manifest_path.read_text())
-    except ValueError as e:
-        raise UsageError(f"{manifest_path}: not JSON ({e})") from None
-    specs = _specs(args)
-    cases = [c for c in manifest["cases"] if not args.only or fnmatch.fnmatch(c["id"], args.only)]
-    if not cases:
+    generation_s = time.monotonic() - t0
+    manifest = _load_manifest(corpus)
+    def only(case_id: str) -> bool:
+        return not args.only or fnmatch.fnmatch(case_id, args.only)
+
+    if not any(only(c["id"]) for c in manifest["cases"]):
         raise UsageError(f"no case matches {args.only!r}")
-    # Baselines first: verdicts compare each cell with its adapter's reading of the base.
-    cases.sort(key=lambda c: not c["id"].startswith("base/"))
-    total = len(cases) * len(specs)
-    done = iter(range(total))
-    start = time.monotonic()
-    rows = list(run_cells(((c["id"], (corpus / c["file"]).resolve()) for c in cases), specs,
-                          progress=lambda case, adapter: _progress(next(done), total, f"{adapter}: {case}")))
+    run_id = args.resume or args.run_id or pipeline.new_run_id()
+
+    def progress(done: int, total: int) -> None:
+        _progress(done - 1, total, f"cases done, {time.monotonic() - t0:.0f}s")
+
+    try:
+        if args.master == "none":
+            cells, timings = pipeline.run_local(manifest, corpus, specs, only, progress)
+        else:
+            cells, timings = pipeline.run_on_spark(manifest, corpus, specs, out, run_id, master=args.master,
+                                                   conf=conf, resume=bool(args.resume), only=only, progress=progress)
+    except FileExistsError as e:
+        raise UsageError(str(e)) from None
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    cells = judge(rows, manifest)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps({"cells": cells}, indent=1) + "\n")
+    t1 = time.monotonic()
+    pipeline.write_results(cells, out / "results", run_id)
+    run = {"id": run_id, "generator_version": manifest["generator"]["version"], "seed": manifest["seed"],
+           "master": args.master, "corpus": str(corpus), "only": args.only}
+    write_reports(cells, manifest, run, out)
+    reports_s = time.monotonic() - t1
     print(summary_table(cells))
-    print(f"{len(cells)} cells in {time.monotonic() - start:.1f}s; results in {out / 'results.json'}")
+    print(f"{len(cells)} cells, {len(cells) / max(timings.cells_s, 1e-9):.1f} cells/s; time: generation "
+          f"{generation_s:.1f}s, Spark start {timings.spark_start_s:.1f}s, cells {timings.cells_s:.1f}s, "
+          f"reports {reports_s:.1f}s")
+    print(f"run {run_id}: {out / 'report.html'}, results.json, summary.md, junit/, results/run={run_id}/")
     return 0
+
+
+def _run_cells(results: Path, run_id: str | None) -> tuple[str, list[dict]]:
+    from conformance.pipeline import read_results
+
+    if not results.is_dir():
+        raise UsageError(f"{results}: no results dataset (run `parquet-conformance run` first)")
+    table = read_results(results)
+    runs = sorted(set(table.column("run").to_pylist())) if table.num_rows else []
+    if not runs:
+        raise UsageError(f"{results}: the results dataset holds no run")
+    run_id = run_id or runs[-1]
+    if run_id not in runs:
+        raise UsageError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
+    return run_id, [r for r in table.to_pylist() if r["run"] == run_id]
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from reports.diff import diff_runs
+
+    results = Path(args.results)
+    run_a, cells_a = _run_cells(results, args.diff[0])
+    run_b, cells_b = _run_cells(results, args.diff[1])
+    changes = diff_runs(cells_a, cells_b)
+    if args.json:
+        print(json.dumps({"before": run_a, "after": run_b, "changes": changes}, indent=1))
+        return 0
+    for c in changes:
+        print(f"{c['kind']:<10} {c['case']} [{c['adapter']} {c['role']}]: {c['before']} -> {c['after']}")
+    kinds = {k: sum(1 for c in changes if c["kind"] == k) for k in ("regression", "fix", "change")}
+    print(f"{len(changes)} changed cells between {run_a} and {run_b}: "
+          + ", ".join(f"{v} {k}{'es' if k == 'fix' and v != 1 else 's' if v != 1 else ''}" for k, v in kinds.items()))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from conformance.gate import check, expected_failures_text, load_expected
+
+    path = Path(args.expected_failures)
+    run_id, cells = _run_cells(Path(args.results), args.run)
+    verdicts = {c["case"]: c["verdict"] for c in cells if c["adapter"] == args.adapter}
+    if not verdicts:
+        adapters = sorted({c["adapter"] for c in cells})
+        raise UsageError(f"adapter {args.adapter!r} is not in run {run_id} (it has: {', '.join(adapters)})")
+    if all(v == "skip" for v in verdicts.values()):
+        raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}")
+    if args.write_expected_failures:
+        path.write_text(expected_failures_text(args.adapter, run_id, verdicts))
+        print(f"wrote {sum(v.startswith('fail') for v in verdicts.values())} expected failures to {path}")
+        return 0
+    try:
+        expected = load_expected(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file (create it with --write-expected-failures)") from None
+    except ValueError as e:
+        raise UsageError(f"{path}: {e}") from None
+    result = check(verdicts, expected)
+    for case, verdict in result.unexpected_failures:
+        print(f"UNEXPECTED FAILURE {case}: {verdict}")
+    for case in result.unexpected_passes:
+        print(f"UNEXPECTED PASS    {case} (remove it from {path})")
+    for case, want, got in result.changed_failures:
+        print(f"CHANGED FAILURE    {case}: expected {want}, got {got}")
+    for case in result.not_run:
+        print(f"note: {case} is listed but was not run")
+    status = "ok" if result.ok else "FAILED"
+    print(f"gate {status}: {args.adapter} in run {run_id}, {len(verdicts)} cases, {len(expected)} expected failures")
+    return 0 if result.ok else 1
 
 
 def summary_table(cells: list[dict]) -> str:
@@ -221,16 +320,42 @@ def build_parser() -> argparse.ArgumentParser:
     rd.add_argument("--json", action="store_true", help="machine-readable output")
     rd.set_defaults(func=cmd_read)
 
-    run = sub.add_parser("run", help="the main job: corpus x adapters, verdicts, results",
+    run = sub.add_parser("run", help="the main job: corpus x adapters on Spark, verdicts, results, reports",
                          description="Generate the corpus if needed (or use --corpus), run every available "
-                                     "adapter on every case in isolated workers, judge each cell against the "
-                                     "case's expectation, and write OUT/results.json.")
+                                     "adapter on every case in isolated workers inside Spark tasks, judge each cell "
+                                     "against the case's expectation, append the cells to OUT/results/run=ID/ and "
+                                     "write OUT/report.html, results.json, summary.md and junit/<adapter>.xml.")
     run.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: OUT/corpus, generated if absent)")
     run.add_argument("--out", default="reports/latest", metavar="DIR", help="output directory (default reports/latest)")
     run.add_argument("--only", metavar="PATTERN", help="glob over case ids")
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
+    run.add_argument("--master", default="local[*]",
+                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, or none (no Spark)")
+    run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time)")
+    run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("report", help="compare two runs: cells whose verdict changed",
+                         description="List the cells (case, adapter, role) whose verdict differs between two runs "
+                                     "of the results dataset: regressions, fixes and other changes.")
+    rep.add_argument("--diff", nargs=2, required=True, metavar=("RUN_A", "RUN_B"), help="the two run ids")
+    rep.add_argument("--results", default="reports/latest/results", metavar="DIR", help="the results dataset")
+    rep.add_argument("--json", action="store_true", help="machine-readable output")
+    rep.set_defaults(func=cmd_report)
+
+    chk = sub.add_parser("check", help="the CI gate: verdicts vs an expected-failure list",
+                         description="Compare one adapter's verdicts in a run with its expected-failure list. Exit 0 "
+                                     "when they match, 1 on any unexpected failure, unexpected pass or changed "
+                                     "failure (each printed), 2 on bad input. See docs/ci-gate.md.")
+    chk.add_argument("--adapter", required=True, metavar="NAME")
+    chk.add_argument("--expected-failures", required=True, metavar="FILE",
+                     help="one case id per line, optionally followed by its pinned verdict; # comments")
+    chk.add_argument("--write-expected-failures", action="store_true", help="write FILE from the run instead")
+    chk.add_argument("--results", default="reports/latest/results", metavar="DIR", help="the results dataset")
+    chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
+    chk.set_defaults(func=cmd_check)
 
     from corpus.cli import register as register_corpus_commands
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from conformance import __version__
+from corpus import regressions
 from corpus.catalog import Case, select_cases
 from generators import mutations
 from generators.bases import BASES, base_bytes, base_expected, base_hash
@@ -88,20 +89,29 @@ def _prepare(out: Path) -> None:
 def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = False,
              progress: Callable[[int, int, str], None] | None = None) -> dict:
     cases = select_cases(only, large)
-    if not cases:
+    # Files found in the wild (corpus/regressions.py), after the catalog; read and checked before `out` changes.
+    found = list(regressions.case_entries(regressions.selected(only)))
+    if not cases and not found:
         raise ValueError(f"no case matches {only!r}")
     _prepare(out)
     entries = []
     for i, case in enumerate(cases):
         if progress:
-            progress(i, len(cases), case.id)
+            progress(i, len(cases) + len(found), case.id)
         data, extensions = build_case(case, seed)
         path = out / case_file(case.id)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         entries.append(case_entry(case, seed, data, extensions))
+    for i, (entry, data) in enumerate(found, len(cases)):
+        if progress:
+            progress(i, len(cases) + len(found), entry["id"])
+        path = out / entry["file"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        entries.append(entry)
     bases = {}
-    for name in sorted({c.base for c in cases}):
+    for name in sorted({e["base"] for e in entries}):
         bases[name] = base_entry(name)
         (out / "bases").mkdir(exist_ok=True)
         (out / "bases" / f"{name}.parquet").write_bytes(base_bytes(name))

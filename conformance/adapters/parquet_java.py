@@ -17,10 +17,11 @@ SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 
 def pyspark_jars() -> Path:
     try:
-        import pyspark
+        from pyspark.find_spark_home import _find_spark_home
     except ImportError:
         raise Unavailable("parquet-java comes from pyspark's jars: pip install pyspark") from None
-    return Path(pyspark.__file__).parent / "jars"
+    # Inside a Spark executor pyspark is imported from a zip; SPARK_HOME names the real install.
+    return Path(os.environ.get("SPARK_HOME") or _find_spark_home()) / "jars"
 
 
 def jar_version(jars: Path, artifact: str) -> str:

@@ -1,0 +1,581 @@
+"""The corpus as a release artifact: pack, verify, fetch.
+
+- `pack`: a deterministic `parquet-conformance-corpus-<version>.tar.gz` (fixed mtimes, sorted
+  members, owner 0 and no names, gzip header without time or file name) and `SHA256SUMS`, so
+  that anyone can rebuild a release and compare (yaml-test-suite's dated data releases and Delta
+  DAT's tarballs publish no checksums; we do).
+- `verify`: every file of a corpus directory or archive against the manifest's sha256, and an
+  archive against the `SHA256SUMS` next to it.
+- `fetch`: download, check the sha256 *before* opening the archive, then unpack only plain
+  files and directories under one top-level directory (no absolute paths, `..`, links or
+  devices): the whole archive is checked before anything is written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+
+from generators.canonical import data_hash
+
+STEM = "parquet-conformance-corpus"
+SUMS = "SHA256SUMS"
+README = "README"
+MANIFEST = "manifest.json"
+MTIME = 0  # every member's mtime, and the gzip header's
+MAX_DOWNLOAD = 2 << 30
+MAX_UNPACKED = 8 << 30  # the --large corpus is about 250 MiB; this only stops a decompression bomb
+CHUNK = 1 << 20
+DATA_DIRS = ("cases", "bases", "expected")
+KINDS = {
+    "golden": "our strict decoder accepts it: a valid footer with extensions written as the spec says",
+    "nonconforming": "valid Thrift that breaks an extension rule (wrong wire type, duplicates, overlong lengths)",
+    "corrupt": "not a readable footer (bad footer length, lengths that overshoot, missing stop fields, bad tails)",
+    "regression": "a file found in the wild that broke a reader, kept as a permanent case",
+}
+HEX64 = re.compile(r"[0-9a-f]{64}")
+SUMS_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")
+
+
+class DistError(Exception):
+    """Input that cannot be used at all (missing, not a corpus, unreachable): exit code 2."""
+
+
+class Refused(Exception):
+    """The thing examined is bad (checksum mismatch, unsafe archive): exit code 1."""
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def load_manifest(text: bytes | str, where: str) -> dict:
+    try:
+        manifest = json.loads(text)
+    except ValueError as e:
+        raise DistError(f"{where}: not JSON ({e})") from None
+    if (not isinstance(manifest, dict) or manifest.get("format") != "parquet-conformance-manifest"
+            or not isinstance(manifest.get("cases"), list) or not isinstance(manifest.get("bases"), dict)):
+        raise DistError(f"{where}: not a parquet-conformance manifest")
+    return manifest
+
+
+# -- names -------------------------------------------------------------------------------
+
+
+def corpus_version(manifest: dict) -> str:
+    """The generator version, plus what makes this build differ from the default corpus."""
+    parts = [str(manifest["generator"]["version"])]
+    if manifest.get("seed"):
+        parts.append(f"seed{manifest['seed']}")
+    if only := manifest.get("only"):
+        slug = re.sub(r"[^A-Za-z0-9.]+", "-", only).strip("-")[:40]
+        # The hash keeps globs that slug alike (`a/*`, `a/?`) apart.
+        parts.append(f"only-{slug}-{hashlib.sha256(only.encode()).hexdigest()[:8]}".replace("--", "-"))
+    if manifest.get("large"):
+        parts.append("large")
+    return "-".join(parts)
+
+
+def archive_stem(manifest: dict) -> str:
+    return f"{STEM}-{corpus_version(manifest)}"
+
+
+# -- pack --------------------------------------------------------------------------------
+
+
+def corpus_files(manifest: dict) -> list[str]:
+    """Every data file the manifest names, relative to its directory."""
+    files = {c["file"] for c in manifest["cases"]}
+    for b in manifest["bases"].values():
+        files.update((b["file"], b["expected"]))
+    return sorted(files)
+
+
+def _tarinfo(name: str, size: int | None = None) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.mtime, info.uid, info.gid, info.uname, info.gname = MTIME, 0, 0, "", ""
+    if size is None:
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+    else:
+        info.size, info.mode = size, 0o644
+    return info
+
+
+def pack(corpus: Path, out: Path) -> tuple[Path, str]:
+    """Writes the archive and updates SHA256SUMS in `out`; returns the archive and its sha256."""
+    root = find_root(corpus)
+    manifest = load_manifest((root / MANIFEST).read_bytes(), str(root / MANIFEST))
+    problems = verify_tree(root, manifest)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise DistError(f"{root} does not match its manifest: {problems[0]}{more}; see `corpus verify`")
+    stem = archive_stem(manifest)
+    contents: dict[str, Path | bytes] = {MANIFEST: root / MANIFEST, README: readme_text(manifest).encode()}
+    contents.update({rel: root / rel for rel in corpus_files(manifest)})
+    dirs = {str(parent) for rel in contents for parent in PurePosixPath(rel).parents if str(parent) != "."}
+    # Sorted names put every directory right before its contents (a prefix sorts first).
+    names = sorted([*contents, *dirs])
+    out.mkdir(parents=True, exist_ok=True)
+    archive = out / f"{stem}.tar.gz"
+    tmp = out / f".{archive.name}.tmp"
+    try:
+        with open(tmp, "wb") as raw, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=MTIME, compresslevel=9) as gz, \
+                tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            tar.addfile(_tarinfo(stem))
+            for name in names:
+                member = f"{stem}/{name}"
+                src = contents.get(name)
+                if src is None:
+                    tar.addfile(_tarinfo(member))
+                elif isinstance(src, bytes):
+                    tar.addfile(_tarinfo(member, len(src)), io.BytesIO(src))
+                else:
+                    with open(src, "rb") as f:
+                        tar.addfile(_tarinfo(member, os.fstat(f.fileno()).st_size), f)
+        tmp.replace(archive)
+    finally:
+        tmp.unlink(missing_ok=True)
+    digest = sha256_file(archive)
+    write_sums(out, {archive.name: digest})
+    return archive, digest
+
+
+def read_sums(path: Path) -> dict[str, str]:
+    sums = {}
+    for line in path.read_text().splitlines():
+        if m := SUMS_LINE.fullmatch(line.strip()):
+            sums[m.group(2)] = m.group(1).lower()
+    return sums
+
+
+def write_sums(out: Path, new: dict[str, str]) -> None:
+    """`sha256sum` format; keeps lines of other archives still present in `out`."""
+    path = out / SUMS
+    sums = {k: v for k, v in (read_sums(path) if path.is_file() else {}).items() if (out / k).is_file()}
+    sums.update(new)
+    path.write_text("".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())))
+
+
+def readme_text(manifest: dict) -> str:
+    gen = manifest["generator"]
+    stem = archive_stem(manifest)
+    kinds: dict[str, int] = {}
+    for c in manifest["cases"]:
+        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
+    built = [f"seed {manifest.get('seed', 0)}"]
+    if manifest.get("only"):
+        built.append(f"only the cases matching {manifest['only']!r}")
+    if manifest.get("large"):
+        built.append("with the large (64 MiB, 128 MiB) cases")
+    lines = [
+        f"{stem}",
+        "=" * len(stem),
+        "",
+        "Apache Parquet files that test how readers handle binary protocol extensions: the Thrift field",
+        "32767 (type binary) that every struct of the Parquet footer reserves for extensions",
+        "(apache/parquet-format BinaryProtocolExtensions.md). Each file comes with a machine-readable",
+        "statement of what a reader must do with it.",
+        "",
+        f"Written by {gen.get('name', 'parquet-conformance')} {gen['version']} (bases written by pyarrow "
+        f"{gen.get('pyarrow', '?')}), {', '.join(built)}.",
+        f"{len(manifest['cases'])} cases ({', '.join(f'{n} {k}' for k, n in kinds.items())}) "
+        f"from {len(manifest['bases'])} bases.",
+        "",
+        "Layout",
+        "------",
+        "manifest.json              every case: id, title, kind, base, file, sha256, expectations, citations,",
+        "                           the transformations that made it (schema: docs/manifest.md of",
+        "                           parquet-conformance)",
+        "cases/<case id>.parquet    the files, e.g. cases/corrupt/tiny/empty.parquet",
+        "bases/<base>.parquet       the unmodified files the cases start from",
+        "expected/<base>.json       the data a reader must return, in an implementation-neutral form",
+        "",
+        "What a reader must do",
+        "---------------------",
+        "Each case names, in manifest.json under \"expect\", one word per reader role:",
+        "",
+    ]
+    lines += [f"  {word:<8} {meaning}" for word, meaning in manifest.get("expectations", {}).items()]
+    lines += [
+        "",
+        "Under every word, a crash, a hang, or data other than the base data is a failure. \"The base",
+        "data\" is expected/<base>.json; a reader whose representation differs from it (say, NaN for a",
+        "null float) may instead be compared with its own reading of bases/<base>.parquet (its",
+        "baseline), which the case base/<base> checks against expected/<base>.json once.",
+        "",
+        "Roles:",
+        "",
+    ]
+    lines += [f"  {role:<16} {text}" for role, text in manifest.get("roles", {}).items()]
+    lines += [
+        "  aware:<profile>  a reader that implements an extension profile; where a case names no",
+        "                   expectation for it, the legacy one applies",
+        "",
+        "Kinds (what the strict decoder of parquet-conformance concludes about the file):",
+        "",
+    ]
+    lines += [f"  {kind:<14} {text}" for kind, text in KINDS.items()]
+    lines += [
+        "",
+        "Expected data",
+        "-------------",
+        "expected/<base>.json is {\"columns\": [names], \"rows\": [[value, ...], ...]}; values are typed",
+        "tokens, so that every implementation can compare exactly:",
+        "",
+        "  null, true, false      themselves",
+        "  \"text\"                 a JSON string is UTF-8 text",
+        "  {\"int\": \"42\"}          an integer of any width",
+        "  {\"float\": \"1.5\"}       Python repr of the double, or \"nan\", \"inf\", \"-inf\", \"-0.0\"",
+        "  {\"bin\": \"00ff\"}        binary, as hex",
+        "  {\"dec\": \"12.34\"}       a decimal, at the column's scale",
+        "  {\"date\": \"2001-02-03\"} a date",
+        "  {\"ts_us\": \"981173106000000\"}  a timestamp, microseconds since 1970-01-01 as written",
+        "  [...]                  a list",
+        "  {\"struct\": {...}}      a struct, field name -> value",
+        "",
+        "The base's \"data_hash\" in manifest.json is the sha256 of its expected data as canonical JSON",
+        "(sorted keys, no spaces, ASCII).",
+        "",
+        "Verifying",
+        "---------",
+        f"The archive:      sha256sum -c {SUMS}       (in the directory holding both)",
+        "Every file:       parquet-conformance corpus verify DIR",
+        "or, without parquet-conformance, in this directory:",
+        "",
+        "  jq -r '(.cases[], .bases[]) | \"\\(.sha256)  \\(.file)\"' manifest.json | sha256sum -c -",
+        "",
+        "Running a reader against the corpus: parquet-conformance's pytest plugin",
+        "(pytest --parquet-conformance-corpus DIR --parquet-conformance-adapter-cmd 'your worker')",
+        "or `parquet-conformance run --corpus DIR`; the worker protocol is docs/adapter-protocol.md.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# -- verify ------------------------------------------------------------------------------
+
+
+def find_root(path: Path) -> Path:
+    """The corpus directory: `path` itself, or its only subdirectory holding a manifest (as fetch leaves it)."""
+    if not path.is_dir():
+        raise DistError(f"{path}: no such directory")
+    if (path / MANIFEST).is_file():
+        return path
+    found = [p for p in sorted(path.iterdir()) if p.is_dir() and (p / MANIFEST).is_file()]
+    if len(found) != 1:
+        raise DistError(f"{path}: no {MANIFEST} here" + (" (several corpora below; name one)" if found else ""))
+    return found[0]
+
+
+def _safe_rel(rel: object) -> bool:
+    return (isinstance(rel, str) and rel != "" and not rel.startswith(("/", "\\"))
+            and ".." not in PurePosixPath(rel).parts and "\\" not in rel)
+
+
+def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
+          present: Iterable[str]) -> list[str]:
+    """Problems of a corpus given how to hash and read its files; `present` are the files that should be listed."""
+    problems: list[str] = []
+    listed: set[str] = set()
+
+    def expect_file(rel: object, sha: object, what: str) -> None:
+        if not _safe_rel(rel):
+            problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
+            return
+        listed.add(rel)
+        actual = digest(rel)
+        if actual is None:
+            problems.append(f"missing: {rel}")
+        elif sha is not None and actual != sha:
+            problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
+
+    for case in manifest["cases"]:
+        expect_file(case.get("file"), case.get("sha256"), f"case {case.get('id')!r}")
+    for name, base in manifest["bases"].items():
+        expect_file(base.get("file"), base.get("sha256"), f"base {name!r}")
+        rel = base.get("expected")
+        expect_file(rel, None, f"the expected data of base {name!r}")
+        if _safe_rel(rel) and (text := read(rel)) is not None:
+            # The manifest has no file hash for expected data, but the hash of the data itself.
+            try:
+                ok = data_hash(json.loads(text)) == base.get("data_hash")
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:
+                problems.append(f"data mismatch: {rel} (not the data whose data_hash is in the manifest)")
+    problems += [f"extra: {rel}" for rel in sorted(set(present) - listed)]
+    return problems
+
+
+def verify_tree(root: Path, manifest: dict | None = None) -> list[str]:
+    if manifest is None:
+        manifest = load_manifest((root / MANIFEST).read_bytes(), str(root / MANIFEST))
+    problems: list[str] = []
+    present = []
+    for top in DATA_DIRS:
+        for dirpath, dirnames, filenames in os.walk(root / top):
+            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+                present.append(Path(dirpath, name).relative_to(root).as_posix())
+
+    def regular(rel: str) -> Path | None:
+        p = root / rel
+        return p if p.is_file() and not p.is_symlink() else None
+
+    def digest(rel: str) -> str | None:
+        if (root / rel).is_symlink():
+            problems.append(f"not a regular file: {rel} (a symbolic link)")
+            return "symlink"
+        p = regular(rel)
+        return sha256_file(p) if p else None
+
+    def read(rel: str) -> bytes | None:
+        p = regular(rel)
+        return p.read_bytes() if p else None
+
+    return problems + check(manifest, digest, read, present)
+
+
+def verify_archive(path: Path) -> tuple[list[str], list[str]]:
+    """(problems, notes) of an archive: against SHA256SUMS next to it, then every member against the manifest."""
+    problems: list[str] = []
+    notes: list[str] = []
+    sums_path = path.parent / SUMS
+    if sums_path.is_file():
+        sums = read_sums(sums_path)
+        actual = sha256_file(path)
+        if path.name not in sums:
+            problems.append(f"{SUMS}: no line for {path.name}")
+        elif sums[path.name] != actual:
+            problems.append(f"sha256 mismatch: {path.name} is {actual}, {SUMS} says {sums[path.name]}")
+        else:
+            notes.append(f"{path.name}: matches {SUMS}")
+    else:
+        notes.append(f"no {SUMS} next to {path.name}; checking its contents only")
+    try:
+        members, hashes, texts = _scan(path)
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        problems.append(f"{path.name}: not a readable tar archive ({e})")
+        return problems, notes
+    manifest_names = [n for n in hashes if PurePosixPath(n).name == MANIFEST and len(PurePosixPath(n).parts) <= 2]
+    if len(manifest_names) != 1:
+        raise DistError(f"{path}: {'no' if not manifest_names else 'more than one'} {MANIFEST} at its top")
+    prefix = str(PurePosixPath(manifest_names[0]).parent)
+    prefix = "" if prefix == "." else prefix + "/"
+    manifest = load_manifest(texts[manifest_names[0]], f"{path}:{manifest_names[0]}")
+    for name, kind in members:
+        if kind != "file" and kind != "dir":
+            problems.append(f"not a regular file: {name} ({kind})")
+        elif not _safe_rel(name):
+            problems.append(f"unsafe member name: {name!r}")
+    mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
+    problems += check(manifest, mine.get, lambda rel: texts.get(prefix + rel),
+                      [n for n in mine if n not in (MANIFEST, README)])
+    problems += [f"extra: {n}" for n in sorted(hashes) if not n.startswith(prefix)]
+    if len(hashes) != sum(1 for _, kind in members if kind == "file"):
+        problems.append("the archive holds the same file name twice")
+    return problems, notes
+
+
+def _kind(m: tarfile.TarInfo) -> str:
+    if m.isreg():
+        return "file"
+    if m.isdir():
+        return "dir"
+    if m.issym():
+        return f"symbolic link to {m.linkname!r}"
+    if m.islnk():
+        return f"hard link to {m.linkname!r}"
+    if m.ischr() or m.isblk():
+        return "device"
+    if m.isfifo():
+        return "FIFO"
+    return f"tar type {m.type!r}"
+
+
+def _norm(name: str) -> str:
+    return str(PurePosixPath(name)) if name not in ("", ".") else name
+
+
+def _scan(path: Path) -> tuple[list[tuple[str, str]], dict[str, str], dict[str, bytes]]:
+    """One pass over an archive: (name, kind) of every member, sha256 of files, bytes of small JSON files."""
+    members, hashes, texts = [], {}, {}
+    with tarfile.open(path, "r:*") as tar:
+        for m in tar:
+            name = _norm(m.name)
+            members.append((name, _kind(m)))
+            if not m.isreg():
+                continue
+            h = hashlib.sha256()
+            keep = name.endswith(".json") and m.size <= 64 << 20
+            buf = io.BytesIO() if keep else None
+            src = tar.extractfile(m)
+            while chunk := src.read(CHUNK):
+                h.update(chunk)
+                if buf:
+                    buf.write(chunk)
+            hashes[name] = h.hexdigest()
+            if buf:
+                texts[name] = buf.getvalue()
+    return members, hashes, texts
+
+
+# -- fetch -------------------------------------------------------------------------------
+
+
+def normalize_url(url: str) -> str:
+    scheme = urllib.parse.urlsplit(url).scheme.lower()
+    if scheme in ("http", "https", "file"):
+        return url
+    if scheme == "" and Path(url).exists():
+        return Path(url).resolve().as_uri()
+    raise DistError(f"cannot fetch {url!r}: only http://, https:// and file:// URLs (or a local path)")
+
+
+def download(url: str, dest: Path, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD) -> str:
+    """Streams `url` into `dest`; returns its sha256. `timeout` bounds every network wait."""
+    from conformance import __version__
+
+    request = urllib.request.Request(url, headers={"User-Agent": f"parquet-conformance/{__version__}"})
+    h = hashlib.sha256()
+    total = 0
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp, open(dest, "wb") as out:
+            length = resp.headers.get("Content-Length")
+            if length and length.isdigit() and int(length) > max_bytes:
+                raise Refused(f"{url} is {int(length)} bytes, more than the limit of {max_bytes}")
+            while chunk := resp.read(CHUNK):
+                total += len(chunk)
+                if total > max_bytes:
+                    raise Refused(f"{url} is more than the limit of {max_bytes} bytes")
+                h.update(chunk)
+                out.write(chunk)
+    except urllib.error.HTTPError as e:
+        raise DistError(f"cannot download {url}: HTTP {e.code} {e.reason}") from None
+    except urllib.error.URLError as e:
+        raise DistError(f"cannot download {url}: {e.reason}") from None
+    except TimeoutError:
+        raise DistError(f"cannot download {url}: no data for {timeout:g}s") from None
+    except (OSError, ValueError) as e:
+        raise DistError(f"cannot download {url}: {getattr(e, 'strerror', None) or e}") from None
+    return h.hexdigest()
+
+
+def fetch(url: str, sha256: str, into: Path, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD) -> Path:
+    """Downloads, checks the sha256, unpacks safely into `into`; returns the unpacked corpus directory."""
+    sha256 = sha256.strip().lower()
+    if not HEX64.fullmatch(sha256):
+        raise DistError(f"--sha256 wants 64 hex digits, got {sha256!r}")
+    url = normalize_url(url)
+    # The download waits outside `into`, so that a refused archive leaves nothing there.
+    with tempfile.TemporaryDirectory(prefix="parquet-conformance-fetch-") as tmp:
+        archive = Path(tmp) / "download.tar.gz"
+        actual = download(url, archive, timeout, max_bytes)
+        if actual != sha256:
+            raise Refused(f"sha256 mismatch for {url}: expected {sha256}, got {actual}; nothing was unpacked")
+        return safe_extract(archive, into)
+
+
+def _unsafe(m: tarfile.TarInfo, into_real: str) -> str | None:
+    """Why a member may not be unpacked into `into_real`, or None."""
+    name = m.name
+    if not name or "\x00" in name:
+        return "has an empty or NUL-containing name"
+    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+        return "is an absolute path"
+    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+        return "goes up with '..'"
+    kind = _kind(m)
+    if kind not in ("file", "dir"):
+        return f"is a {kind}; only plain files and directories are unpacked"
+    if m.mode & 0o7000:
+        return "has setuid, setgid or sticky bits"
+    target = os.path.realpath(os.path.join(into_real, name))
+    if target != into_real and not target.startswith(into_real + os.sep):
+        return "would land outside the target directory"
+    if hasattr(tarfile, "data_filter"):  # Python's own checks (3.11.4+, 3.12), on top of ours
+        try:
+            tarfile.data_filter(m, into_real)
+        except tarfile.FilterError as e:
+            return f"is refused by tarfile's data filter ({e})"
+    return None
+
+
+def plan(tar: tarfile.TarFile, into: Path) -> tuple[str, list[tuple[tarfile.TarInfo, tuple[str, ...]]]]:
+    """Checks every member before anything is written; returns the top directory and (member, path parts)."""
+    into_real = os.path.realpath(into)
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    total = 0
+    for m in tar.getmembers():
+        if why := _unsafe(m, into_real):
+            raise Refused(f"refusing to unpack: member {m.name!r} {why}; nothing was written")
+        parts = PurePosixPath(m.name).parts
+        if not parts:  # "." or "./": the archive's root itself
+            continue
+        if parts in seen:
+            raise Refused(f"refusing to unpack: member {m.name!r} appears twice; nothing was written")
+        seen.add(parts)
+        total += m.size
+        if total > MAX_UNPACKED:
+            raise Refused(f"refusing to unpack: more than {MAX_UNPACKED} bytes of files; nothing was written")
+        out.append((m, parts))
+    tops = {parts[0] for _, parts in out}
+    if len(tops) != 1:
+        raise Refused(f"refusing to unpack: the archive must hold one top-level directory, not {len(tops)}")
+    top = tops.pop()
+    if any(parts == (top,) and not m.isdir() for m, parts in out):
+        raise Refused(f"refusing to unpack: the archive's top-level entry {top!r} is not a directory")
+    return top, out
+
+
+def safe_extract(archive: Path, into: Path) -> Path:
+    try:
+        tar = tarfile.open(archive, "r:*")
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        raise Refused(f"refusing to unpack: not a readable tar archive ({e})") from None
+    with tar:
+        try:
+            top, members = plan(tar, into)
+        except (tarfile.TarError, EOFError, zlib.error) as e:
+            raise Refused(f"refusing to unpack: broken tar archive ({e}); nothing was written") from None
+        dest = into / top
+        if os.path.lexists(dest):
+            raise DistError(f"{dest} already exists; remove it or choose another --into")
+        into.mkdir(parents=True, exist_ok=True)
+        # Unpacked under a temporary name and renamed at the end: no half-unpacked corpus under its real name.
+        staging = Path(tempfile.mkdtemp(prefix=f".{top}.partial-", dir=into))
+        try:
+            for m, parts in members:
+                target = staging.joinpath(*parts[1:])
+                if m.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                src = tar.extractfile(m)
+                with open(target, "xb") as f:  # x: never through an existing file or link
+                    shutil.copyfileobj(src, f, CHUNK)
+            staging.chmod(0o755)
+            staging.rename(dest)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    return dest

@@ -1,0 +1,169 @@
+"""Regression cases: files found in the wild that broke a reader, kept as permanent cases.
+
+After Arrow's fuzzing corpus (every fixed crash keeps its reproducer): `corpus add-regression`
+copies a file to `regressions/files/<id>.parquet` next to this module and records it in
+`regressions/regressions.json`; `corpus.build.generate` then writes it to `cases/<id>.parquet`
+with a manifest entry like any other case (kind `regression`, one `copy` transformation).
+
+The directory can be moved with the environment variable PARQUET_CONFORMANCE_REGRESSIONS
+(a directory holding `regressions.json` and `files/`), for a private collection or for tests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+ENV = "PARQUET_CONFORMANCE_REGRESSIONS"
+INDEX = "regressions.json"
+PREFIX = "regression/"
+# Path components of an id: no dots at the start (no `..`, no hidden files), portable characters only.
+ID_RE = re.compile(r"regression(/[A-Za-z0-9][A-Za-z0-9._-]*)+")
+ROLE_RE = re.compile(r"legacy|aware:[A-Za-z0-9][A-Za-z0-9._-]*")
+WORDS = ("read", "reject", "either")
+# Where the `copy` transformation says the file comes from: relative to the `corpus` package.
+SOURCE_DIR = "regressions/files"
+
+
+def regressions_dir() -> Path:
+    return Path(os.environ.get(ENV) or Path(__file__).parent / "regressions")
+
+
+def load(root: Path | None = None) -> list[dict]:
+    """The recorded regressions; an absent index is an empty list."""
+    path = (root or regressions_dir()) / INDEX
+    if not path.is_file():
+        return []
+    try:
+        entries = json.loads(path.read_text())
+    except ValueError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e for e in entries):
+        raise ValueError(f"{path}: expected a JSON list of regression entries")
+    return entries
+
+
+def save(entries: list[dict], root: Path | None = None) -> None:
+    root = root or regressions_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(sorted(entries, key=lambda e: e["id"]), indent=1, ensure_ascii=True) + "\n"
+    tmp = root / f".{INDEX}.tmp"
+    tmp.write_text(text)
+    tmp.replace(root / INDEX)
+
+
+def source(case_id: str) -> str:
+    return f"{SOURCE_DIR}/{case_id}.parquet"
+
+
+def file_path(case_id: str, root: Path | None = None) -> Path:
+    return (root or regressions_dir()) / "files" / f"{case_id}.parquet"
+
+
+def parse_expect(items: list[str]) -> dict[str, str]:
+    """`["legacy=reject", "aware:x=either"]` -> `{"legacy": "reject", "aware:x": "either"}`."""
+    expect: dict[str, str] = {}
+    for item in items:
+        role, sep, word = item.partition("=")
+        role, word = role.strip(), word.strip()
+        if not sep or not ROLE_RE.fullmatch(role) or word not in WORDS:
+            raise ValueError(f"--expect wants ROLE=WORD with ROLE 'legacy' or 'aware:<profile>' and WORD one of "
+                             f"{', '.join(WORDS)}; got {item!r}")
+        if role in expect:
+            raise ValueError(f"--expect names role {role!r} twice")
+        expect[role] = word
+    if "legacy" not in expect:
+        # Aware readers fall back to the legacy expectation (conformance.verdict.expectation).
+        raise ValueError("--expect must say what a legacy reader must do, e.g. --expect legacy=reject")
+    return expect
+
+
+def parse_cite(text: str) -> dict:
+    """`"source | section | quote"`; the quote may itself contain `|`."""
+    parts = [p.strip() for p in text.split("|", 2)]
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"--cite wants 'source | section | quote', got {text!r}")
+    return {"source": parts[0], "section": parts[1], "quote": parts[2]}
+
+
+def validate_id(case_id: str, existing: list[dict]) -> None:
+    from corpus.catalog import all_cases
+
+    if not case_id.startswith(PREFIX):
+        raise ValueError(f"regression ids start with {PREFIX!r}, e.g. regression/arrow-gh-12345; got {case_id!r}")
+    if not ID_RE.fullmatch(case_id):
+        raise ValueError(f"bad id {case_id!r}: use /-separated names of letters, digits, '.', '_' and '-'")
+    if any(e["id"] == case_id for e in existing):
+        raise ValueError(f"regression {case_id!r} already exists")
+    if any(c.id == case_id for c in all_cases()):
+        raise ValueError(f"{case_id!r} is already a catalog case")
+
+
+def add(file: Path, case_id: str, expect: dict[str, str], citations: list[dict], title: str | None = None,
+        notes: str = "", base: str = "flat", root: Path | None = None) -> dict:
+    """Copies `file` into the collection and records it. Raises ValueError on bad input."""
+    from generators.bases import BASES
+
+    root = root or regressions_dir()
+    entries = load(root)
+    validate_id(case_id, entries)
+    if base not in BASES:
+        raise ValueError(f"unknown base {base!r}; known: {', '.join(BASES)}")
+    if not citations:
+        raise ValueError("a regression needs at least one --cite: where the file comes from and why it matters")
+    if not file.is_file():
+        raise ValueError(f"{file}: no such file")
+    data = file.read_bytes()
+    entry = {"id": case_id, "title": title or f"found-in-the-wild file {file.name}", "base": base,
+             "expect": expect, "citations": citations, "notes": notes,
+             "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    dest = file_path(case_id, root)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(file, dest)
+    try:
+        save([*entries, entry], root)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+    return entry
+
+
+def selected(only: str | None = None, root: Path | None = None) -> list[dict]:
+    import fnmatch
+
+    return [e for e in load(root) if only is None or fnmatch.fnmatch(e["id"], only)]
+
+
+def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tuple[dict, bytes]]:
+    """Manifest entries (the keys of corpus.build.case_entry) with the file bytes, checked against the index."""
+    for e in entries:
+        path = file_path(e["id"], root)
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise ValueError(f"regression {e['id']}: cannot read {path}: {err.strerror or err}") from None
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != e["sha256"]:
+            raise ValueError(f"regression {e['id']}: {path} does not match the sha256 in {INDEX}")
+        yield {
+            "id": e["id"],
+            "title": e["title"],
+            "group": "regression",
+            "kind": "regression",
+            "base": e["base"],
+            "file": f"cases/{e['id']}.parquet",
+            "size": len(data),
+            "sha256": digest,
+            "seed": 0,
+            "transformations": [{"op": "copy", "source": source(e["id"])}],
+            "expect": e["expect"],
+            "citations": e["citations"],
+            "notes": e.get("notes", ""),
+            "extensions": None,
+            "large": False,
+        }, data
