@@ -8,7 +8,6 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import sys
 import time
@@ -144,6 +143,7 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance import pipeline
     from corpus.build import generate
+    from corpus.catalog import matches
     from reports.render import write_reports
 
     out = Path(args.out)
@@ -156,23 +156,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     generation_s = time.monotonic() - t0
     manifest = _load_manifest(corpus)
     def only(case_id: str) -> bool:
-        return not args.only or fnmatch.fnmatch(case_id, args.only)
+        return matches(case_id, args.only)
 
     if not any(only(c["id"]) for c in manifest["cases"]):
         raise UsageError(f"no case matches {args.only!r}")
     run_id = args.resume or args.run_id or pipeline.new_run_id()
+    if args.resume and args.master == "none":
+        raise UsageError("--resume needs Spark (the staged outcomes); drop --master none")
+    if not args.resume and ((out / "results" / f"run={run_id}").exists() or
+                            (out / "staging" / f"run={run_id}").exists()):
+        raise UsageError(f"run {run_id} already exists in {out}; use --resume {run_id} or another --run-id")
 
     def progress(done: int, total: int) -> None:
         _progress(done - 1, total, f"cases done, {time.monotonic() - t0:.0f}s")
 
-    try:
-        if args.master == "none":
-            cells, timings = pipeline.run_local(manifest, corpus, specs, only, progress)
-        else:
-            cells, timings = pipeline.run_on_spark(manifest, corpus, specs, out, run_id, master=args.master,
-                                                   conf=conf, resume=bool(args.resume), only=only, progress=progress)
-    except FileExistsError as e:
-        raise UsageError(str(e)) from None
+    if args.master == "none":
+        cells, timings = pipeline.run_local(manifest, corpus, specs, only, progress)
+    else:
+        cells, timings = pipeline.run_on_spark(manifest, corpus, specs, out, run_id, master=args.master, conf=conf,
+                                               resume=bool(args.resume), only=only, progress=progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     t1 = time.monotonic()
@@ -292,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "empty, absent, or an earlier corpus (which is replaced).")
     gen.add_argument("--out", required=True, metavar="DIR", help="output directory")
     gen.add_argument("--seed", type=int, default=0, help="seed for random payloads (default 0)")
-    gen.add_argument("--only", metavar="PATTERN", help="glob over case ids, e.g. 'ext/size/*' or 'corrupt/*'")
+    gen.add_argument("--only", metavar="PATTERN",
+                     help="globs over case ids, comma-separated, e.g. 'ext/size/*,corrupt/*'")
     gen.add_argument("--large", action="store_true", help="also write the 64 MiB and 128 MiB extension cases")
     gen.set_defaults(func=cmd_generate)
 
@@ -327,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "write OUT/report.html, results.json, summary.md and junit/<adapter>.xml.")
     run.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: OUT/corpus, generated if absent)")
     run.add_argument("--out", default="reports/latest", metavar="DIR", help="output directory (default reports/latest)")
-    run.add_argument("--only", metavar="PATTERN", help="glob over case ids")
+    run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
     run.add_argument("--master", default="local[*]",
                      help="Spark master: local[*] (default, embedded), spark://HOST:PORT, or none (no Spark)")

@@ -110,8 +110,6 @@ def run_on_spark(manifest: dict, corpus: Path, specs: list[AdapterSpec], out: Pa
     timings = Timings()
     staging = out / "staging" / f"run={run_id}"
     done = {(r["case"], r["adapter"]) for r in staged_outcomes(staging)} if resume else set()
-    if not resume and staging.exists():
-        raise FileExistsError(f"run {run_id} already has staged results in {staging}; use --resume")
     names = [s.name for s in specs]
     todo = [c for c in manifest["cases"] if only(c["id"]) and not all((c["id"], n) in done for n in names)]
     todo.sort(key=lambda c: -c["size"])  # big cases first, so they do not trail at the end

@@ -291,6 +291,11 @@ def all_cases() -> list[Case]:
     return cases
 
 
+def matches(case_id: str, only: str | None) -> bool:
+    """`only`: globs over case ids, comma-separated (`base/*,corrupt/*`); None matches all."""
+    return only is None or any(fnmatch.fnmatch(case_id, p.strip()) for p in only.split(","))
+
+
 def select_cases(only: str | None = None, large: bool = False) -> list[Case]:
-    """`only` is a glob over case ids (e.g. `ext/size/*`); large cases need `large`."""
-    return [c for c in all_cases() if (large or not c.large) and (only is None or fnmatch.fnmatch(c.id, only))]
+    """Large cases need `large`."""
+    return [c for c in all_cases() if (large or not c.large) and matches(c.id, only)]

@@ -293,7 +293,8 @@ def _safe_rel(rel: object) -> bool:
 
 def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
           present: Iterable[str]) -> list[str]:
-    """Problems of a corpus given how to hash and read its files; `present` are the files that should be listed."""
+    """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
+    if absent; `read(rel)` its bytes; `present` every file that the manifest should list."""
     problems: list[str] = []
     listed: set[str] = set()
 
@@ -305,6 +306,8 @@ def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[s
         actual = digest(rel)
         if actual is None:
             problems.append(f"missing: {rel}")
+        elif not HEX64.fullmatch(actual):
+            problems.append(f"not a regular file: {rel} ({actual})")
         elif sha is not None and actual != sha:
             problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
 
@@ -329,29 +332,25 @@ def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[s
 def verify_tree(root: Path, manifest: dict | None = None) -> list[str]:
     if manifest is None:
         manifest = load_manifest((root / MANIFEST).read_bytes(), str(root / MANIFEST))
-    problems: list[str] = []
     present = []
     for top in DATA_DIRS:
         for dirpath, dirnames, filenames in os.walk(root / top):
             for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
                 present.append(Path(dirpath, name).relative_to(root).as_posix())
 
-    def regular(rel: str) -> Path | None:
-        p = root / rel
-        return p if p.is_file() and not p.is_symlink() else None
-
     def digest(rel: str) -> str | None:
-        if (root / rel).is_symlink():
-            problems.append(f"not a regular file: {rel} (a symbolic link)")
-            return "symlink"
-        p = regular(rel)
-        return sha256_file(p) if p else None
+        p = root / rel
+        if p.is_symlink():
+            return "symbolic link"
+        if p.is_file():
+            return sha256_file(p)
+        return "not a file" if p.exists() else None
 
     def read(rel: str) -> bytes | None:
-        p = regular(rel)
-        return p.read_bytes() if p else None
+        p = root / rel
+        return p.read_bytes() if p.is_file() and not p.is_symlink() else None
 
-    return problems + check(manifest, digest, read, present)
+    return check(manifest, digest, read, present)
 
 
 def verify_archive(path: Path) -> tuple[list[str], list[str]]:
@@ -371,27 +370,29 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     else:
         notes.append(f"no {SUMS} next to {path.name}; checking its contents only")
     try:
-        members, hashes, texts = _scan(path)
+        members, dirs, hashes, texts = _scan(path)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         problems.append(f"{path.name}: not a readable tar archive ({e})")
         return problems, notes
-    manifest_names = [n for n in hashes if PurePosixPath(n).name == MANIFEST and len(PurePosixPath(n).parts) <= 2]
+    manifest_names = [n for n, h in hashes.items() if HEX64.fullmatch(h) and PurePosixPath(n).name == MANIFEST
+                      and len(PurePosixPath(n).parts) <= 2]
     if len(manifest_names) != 1:
-        raise DistError(f"{path}: {'no' if not manifest_names else 'more than one'} {MANIFEST} at its top")
+        problems.append(f"{path.name}: {'no' if not manifest_names else 'more than one'} {MANIFEST} at its top")
+        return problems, notes
     prefix = str(PurePosixPath(manifest_names[0]).parent)
     prefix = "" if prefix == "." else prefix + "/"
-    manifest = load_manifest(texts[manifest_names[0]], f"{path}:{manifest_names[0]}")
-    for name, kind in members:
-        if kind != "file" and kind != "dir":
-            problems.append(f"not a regular file: {name} ({kind})")
-        elif not _safe_rel(name):
-            problems.append(f"unsafe member name: {name!r}")
+    try:
+        manifest = load_manifest(texts[manifest_names[0]], f"{path.name}:{manifest_names[0]}")
+    except DistError as e:
+        problems.append(str(e))
+        return problems, notes
+    problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
     problems += check(manifest, mine.get, lambda rel: texts.get(prefix + rel),
                       [n for n in mine if n not in (MANIFEST, README)])
     problems += [f"extra: {n}" for n in sorted(hashes) if not n.startswith(prefix)]
-    if len(hashes) != sum(1 for _, kind in members if kind == "file"):
-        problems.append("the archive holds the same file name twice")
+    if len(hashes) != len(members) - len(dirs):
+        problems.append("the archive holds the same name twice")
     return problems, notes
 
 
@@ -415,14 +416,19 @@ def _norm(name: str) -> str:
     return str(PurePosixPath(name)) if name not in ("", ".") else name
 
 
-def _scan(path: Path) -> tuple[list[tuple[str, str]], dict[str, str], dict[str, bytes]]:
-    """One pass over an archive: (name, kind) of every member, sha256 of files, bytes of small JSON files."""
-    members, hashes, texts = [], {}, {}
+def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, bytes]]:
+    """One pass over an archive: every member name, the directories, sha256 of files (or what a
+    non-file member is: `symbolic link to ...`), bytes of small JSON files."""
+    members, dirs, hashes, texts = [], set(), {}, {}
     with tarfile.open(path, "r:*") as tar:
         for m in tar:
             name = _norm(m.name)
-            members.append((name, _kind(m)))
+            members.append(name)
+            if m.isdir():
+                dirs.add(name)
+                continue
             if not m.isreg():
+                hashes[name] = _kind(m)
                 continue
             h = hashlib.sha256()
             keep = name.endswith(".json") and m.size <= 64 << 20
@@ -435,7 +441,7 @@ def _scan(path: Path) -> tuple[list[tuple[str, str]], dict[str, str], dict[str, 
             hashes[name] = h.hexdigest()
             if buf:
                 texts[name] = buf.getvalue()
-    return members, hashes, texts
+    return members, dirs, hashes, texts
 
 
 # -- fetch -------------------------------------------------------------------------------
@@ -575,6 +581,9 @@ def safe_extract(archive: Path, into: Path) -> Path:
                     shutil.copyfileobj(src, f, CHUNK)
             staging.chmod(0o755)
             staging.rename(dest)
+        except OSError as e:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise DistError(f"cannot unpack into {into}: {e.strerror or e}") from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

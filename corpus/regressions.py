@@ -134,9 +134,10 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[dict],
 
 
 def selected(only: str | None = None, root: Path | None = None) -> list[dict]:
-    import fnmatch
+    """The regressions `generate --only` keeps: the same globs as for catalog cases."""
+    from corpus.catalog import matches
 
-    return [e for e in load(root) if only is None or fnmatch.fnmatch(e["id"], only)]
+    return [e for e in load(root) if matches(e["id"], only)]
 
 
 def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tuple[dict, bytes]]:
