@@ -19,7 +19,7 @@ def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
     report: dict = {"valid": False, "size": size,
                     "magic": {"head": _magic(buf[:4]), "tail": _magic(buf[-4:]) if size >= 8 else None}}
     try:
-        footer = decode_footer(buf)
+        footer = decode_footer(buf, allow_after_stop=True)
     except FooterError as e:
         return {**report, "error": str(e)}
     meta = footer.metadata

@@ -50,6 +50,9 @@ LAYOUT = cite(f"{PF} README.md", "File Format",
 CRITICAL = cite(BPE, "Examples / Footer",
                 "guarantees that new readers will not overshoot reading bytes in case of corrupt bits in these "
                 "critical 8 bytes of the file")
+PROTOTYPES = cite("apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 "
+                  "parquet/src/file/metadata/flatbuf/converter.rs (e776d8a3)", "footer writer",
+                  "*p++ = 0x08; WriteLEB128(kFieldId, ...) appended after the serialized FileMetaData", seed=None)
 PAR3 = cite(BPE, "Examples / Footer",
             "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3")
 PARE = cite(f"{PF} Encryption.md", "Encrypted footer mode",
@@ -209,6 +212,18 @@ def _nonconforming() -> list[Case]:
         "nonconforming/duplicate/mixed-headers", "a spec-header and a zigzag-header extension in one FileMetaData",
         "nonconforming", "flat", (_ext("FileMetaData", 0, "spec", 40), _ext("FileMetaData", 0, "zigzag", 40)),
         {"legacy": "read"}, (WIRE, ZIGZAG), "Field ids -16384 and 32767: distinct for Thrift."))
+    for form in FORMS:
+        cases.append(Case(
+            f"nonconforming/placement/after-stop/{form}-header", "extension written after the FileMetaData's stop "
+            "byte, followed by a second stop byte, as the Arrow C++ and arrow-rs prototypes write it",
+            "nonconforming", "flat",
+            ({"op": "extend_after_stop", "header": form,
+              "payload_spec": {"kind": "random", "size": 64, "uuid": True}},),
+            {"legacy": "either"}, (WIRE, APPEND, PROTOTYPES),
+            "The spec replaces the stop byte (`N-1 bytes ... minus \\0`, `thrift.back() = '\\x08'`); the "
+            "prototypes keep it and append. A Thrift reader stops at the first stop byte and never sees the field; "
+            "whether bytes after the FileMetaData inside the footer length are allowed is unstated: "
+            "docs/spec-notes.md#placement."))
     for pad, expect in ((2, "read"), (5, "read"), (6, "either"), (10, "either")):
         cases.append(Case(
             f"nonconforming/uleb/length-{pad}-bytes", f"extension length written as an overlong {pad}-byte ULEB128",

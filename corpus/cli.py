@@ -12,10 +12,12 @@ import tempfile
 from pathlib import Path
 
 
-def _usage(message: str) -> Exception:
-    from conformance.cli import UsageError  # here, not at the top: conformance.cli imports this module
-
-    return UsageError(message)
+def _usage(message: str) -> int:
+    """Bad input: one line, exit code 2, the same words as conformance.cli.main. Not by raising
+    conformance.cli.UsageError: under `python -m conformance.cli` that module is `__main__`, and
+    the class imported from here would be another one that main does not catch."""
+    print(f"parquet-conformance: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _fail(lines: list[str]) -> int:
@@ -29,7 +31,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
     from corpus.build import generate
 
     if args.corpus and (args.seed or args.only or args.large):
-        raise _usage("--seed, --only and --large choose what to generate; they do not go with --corpus")
+        return _usage("--seed, --only and --large choose what to generate; they do not go with --corpus")
     try:
         if args.corpus:
             archive, digest = dist.pack(Path(args.corpus), Path(args.out))
@@ -39,9 +41,9 @@ def cmd_pack(args: argparse.Namespace) -> int:
                 generate(Path(tmp), seed=args.seed, only=args.only, large=args.large)
                 archive, digest = dist.pack(Path(tmp), Path(args.out))
     except (dist.DistError, ValueError) as e:
-        raise _usage(str(e)) from None
+        return _usage(str(e))
     except OSError as e:
-        raise _usage(f"cannot pack into {args.out}: {e.strerror or e}") from None
+        return _usage(f"cannot pack into {args.out}: {e.strerror or e}")
     print(f"{digest}  {archive}")
     print(f"wrote {archive} and {archive.parent / dist.SUMS}")
     return 0
@@ -60,11 +62,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             problems, notes = dist.verify_archive(path)
             label = str(path)
         else:
-            raise _usage(f"{path}: no such file or directory")
+            return _usage(f"{path}: no such file or directory")
     except dist.DistError as e:
-        raise _usage(str(e)) from None
+        return _usage(str(e))
     except OSError as e:
-        raise _usage(f"{path}: {e.strerror or e}") from None
+        return _usage(f"{path}: {e.strerror or e}")
     for note in notes:
         print(note)
     if problems:
@@ -83,9 +85,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
     except dist.DistError as e:
-        raise _usage(str(e)) from None
+        return _usage(str(e))
     except OSError as e:
-        raise _usage(f"cannot fetch into {into}: {e.strerror or e}") from None
+        return _usage(f"cannot fetch into {into}: {e.strerror or e}")
     if problems:
         return _fail([f"{root}: {p}" for p in problems])
     print(f"corpus unpacked to {root}")
@@ -101,9 +103,9 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
         entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
                                 base=args.base)
     except ValueError as e:
-        raise _usage(str(e)) from None
+        return _usage(str(e))
     except OSError as e:
-        raise _usage(f"cannot add {args.file}: {e.strerror or e}") from None
+        return _usage(f"cannot add {args.file}: {e.strerror or e}")
     where = regressions.regressions_dir()
     print(f"added {entry['id']} ({entry['size']} bytes, sha256 {entry['sha256'][:16]}...) to {where}; "
           f"`parquet-conformance generate` now writes it to cases/{entry['id']}.parquet")

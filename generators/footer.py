@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import struct as _struct
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from generators import thrift
 from generators.thrift import Field, Struct, ThriftError
@@ -124,6 +124,7 @@ class Extension:
     offset: int  # absolute offset of the payload (binary) or value in the file
     length: int
     payload: bytes
+    placement: str = "in-struct"  # or "after-stop": after the FileMetaData's stop byte, see spec-notes
 
     def describe(self) -> dict:
         payload_ok = self.type == "binary"
@@ -137,6 +138,7 @@ class Extension:
             "length": self.length,
             "sha256": hashlib.sha256(self.payload).hexdigest() if payload_ok else None,
             "uuid": self.payload[-16:].hex() if payload_ok and len(self.payload) >= 16 else None,
+            "placement": self.placement,
         }
 
 
@@ -146,6 +148,9 @@ class ParquetFooter:
     footer_offset: int
     footer_length: int
     metadata: Struct
+    # Fields found after the FileMetaData's stop byte, inside the footer length (only when
+    # decoding leniently): where the Arrow C++ and arrow-rs prototypes put their extension.
+    after_stop: Struct | None = None
 
     @property
     def footer_end(self) -> int:
@@ -159,7 +164,11 @@ class ParquetFooter:
 
     def extensions(self, *, include_pages: bool = True) -> list[Extension]:
         refs = self.structs() + (self.page_headers() if include_pages else [])
-        return [ext for ref in refs for ext in struct_extensions(self.buf, ref)]
+        found = [ext for ref in refs for ext in struct_extensions(self.buf, ref)]
+        if self.after_stop is not None:
+            ref = StructRef("FileMetaData", "FileMetaData (after its stop byte)", self.after_stop)
+            found += [replace(e, placement="after-stop") for e in struct_extensions(self.buf, ref)]
+        return found
 
     def leaf_count(self) -> int:
         return sum(1 for el in self.metadata.value(2, []) if not el.value(5))
@@ -214,16 +223,26 @@ def read_tail(buf: bytes) -> tuple[int, int]:
     return size - 8 - length, length
 
 
-def decode_footer(buf: bytes, *, strict_varints: bool = False) -> ParquetFooter:
-    """Decodes the tail and the FileMetaData struct, checking only that it spans the footer."""
+def decode_footer(buf: bytes, *, strict_varints: bool = False, allow_after_stop: bool = False) -> ParquetFooter:
+    """Decodes the tail and the FileMetaData struct, checking that it spans the footer, or with
+    `allow_after_stop`, that the bytes after its stop byte are fields and a stop byte."""
     offset, length = read_tail(buf)
+    end = offset + length
     try:
-        meta = thrift.decode_struct(buf, offset, offset + length, strict_varints=strict_varints)
+        meta = thrift.decode_struct(buf, offset, end, strict_varints=strict_varints)
     except ThriftError as e:
         raise FooterError(f"FileMetaData does not decode: {e}") from None
-    if meta.end != offset + length:
-        raise FooterError(f"FileMetaData ends at byte {meta.end}, the footer at byte {offset + length}")
-    return ParquetFooter(buf, offset, length, meta)
+    if meta.end == end:
+        return ParquetFooter(buf, offset, length, meta)
+    problem = f"FileMetaData ends at byte {meta.end}, the footer at byte {end}"
+    if allow_after_stop:
+        try:
+            after = thrift.decode_struct(buf, meta.end, end)
+        except ThriftError:
+            after = None
+        if after is not None and after.end == end and after.fields:
+            return ParquetFooter(buf, offset, length, meta, after)
+    raise FooterError(problem)
 
 
 def parse_file(buf: bytes) -> ParquetFooter:

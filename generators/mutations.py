@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from generators import thrift
 from generators.extensions import (
+    Edit,
     apply_edits,
     before_stop,
     extension_field,
@@ -78,6 +79,17 @@ def extend(buf: bytes, ctx: Context, *, struct: str, which: int | str = 0, heade
     for ref in refs:
         ctx.wrote(ref.name, ref.path, header, body)
     return apply_edits(buf, [before_stop(ref, data, drop_stop=drop_stop) for ref in refs])
+
+
+@op
+def extend_after_stop(buf: bytes, ctx: Context, *, header: str = "spec", payload_spec: dict) -> bytes:
+    """Field 32767 and a second stop byte *after* the FileMetaData's stop byte, inside the footer
+    length: what the Arrow C++ (PR #48431) and arrow-rs (PR #9042) prototypes write."""
+    footer = parse_file(buf)
+    body = payload(payload_spec, ctx.rng)
+    ctx.wrote("FileMetaData", "FileMetaData (after its stop byte)", header, body)
+    end = footer.metadata.end
+    return apply_edits(buf, [Edit(end, end, extension_field(body, header) + b"\x00")])
 
 
 @op
