@@ -14,10 +14,7 @@ import time
 from pathlib import Path
 
 from conformance import __version__
-
-
-class UsageError(Exception):
-    """Bad input from the user: reported in one line, exit code 2."""
+from conformance.errors import UsageError
 
 
 def _progress(i: int, total: int, label: str) -> None:
@@ -40,7 +37,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         print(file=sys.stderr)
     cases = manifest["cases"]
-    kinds = {k: sum(1 for c in cases if c["kind"] == k) for k in ("golden", "nonconforming", "corrupt")}
+    kinds = {k: sum(1 for c in cases if c["kind"] == k) for k in dict.fromkeys(c["kind"] for c in cases)}
     print(f"wrote {len(cases)} cases ({', '.join(f'{v} {k}' for k, v in kinds.items())}) and "
           f"{len(manifest['bases'])} bases to {args.out} in {time.monotonic() - start:.1f}s")
     return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shlex
 from collections import Counter
@@ -26,7 +27,6 @@ import pytest
 from conformance.runner import Outcome, Worker
 from conformance.verdict import classify, expectation
 
-NODE = "parquet-conformance"
 ROLE_RE = re.compile(r"legacy|aware:[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -109,7 +109,6 @@ class ConformanceRun:
             if timeout <= 0:
                 raise pytest.UsageError("--parquet-conformance-timeout must be positive")
             adapter.timeout_s = timeout
-        self.worker = Worker(adapter, argv)
         self.role: str | None = opt("parquet_conformance_role")
         if self.role is not None and not ROLE_RE.fullmatch(self.role):
             raise pytest.UsageError(f"--parquet-conformance-role: {self.role!r} is not legacy or aware:<profile>")
@@ -133,6 +132,7 @@ class ConformanceRun:
         self.by_id = {c["id"]: c for c in self.manifest["cases"]}
         self.outcomes: dict[str, Outcome] = {}
         self.verdicts: Counter[str] = Counter()
+        self.worker = Worker(adapter, argv)  # started by the first case, closed at the end of the session
 
     # -- pytest hooks -----------------------------------------------------------------------
 
@@ -146,8 +146,12 @@ class ConformanceRun:
         report = yield
         # The corpus joins the session's top-level collectors, so -k, --deselect and -m apply as usual.
         if isinstance(collector, pytest.Session) and report.passed:
-            report.result.insert(0, CorpusFile.from_parent(collector, path=self.root / "manifest.json",
-                                                           nodeid=NODE))
+            manifest = self.root / "manifest.json"
+            rootpath = collector.config.rootpath
+            # Node ids are `<manifest, relative to the rootdir>::<case id>`, as for any file, so that --lf
+            # and --deselect work; pytest has no id of its own for a file outside the rootdir.
+            nodeid = None if manifest.is_relative_to(rootpath) else Path(os.path.relpath(manifest, rootpath)).as_posix()
+            report.result.insert(0, CorpusFile.from_parent(collector, path=manifest, nodeid=nodeid))
         return report
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -249,4 +253,4 @@ class CaseItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, None, str]:
-        return self.path, None, f"{NODE}: {self.name}"
+        return self.path, None, f"parquet-conformance: {self.name}"

@@ -11,13 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-def _usage(message: str) -> int:
-    """Bad input: one line, exit code 2, the same words as conformance.cli.main. Not by raising
-    conformance.cli.UsageError: under `python -m conformance.cli` that module is `__main__`, and
-    the class imported from here would be another one that main does not catch."""
-    print(f"parquet-conformance: error: {message}", file=sys.stderr)
-    return 2
+from conformance.errors import UsageError
 
 
 def _fail(lines: list[str]) -> int:
@@ -31,7 +25,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
     from corpus.build import generate
 
     if args.corpus and (args.seed or args.only or args.large):
-        return _usage("--seed, --only and --large choose what to generate; they do not go with --corpus")
+        raise UsageError("--seed, --only and --large choose what to generate; they do not go with --corpus") from None
     try:
         if args.corpus:
             archive, digest = dist.pack(Path(args.corpus), Path(args.out))
@@ -41,9 +35,9 @@ def cmd_pack(args: argparse.Namespace) -> int:
                 generate(Path(tmp), seed=args.seed, only=args.only, large=args.large)
                 archive, digest = dist.pack(Path(tmp), Path(args.out))
     except (dist.DistError, ValueError) as e:
-        return _usage(str(e))
+        raise UsageError(str(e)) from None
     except OSError as e:
-        return _usage(f"cannot pack into {args.out}: {e.strerror or e}")
+        raise UsageError(f"cannot pack into {args.out}: {e.strerror or e}") from None
     print(f"{digest}  {archive}")
     print(f"wrote {archive} and {archive.parent / dist.SUMS}")
     return 0
@@ -62,11 +56,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
             problems, notes = dist.verify_archive(path)
             label = str(path)
         else:
-            return _usage(f"{path}: no such file or directory")
+            raise UsageError(f"{path}: no such file or directory") from None
     except dist.DistError as e:
-        return _usage(str(e))
+        raise UsageError(str(e)) from None
     except OSError as e:
-        return _usage(f"{path}: {e.strerror or e}")
+        raise UsageError(f"{path}: {e.strerror or e}") from None
     for note in notes:
         print(note)
     if problems:
@@ -85,9 +79,9 @@ def cmd_fetch(args: argparse.Namespace) -> int:
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
     except dist.DistError as e:
-        return _usage(str(e))
+        raise UsageError(str(e)) from None
     except OSError as e:
-        return _usage(f"cannot fetch into {into}: {e.strerror or e}")
+        raise UsageError(f"cannot fetch into {into}: {e.strerror or e}") from None
     if problems:
         return _fail([f"{root}: {p}" for p in problems])
     print(f"corpus unpacked to {root}")
@@ -103,9 +97,9 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
         entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
                                 base=args.base)
     except ValueError as e:
-        return _usage(str(e))
+        raise UsageError(str(e)) from None
     except OSError as e:
-        return _usage(f"cannot add {args.file}: {e.strerror or e}")
+        raise UsageError(f"cannot add {args.file}: {e.strerror or e}") from None
     where = regressions.regressions_dir()
     print(f"added {entry['id']} ({entry['size']} bytes, sha256 {entry['sha256'][:16]}...) to {where}; "
           f"`parquet-conformance generate` now writes it to cases/{entry['id']}.parquet")

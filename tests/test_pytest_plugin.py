@@ -34,8 +34,8 @@ def run_pytest(tmp_path: Path, *args: str, autoload: bool = False) -> subprocess
     if not autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
         plugin = ["-p", "conformance.pytest_plugin"]
-    return subprocess.run([sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", *args], cwd=ci,
-                          capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run([sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "--rootdir", str(ci),
+                           *args], cwd=ci, capture_output=True, text=True, timeout=300, env=env)
 
 
 def fake(mode: str = "none") -> str:
@@ -62,9 +62,9 @@ def test_one_test_per_case_with_strict_expected_failures(corpus: Path, tmp_path:
     # unexpected pass for the `either` case that the list still names.
     assert counts(out) == {"passed": 1, "xfailed": 1, "failed": 5}, out
     assert proc.returncode == 1
-    order = re.findall(r"^parquet-conformance::(\S+) (?:PASSED|FAILED|XFAIL)", out, re.M)
+    order = re.findall(r"^\S+/manifest\.json::(\S+) (?:PASSED|FAILED|XFAIL)", out, re.M)
     assert order[0] == "base/flat" and len(order) == 7, out
-    assert "parquet-conformance::ext/file-metadata/flat/spec-header PASSED" in out
+    assert "corpus/manifest.json::ext/file-metadata/flat/spec-header PASSED" in out
     assert "[XPASS(strict)]" in out
     report = out.split("parquet-conformance: corrupt/tiny/empty _")[1]
     for text in ("parquet-conformance case corrupt/tiny/empty: fail:accepted-invalid",

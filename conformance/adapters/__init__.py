@@ -65,6 +65,9 @@ class PythonAdapter(Adapter):
 
 
 class CommandAdapter(Adapter):
+    # Another program (often a VM) bounds its own memory; an address-space limit would break a JVM.
+    memory_limit_bytes = None
+
     def command(self) -> list[str]:
         raise NotImplementedError
 

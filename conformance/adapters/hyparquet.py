@@ -16,7 +16,6 @@ WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
 class Hyparquet(CommandAdapter):
     name = "hyparquet"
     implementation = "hyparquet (JavaScript)"
-    memory_limit_bytes = None  # V8 reserves a large address space; --max-old-space-size bounds the heap
 
     def command(self) -> list[str]:
         node, npm = require_program("node"), require_program("npm")

@@ -34,7 +34,6 @@ def jar_version(jars: Path, artifact: str) -> str:
 class ParquetJava(CommandAdapter):
     name = "parquet-java"
     implementation = "parquet-java (parquet-hadoop)"
-    memory_limit_bytes = None  # the JVM reserves its own address space; -Xmx bounds the heap
     start_timeout_s = 180.0
 
     def command(self) -> list[str]:

@@ -1,0 +1,160 @@
+"""Extension profiles that carry a FlatBuffers FileMetaData, written and found from the tail.
+
+- `spec-example` (BinaryProtocolExtensions.md, "Footer", private form; shared/seeds/001, 003):
+  inside the FileMetaData 32767 field, `flatbuffer | crc32(flatbuffer) | size | crc32(size) | UUID`.
+- `migration` ("For the next N years writers will write both"): the same layout with the
+  ratified UUID ("some-other-UUID").
+- `par3` ("After the migration period"): `flatbuffer | crc32 | size | crc32(size) | PAR3`, no
+  Thrift footer at all.
+- `arrow-prototype` (apache/arrow PR #48431 cpp/src/parquet/metadata3.cc at b3f493b0; apache/arrow-rs
+  PR #9042 parquet/src/file/metadata/flatbuf/converter.rs at e776d8a3):
+  `data | codec | crc32(data + codec) | compressed_len | raw_len | crc32(lens) | UUID`, where data is
+  the flatbuffer, raw (codec 0) or LZ4_RAW-compressed (codec 7).
+
+All integers little-endian. Which CRC-32 the spec means is unstated; the primary reading is the
+zlib one (CRC-32/ISO-HDLC), which both prototypes use; Castagnoli (CRC-32C) is the alternative
+(docs/spec-notes.md#crc32). The spec leaves both UUIDs to the implementer; ours are uuid5 names.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+import zlib
+from dataclasses import dataclass
+
+import crc32c
+
+SPEC_EXAMPLE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:private-v0").bytes
+MIGRATION_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:ratified-v1").bytes
+ARROW_PROTOTYPE_UUID = bytes.fromhex("deadbeef" * 4)  # metadata3.cc / converter.rs
+PAR3 = b"PAR3"
+CRCS = {"zlib": zlib.crc32, "castagnoli": crc32c.crc32c}
+CODECS = {0: "uncompressed", 7: "lz4_raw"}  # parquet.thrift CompressionCodec values
+# A flatbuffer bigger than this is refused before allocation, as Arrow's prototype does (128 MiB).
+MAX_FLATBUFFER = 128 << 20
+
+
+def crc32(data: bytes, kind: str = "zlib") -> int:
+    return CRCS[kind](data) & 0xFFFFFFFF
+
+
+def _u32(n: int) -> bytes:
+    return struct.pack("<I", n)
+
+
+def spec_trailer(fb: bytes, crc: str = "zlib") -> bytes:
+    """`flatbuffer | crc32(flatbuffer) | size | crc32(size)`: the 12 bytes after the flatbuffer
+    that let a reader check the size before it trusts it."""
+    size = _u32(len(fb))
+    return fb + _u32(crc32(fb, crc)) + size + _u32(crc32(size, crc))
+
+
+def spec_example_payload(fb: bytes, uuid_: bytes = SPEC_EXAMPLE_UUID, crc: str = "zlib") -> bytes:
+    return spec_trailer(fb, crc) + uuid_
+
+
+def par3_tail(fb: bytes, crc: str = "zlib") -> bytes:
+    return spec_trailer(fb, crc) + PAR3
+
+
+def arrow_prototype_payload(fb: bytes, codec: int = 0) -> bytes:
+    import pyarrow as pa
+
+    data = fb if codec == 0 else pa.compress(fb, codec=CODECS[codec], asbytes=True)
+    body = data + bytes([codec])
+    lens = _u32(len(data)) + _u32(len(fb))
+    return body + _u32(crc32(body)) + lens + _u32(crc32(lens)) + ARROW_PROTOTYPE_UUID
+
+
+class ProfileError(ValueError):
+    """A recognized trailer that cannot be trusted (bad CRC, size out of bounds, ...)."""
+
+
+@dataclass
+class Located:
+    profile: str  # spec-example | migration | arrow-prototype | par3
+    flatbuffer: bytes
+    offset: int  # of the flatbuffer (or compressed data) in the file
+    crc: str  # which CRC-32 matched
+
+
+UUID_PROFILES = {SPEC_EXAMPLE_UUID: "spec-example", MIGRATION_UUID: "migration",
+                 ARROW_PROTOTYPE_UUID: "arrow-prototype"}
+
+
+def locate(buf: bytes, crcs: tuple[str, ...] = ("zlib",)) -> Located | None:
+    """Finds a FlatBuffers footer by parsing the file in reverse, never the Thrift before it.
+
+    Returns None when the tail carries no known profile (an unknown UUID included); raises
+    ProfileError when it does but the trailer fails a check. The size is used only after its
+    own CRC matched, so flipped bits in it never make us read outside the footer.
+    """
+    n = len(buf)
+    if n < 12 + 16:
+        return None
+    if bytes(buf[-4:]) == PAR3:
+        return _spec_layout(buf, n - 4, 4, "par3", crcs)
+    if bytes(buf[-4:]) != b"PAR1" or buf[-9] != 0:
+        return None
+    footer_len = struct.unpack("<I", buf[-8:-4])[0]
+    footer_start = n - 8 - footer_len
+    uuid_end = n - 9  # just before the Thrift stop byte
+    profile = UUID_PROFILES.get(bytes(buf[uuid_end - 16:uuid_end]))
+    if profile is None:
+        return None
+    if footer_start < 4:
+        raise ProfileError(f"footer length {footer_len} does not fit the file")
+    if profile == "arrow-prototype":
+        return _arrow_layout(buf, uuid_end - 16, footer_start)
+    return _spec_layout(buf, uuid_end - 16, footer_start, profile, crcs)
+
+
+def _spec_layout(buf: bytes, end: int, floor: int, profile: str, crcs: tuple[str, ...]) -> Located:
+    """`flatbuffer | crc(fb) | size | crc(size)` ending at `end`; nothing may start before `floor`."""
+    if end - 12 < floor:
+        raise ProfileError("trailer does not fit")
+    crc_fb, size_raw, crc_size = buf[end - 12:end - 8], bytes(buf[end - 8:end - 4]), buf[end - 4:end]
+    (want_size,) = struct.unpack("<I", crc_size)
+    kind = next((k for k in crcs if crc32(size_raw, k) == want_size), None)
+    if kind is None:
+        raise ProfileError("crc32 of the size does not match: the size cannot be trusted")
+    (size,) = struct.unpack("<I", size_raw)
+    start = end - 12 - size
+    if size > MAX_FLATBUFFER or start < floor:
+        raise ProfileError(f"flatbuffer size {size} reaches outside the footer")
+    fb = bytes(buf[start:end - 12])
+    if crc32(fb, kind) != struct.unpack("<I", crc_fb)[0]:
+        raise ProfileError("crc32 of the flatbuffer does not match")
+    return Located(profile, fb, start, kind)
+
+
+def _arrow_layout(buf: bytes, end: int, floor: int) -> Located:
+    """`data | codec | crc(data+codec) | compressed_len | raw_len | crc(lens)` ending at `end`."""
+    if end - 17 < floor:
+        raise ProfileError("trailer does not fit")
+    lens, crc_lens = bytes(buf[end - 12:end - 4]), struct.unpack("<I", buf[end - 4:end])[0]
+    if crc32(lens) != crc_lens:
+        raise ProfileError("crc32 of the lengths does not match")
+    comp_len, raw_len = struct.unpack("<II", lens)
+    codec_at = end - 16 - 1
+    start = codec_at - comp_len
+    if comp_len > MAX_FLATBUFFER or raw_len > MAX_FLATBUFFER or start < floor:
+        raise ProfileError(f"compressed length {comp_len} reaches outside the footer")
+    body = bytes(buf[start:codec_at + 1])
+    if crc32(body) != struct.unpack("<I", buf[end - 16:end - 12])[0]:
+        raise ProfileError("crc32 of the flatbuffer does not match")
+    codec = body[-1]
+    if codec not in CODECS:
+        raise ProfileError(f"unknown codec {codec}")
+    data = body[:-1]
+    if codec:
+        import pyarrow as pa
+
+        try:
+            data = pa.decompress(data, decompressed_size=raw_len, codec=CODECS[codec], asbytes=True)
+        except (OSError, ValueError) as e:
+            raise ProfileError(f"flatbuffer does not decompress: {e}") from None
+    if len(data) != raw_len:
+        raise ProfileError(f"flatbuffer is {len(data)} bytes, the trailer says {raw_len}")
+    return Located("arrow-prototype", data, start, "zlib")
