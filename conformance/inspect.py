@@ -9,6 +9,29 @@ from pathlib import Path
 from generators.footer import FooterError, decode_footer, parse_file, struct_extensions
 
 
+def flatbuffers_report(buf: bytes | mmap.mmap, thrift_meta: object | None) -> dict | None:
+    """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
+    verification pass, its length, and whether it says what the Thrift footer says."""
+    from generators.flatbuf.convert import FlatbufferError, flatbuffer_comparable, thrift_comparable
+
+    from generators.profiles import ProfileError, locate
+
+    try:
+        found = locate(buf)
+    except ProfileError as e:
+        return {"profile": None, "crc_ok": False, "error": str(e)}
+    if found is None:
+        return None
+    report = {"profile": found.profile, "crc_ok": True, "crc": found.crc, "flatbuffer_offset": found.offset,
+              "flatbuffer_length": len(found.flatbuffer)}
+    try:
+        fb_meta = flatbuffer_comparable(found.flatbuffer)
+    except FlatbufferError as e:
+        return {**report, "verified": False, "error": str(e)}
+    agrees = None if thrift_meta is None else fb_meta == thrift_comparable(thrift_meta)
+    return {**report, "verified": True, "agrees_with_thrift": agrees, "error": None}
+
+
 def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
     """Never raises on bad bytes: decoding problems become `"valid": false` and `error`.
 
@@ -21,7 +44,10 @@ def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
     try:
         footer = decode_footer(buf, allow_after_stop=True)
     except FooterError as e:
-        return {**report, "error": str(e)}
+        fb = flatbuffers_report(buf, None)
+        if fb and fb["profile"] == "par3" and fb["error"] is None:  # the final form: no Thrift footer
+            return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": []}
+        return {**report, "error": str(e), **({"flatbuffers_footer": fb} if fb else {})}
     meta = footer.metadata
     structs = footer.structs()
     report.update({
@@ -30,6 +56,9 @@ def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
         "structs": dict(Counter(r.name for r in structs)),
         "extensions": [e.describe() for e in footer.extensions(include_pages=False)],
     })
+    fb = flatbuffers_report(buf, meta)
+    if fb:
+        report["flatbuffers_footer"] = fb
     try:
         parse_file(buf)
         pages = footer.page_headers()
@@ -76,6 +105,8 @@ def format_text(report: dict) -> str:
         for e in report["extensions"]:
             lines.append(f"  {e['path']} ({e['struct']}): header {e['header']}, {e['type']}, offset {e['offset']}, "
                          f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}")
+    if fb := report.get("flatbuffers_footer"):
+        lines.append("FlatBuffers footer: " + ", ".join(f"{k} {v}" for k, v in fb.items() if v is not None))
     if not report["valid"]:
         lines.append(f"error: {report['error']}")
     return "\n".join(lines)

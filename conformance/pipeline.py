@@ -33,12 +33,13 @@ OUTCOME_SCHEMA = pa.schema([
     ("case", pa.string()), ("adapter", pa.string()), ("implementation", pa.string()), ("version", pa.string()),
     ("roles", pa.list_(pa.string())), ("outcome", pa.string()), ("error_class", pa.string()),
     ("error_message", pa.string()), ("rows", pa.int64()), ("data_hash", pa.string()), ("duration_s", pa.float64()),
+    ("metadata", pa.string()),
 ])
 RESULT_SCHEMA = pa.schema([
     ("case", pa.string()), ("group", pa.string()), ("kind", pa.string()), ("adapter", pa.string()),
     ("implementation", pa.string()), ("version", pa.string()), ("role", pa.string()), ("expected", pa.string()),
     ("outcome", pa.string()), ("verdict", pa.string()), ("error_class", pa.string()), ("error_message", pa.string()),
-    ("rows", pa.int64()), ("data_hash", pa.string()), ("duration_s", pa.float64()),
+    ("rows", pa.int64()), ("data_hash", pa.string()), ("duration_s", pa.float64()), ("metadata", pa.string()),
 ])
 
 

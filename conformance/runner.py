@@ -38,6 +38,7 @@ class Outcome:
     rows: int | None = None
     data_hash: str | None = None
     duration_s: float = 0.0
+    metadata: str | None = None  # which footer an aware reader used: "flatbuffers" | "thrift"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -198,7 +199,8 @@ class Worker:
                 rows = normalize({"columns": reply["columns"], "rows": reply["rows"]})
             except (KeyError, TypeError, ValueError) as e:
                 return Outcome("crash", "protocol-error", f"malformed rows in the answer: {e}", duration_s=duration)
-            return Outcome("read", rows=len(rows["rows"]), data_hash=data_hash(rows), duration_s=duration)
+            return Outcome("read", rows=len(rows["rows"]), data_hash=data_hash(rows), duration_s=duration,
+                           metadata=reply.get("metadata"))
         if kind in ("rejected", "crash", "oom"):
             err = reply.get("error") or {}
             return Outcome(kind, err.get("class"), err.get("message"), duration_s=duration)

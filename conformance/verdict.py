@@ -9,7 +9,7 @@ returns, and its baseline difference is reported once, on `base/<name>`.
 from __future__ import annotations
 
 VERDICTS = ("pass", "fail:wrong-data", "fail:crash", "fail:hang", "fail:rejected-valid", "fail:accepted-invalid",
-            "skip")
+            "fail:wrong-metadata", "skip")
 
 
 def expectation(expect: dict[str, str], role: str) -> str:
@@ -17,7 +17,10 @@ def expectation(expect: dict[str, str], role: str) -> str:
     return expect.get(role) or expect["legacy"]
 
 
-def classify(expected: str, outcome: str, data_hash: str | None, good_hashes: set[str]) -> str:
+def classify(expected: str, outcome: str, data_hash: str | None, good_hashes: set[str],
+             decode: str | None = None, metadata: str | None = None) -> str:
+    """`decode`: the metadata an aware reader must use ("flatbuffers", "thrift", "either"); checked
+    only when the reader reports which it used."""
     if outcome == "unavailable":
         return "skip"
     if outcome in ("crash", "oom"):
@@ -27,7 +30,11 @@ def classify(expected: str, outcome: str, data_hash: str | None, good_hashes: se
     if outcome == "read":
         if data_hash not in good_hashes:
             return "fail:wrong-data"
-        return "fail:accepted-invalid" if expected == "reject" else "pass"
+        if expected == "reject":
+            return "fail:accepted-invalid"
+        if decode in ("flatbuffers", "thrift") and metadata and metadata != decode:
+            return "fail:wrong-metadata"
+        return "pass"
     if outcome == "rejected":
         return "fail:rejected-valid" if expected == "read" else "pass"
     raise ValueError(f"unknown outcome {outcome!r}")

@@ -56,6 +56,7 @@ def case_entry(case: Case, seed: int, data: bytes, extensions: list[dict]) -> di
         "seed": case_seed(seed, case.id),
         "transformations": list(case.transformations),
         "expect": case.expect,
+        "decode": case.decode,
         "citations": list(case.citations),
         "notes": case.notes,
         "extensions": extensions if case.kind == "golden" else None,

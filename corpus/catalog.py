@@ -71,7 +71,8 @@ class Case:
     citations: tuple[dict, ...]
     notes: str = ""
     large: bool = False
-    tags: tuple[str, ...] = field(default=())
+    # For aware roles: which metadata the reader must use, "flatbuffers", "thrift" or "either".
+    decode: dict[str, str] = field(default_factory=dict)
 
     @property
     def group(self) -> str:
@@ -299,8 +300,145 @@ def _corrupt() -> list[Case]:
     return cases
 
 
+FOOTER = cite(BPE, "Examples / Footer",
+              "K bytes | Flatbuffers representation (v0) of FileMetaData / 4 bytes | little-endian crc32(flatbuffer) "
+              "/ 4 bytes | little-endian size(flatbuffer) / 4 bytes | little-endian crc32(size(flatbuffer)) / "
+              "16 bytes | some-UUID", seed="shared/seeds/001, 003")
+REVERSE = cite(BPE, "Examples / Footer",
+               "It is put at the end to allow detection of the extension when parsed in reverse.",
+               seed="shared/seeds/001, 003")
+MIGRATION = cite(BPE, "Examples / Footer", "For the next N years writers will write both the Thrift and the "
+                 "flatbuffer FileMetaData ... 16 bytes | some-other-UUID", seed="shared/seeds/001, 003")
+FINAL = cite(BPE, "Examples / Footer", "After the migration period, the end of the Parquet file may look like this: "
+             "... 4 bytes | PAR3", seed="shared/seeds/001, 003")
+CRC_META = cite(BPE, "Examples / Footer", "The crc32 of the flatbuffer representation enhances Parquet to have "
+                "crc32 for metadata as well", seed="shared/seeds/001, 003")
+PROTOTYPE_TRAILER = cite("apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 "
+                         "(e776d8a3)", "footer writer", "compressed flatbuffer | codec | crc32 | compressed_len | "
+                         "raw_len | crc32(lens) | UUID de ad be ef x4", seed=None)
+SCHEMA_544 = cite("apache/parquet-format PR #544 src/main/flatbuf/parquet.fbs (c938fc70)", "root_type FileMetaData",
+                  "table FileMetaData { version: int; schema: [SchemaElement]; num_rows: long; row_groups: [RowGroup]; "
+                  "... }", seed=None)
+
+
+def _fb(profile: str, **params: object) -> dict:
+    return {"op": "add_flatbuffer_footer", "profile": profile, **params}
+
+
+def _flatbuffers() -> list[Case]:
+    """FlatBuffers FileMetaData footers: the "Examples / Footer" half of the spec."""
+    se, mig, ap, p3 = "aware:spec-example", "aware:migration", "aware:arrow-prototype", "aware:par3"
+    cases = []
+    for base in BASES:
+        for form in FORMS:
+            cases.append(Case(
+                f"fb/spec-example/{base}/{form}-header", f"FlatBuffers FileMetaData of '{base}' in the private "
+                f"form (spec layout, CRC-32 zlib), {form} header", "golden", base, (_fb("spec-example", header=form),),
+                {"legacy": "read", se: "read"}, (FOOTER, REVERSE, SCHEMA_544), HEADER_NOTE[form],
+                decode={se: "flatbuffers"}))
+        cases.append(Case(
+            f"fb/migration/{base}", f"Thrift and FlatBuffers FileMetaData of '{base}' with the ratified UUID",
+            "golden", base, (_fb("migration"),), {"legacy": "read", mig: "read"}, (MIGRATION, SCHEMA_544),
+            decode={mig: "flatbuffers"}))
+        cases.append(Case(
+            f"fb/par3/{base}", f"the final form: only a FlatBuffers FileMetaData of '{base}', ending in PAR3",
+            "golden", base, (_fb("par3"),), {"legacy": "reject", p3: "read"}, (FINAL, SCHEMA_544),
+            "No Thrift footer: legacy readers must reject the PAR3 tail. The head magic stays PAR1, which the "
+            "spec does not say: docs/spec-notes.md#par3.", decode={p3: "flatbuffers"}))
+        cases.append(Case(
+            f"fb/arrow-prototype/{base}", f"the Arrow C++/arrow-rs prototype trailer for '{base}', placed as they "
+            "place it (after the stop byte, spec header)", "nonconforming", base,
+            (_fb("arrow-prototype", placement="after-stop"),), {"legacy": "either", ap: "read"},
+            (PROTOTYPE_TRAILER, PROTOTYPES), "See docs/spec-notes.md#placement.", decode={ap: "flatbuffers"}))
+    for form in FORMS:
+        cases.append(Case(
+            f"fb/spec-example/crc-castagnoli/{form}-header", "the private form with CRC-32C (Castagnoli) instead of "
+            "the zlib CRC-32", "golden", "flat", (_fb("spec-example", header=form, crc="castagnoli"),),
+            {"legacy": "read", se: "read"}, (FOOTER, CRC_META),
+            "The spec says crc32 without naming the polynomial. Read with zlib's CRC-32 the checks fail and the "
+            "reader falls back to Thrift; read with CRC-32C they pass: docs/spec-notes.md#crc32.",
+            decode={se: "either"}))
+    cases.append(Case(
+        "fb/arrow-prototype/lz4-raw", "the prototype trailer with an LZ4_RAW-compressed flatbuffer (codec 7)",
+        "nonconforming", "flat", (_fb("arrow-prototype", placement="after-stop", codec=7),),
+        {"legacy": "either", ap: "read"}, (PROTOTYPE_TRAILER,), decode={ap: "flatbuffers"}))
+    cases.append(Case(
+        "fb/arrow-prototype/in-struct", "the prototype trailer placed as the spec places extensions (in place of "
+        "the stop byte)", "golden", "flat", (_fb("arrow-prototype"),), {"legacy": "read", ap: "read"},
+        (PROTOTYPE_TRAILER, APPEND), decode={ap: "flatbuffers"}))
+    damages = [("flatbuffer-byte", 0, "a flipped bit inside the flatbuffer (its CRC no longer matches)"),
+               ("flatbuffer-crc", 3, "a flipped bit in crc32(flatbuffer)"),
+               ("size-crc", 5, "a flipped bit in crc32(size)")]
+    damages += [("size-bit", b, f"bit {b} of the size flipped (crc32(size) no longer matches)") for b in (0, 9, 20, 31)]
+    damages += [("unverifiable", 0, "a root offset past the end, with both CRCs valid: fails FlatBuffers verification"),
+                ("huge-size", 0, "a size beyond the file, with a valid crc32(size)")]
+    for what, bit, title in damages:
+        slug = f"{what}-{bit}" if what == "size-bit" else what
+        cases.append(Case(
+            f"fb/spec-example/damaged/{slug}", f"private form with {title}", "golden", "flat",
+            (_fb("spec-example"), {"op": "damage_flatbuffer_footer", "what": what, "bit": bit}),
+            {"legacy": "read", se: "read"}, (CRITICAL, CRC_META, REVERSE),
+            "The Thrift footer is intact: an aware reader must notice, ignore the FlatBuffers footer and read "
+            "the Thrift one, never overshoot or trust it: docs/spec-notes.md#fallback.", decode={se: "thrift"}))
+        if what in ("flatbuffer-byte", "size-crc", "unverifiable", "huge-size") or (what, bit) == ("size-bit", 31):
+            cases.append(Case(
+                f"fb/par3/damaged/{slug}", f"PAR3 file with {title}", "corrupt", "flat",
+                (_fb("par3"), {"op": "damage_flatbuffer_footer", "what": what, "bit": bit}),
+                {"legacy": "reject", p3: "reject"}, (FINAL, CRITICAL),
+                "No Thrift footer to fall back to: reject, without reading outside the file."))
+    cases.append(Case(
+        "fb/spec-example/unknown-uuid", "the private layout under a UUID no reader knows", "golden", "flat",
+        (_fb("spec-example", uuid_hex="00112233445566778899aabbccddeeff"),), {"legacy": "read", se: "read"},
+        (UUID_MUST, REVERSE), "An aware reader must ignore an extension whose UUID it does not know.",
+        decode={se: "thrift"}))
+    cases.append(Case(
+        "fb/spec-example/disagrees/num-rows", "FlatBuffers FileMetaData whose num_rows is one less than its row "
+        "groups hold (the Thrift footer is right)", "golden", "flat",
+        (_fb("spec-example", metadata_edits=({"path": "FileMetaData", "field": 3, "delta": -1},)),),
+        {"legacy": "read", se: "read"}, (FOOTER,),
+        "Internally inconsistent: an aware reader can tell and must fall back to Thrift.", decode={se: "thrift"}))
+    cases.append(Case(
+        "fb/spec-example/disagrees/column-offset", "FlatBuffers FileMetaData whose first column's data_page_offset "
+        "is 1 byte off (the Thrift footer is right)", "golden", "flat",
+        (_fb("spec-example", metadata_edits=({"path": "row_groups[0].columns[0].meta_data", "field": 9,
+                                              "delta": 1},)),),
+        {"legacy": "read", se: "either"}, (FOOTER,),
+        "Consistent in itself, so an aware reader that does not parse the Thrift footer cannot tell: it may "
+        "fail to decode the page or fall back, never return other data: docs/spec-notes.md#fallback.",
+        decode={se: "either"}))
+    return cases
+
+
+ENCODING = cite(BPE, "Examples / Encoding", "The extension stores offsets in the Parquet file where the new and "
+                "duplicate encoded data for this column lives. The new writer carefully places all the new encodings "
+                "at the start of the row group and all the old encodings at the end of the row group.",
+                seed="shared/seeds/001")
+
+
+def _encodings() -> list[Case]:
+    enc = "aware:encoding"
+    cases = []
+    for base, columns in (("flat", ["f64", "f32"]), ("multi-row-group", ["value"])):
+        for form in FORMS:
+            cases.append(Case(
+                f"enc/byte-stream-split/{base}/{form}-header", f"columns {', '.join(columns)} of '{base}' also as "
+                "BYTE_STREAM_SPLIT at the start of each row group, PLAIN after, offsets in a ColumnMetaData "
+                "extension", "golden", base,
+                ({"op": "add_encoding_extension", "columns": columns, "header": form},),
+                {"legacy": "read", enc: "read"}, (ENCODING, IGNORE),
+                "Legacy readers read the PLAIN chunks the footer points at; an aware reader reads the new ones. "
+                "The extension layout (u64 offset | u64 length | i32 encoding | UUID) is ours: the spec gives none. "
+                + HEADER_NOTE[form]))
+    cases.append(Case(
+        "enc/byte-stream-split/bad-offset", "encoding extensions that point past the end of the file", "golden",
+        "flat", ({"op": "add_encoding_extension", "columns": ["f64"], "bad_offset": True},),
+        {"legacy": "read", enc: "read"}, (ENCODING,),
+        "An aware reader must check the offsets and read the old encoding instead."))
+    return cases
+
+
 def all_cases() -> list[Case]:
-    cases = _golden() + _nonconforming() + _corrupt()
+    cases = _golden() + _nonconforming() + _corrupt() + _flatbuffers() + _encodings()
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     return cases

@@ -163,6 +163,7 @@ def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tupl
             "seed": 0,
             "transformations": [{"op": "copy", "source": source(e["id"])}],
             "expect": e["expect"],
+            "decode": {},
             "citations": e["citations"],
             "notes": e.get("notes", ""),
             "extensions": None,

@@ -23,7 +23,7 @@ from generators.extensions import (
     select,
     typed_field,
 )
-from generators.footer import parse_file, read_tail
+from generators.footer import decode_footer, parse_file, read_tail
 
 # The UUID that marks this project's opaque test extension (uuid5 of a URL we own by name).
 OPAQUE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:opaque-extension").bytes
@@ -147,6 +147,142 @@ def truncate_in_footer(buf: bytes, ctx: Context, *, fraction: float) -> bytes:
 @op
 def replace_file(buf: bytes, ctx: Context, *, hex: str) -> bytes:
     return bytes.fromhex(hex)
+
+
+def _edited_metadata(buf: bytes, edits: list[dict]) -> object:
+    """The file's FileMetaData after `edits` ({"path": "num_rows" | "row_groups[0].columns[1].meta_data",
+    "field": id, "delta": n}) to i64 fields: for flatbuffers that disagree with the Thrift footer."""
+    from generators.extensions import set_i64
+
+    footer = parse_file(buf)
+    changes = []
+    for e in edits:
+        ref = next(r for r in footer.structs() if r.path == e.get("path", "FileMetaData"))
+        changes.append(set_i64(ref.node, e["field"], ref.node.value(e["field"]) + e["delta"]))
+    # decoded without the consistency checks: disagreeing with itself may be the point
+    return decode_footer(apply_edits(buf, changes)).metadata if changes else footer.metadata
+
+
+@op
+def add_flatbuffer_footer(buf: bytes, ctx: Context, *, profile: str, header: str = "spec", crc: str = "zlib",
+                          placement: str = "in-struct", codec: int = 0, uuid_hex: str | None = None,
+                          metadata_edits: tuple = ()) -> bytes:
+    """The FlatBuffers FileMetaData of this file (generators.flatbuf), framed as `profile`
+    (generators.profiles), inside field 32767 of the FileMetaData, after its stop byte (as the
+    prototypes write it), or, for `par3`, in place of the whole Thrift footer."""
+    from generators import profiles
+    from generators.flatbuf.convert import thrift_to_flatbuffer
+
+    fb = thrift_to_flatbuffer(_edited_metadata(buf, list(metadata_edits)))
+    footer = parse_file(buf)
+    if profile == "par3":
+        return buf[:footer.footer_offset] + profiles.par3_tail(fb, crc)
+    if profile == "arrow-prototype":
+        body = profiles.arrow_prototype_payload(fb, codec)
+    else:
+        default = profiles.MIGRATION_UUID if profile == "migration" else profiles.SPEC_EXAMPLE_UUID
+        body = profiles.spec_example_payload(fb, bytes.fromhex(uuid_hex) if uuid_hex else default, crc)
+    if placement == "after-stop":
+        ctx.wrote("FileMetaData", "FileMetaData (after its stop byte)", header, body)
+        end = footer.metadata.end
+        return apply_edits(buf, [Edit(end, end, extension_field(body, header) + b"\x00")])
+    ref = select(footer, "FileMetaData", 0)[0]
+    ctx.wrote(ref.name, ref.path, header, body)
+    return apply_edits(buf, [before_stop(ref, extension_field(body, header))])
+
+
+@op
+def damage_flatbuffer_footer(buf: bytes, ctx: Context, *, what: str, bit: int = 0) -> bytes:
+    """Damage a `flatbuffer | crc(fb) | size | crc(size)` trailer at the end of the file (before
+    UUID + stop byte + length + PAR1, or before PAR3), without touching anything else."""
+    from generators import profiles
+
+    out = bytearray(buf)
+    end = len(buf) - (4 if bytes(buf[-4:]) == profiles.PAR3 else 25)  # end of crc(size)
+    crc_size, size_at, crc_fb = end - 4, end - 8, end - 12
+    (size,) = _struct.unpack("<I", buf[size_at:size_at + 4])
+    fb_start = crc_fb - size
+    if what == "flatbuffer-byte":
+        out[fb_start + size // 2] ^= 1 << bit
+    elif what == "flatbuffer-crc":
+        out[crc_fb + bit // 8] ^= 1 << (bit % 8)
+    elif what == "size-crc":
+        out[crc_size + bit // 8] ^= 1 << (bit % 8)
+    elif what == "size-bit":
+        out[size_at:size_at + 4] = _struct.pack("<I", size ^ (1 << bit))
+    elif what in ("unverifiable", "huge-size"):
+        if what == "unverifiable":  # a root offset far past the end, with both CRCs made valid
+            out[fb_start:fb_start + 4] = _struct.pack("<I", 0x7FFFFFF0)
+        else:  # a size beyond the file, with a valid crc of the size
+            out[size_at:size_at + 4] = _struct.pack("<I", len(buf) * 2)
+        fb = bytes(out[fb_start:crc_fb])
+        out[crc_fb:crc_fb + 4] = _struct.pack("<I", profiles.crc32(fb))
+        out[crc_size:crc_size + 4] = _struct.pack("<I", profiles.crc32(bytes(out[size_at:size_at + 4])))
+    else:
+        raise ValueError(f"unknown damage {what!r}")
+    if ctx.extensions and bytes(buf[-4:]) != profiles.PAR3:  # the payload changed: so does its log entry
+        entry = ctx.extensions[-1]
+        payload_end = len(out) - 9
+        entry["sha256"] = hashlib.sha256(bytes(out[payload_end - entry["length"]:payload_end])).hexdigest()
+    return bytes(out)
+
+
+@op
+def add_encoding_extension(buf: bytes, ctx: Context, *, columns: list[str], header: str = "zigzag",
+                           bad_offset: bool = False) -> bytes:
+    """Seed 001 "Encoding": the named PLAIN columns also written as BYTE_STREAM_SPLIT, those chunks
+    placed at the start of each row group, the old chunks after them (every recorded offset moves
+    with them), and in each such ColumnMetaData an extension with the new chunk's offset and length.
+    `bad_offset` points the extensions past the end of the file."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from generators import profiles
+    from generators.extensions import set_i64
+    from generators.footer import chunk_range
+
+    footer = parse_file(buf)
+    rgs = footer.metadata.value(4)
+    sink = io.BytesIO()
+    pq.write_table(pq.read_table(io.BytesIO(buf)), sink, compression="none", use_dictionary=False,
+                   data_page_version="1.0", use_byte_stream_split=columns, row_group_size=rgs[0].value(3))
+    new = sink.getvalue()
+    new_rgs = parse_file(new).metadata.value(4)
+    data, size, pos, edits = [b"PAR1"], 4, 4, []
+
+    def put(chunk: bytes) -> int:
+        nonlocal size
+        data.append(chunk)
+        size += len(chunk)
+        return size - len(chunk)
+
+    for i, (rg, new_rg) in enumerate(zip(rgs, new_rgs, strict=True)):
+        start = min(chunk_range(cc.value(3))[0] for cc in rg.value(1))
+        end = max(chunk_range(cc.value(3))[1] for cc in rg.value(1))
+        put(buf[pos:start])
+        placed = {}
+        for cc in new_rg.value(1):
+            path = ".".join(p.decode() for p in cc.value(3).value(3))
+            if path in columns:
+                a, b = chunk_range(cc.value(3))
+                placed[path] = (put(new[a:b]), b - a)
+        shift = put(buf[start:end]) - start
+        pos = end
+        for j, cc in enumerate(rg.value(1)):
+            md = cc.value(3)
+            for node, fid in ((md, 9), (md, 10), (md, 11), (cc, 2), *(((rg, 5),) if j == 0 else ())):
+                if node.value(fid):
+                    edits.append(set_i64(node, fid, node.value(fid) + shift))
+            path = ".".join(p.decode() for p in md.value(3))
+            if path in placed:
+                offset, length = placed[path]
+                body = profiles.encoding_payload(len(buf) * 4 if bad_offset else offset, length)
+                ctx.wrote("ColumnMetaData", f"row_groups[{i}].columns[{j}].meta_data", header, body)
+                edits.append(Edit(md.stop_offset, md.stop_offset, extension_field(body, header)))
+    put(buf[pos:footer.footer_offset])
+    edited = apply_edits(buf, edits)
+    return b"".join(data) + edited[footer.footer_offset:]
 
 
 def apply(buf: bytes, transformations: list[dict], seed: int) -> tuple[bytes, list[dict]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import struct
 import uuid
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import crc32c
@@ -28,6 +29,11 @@ import crc32c
 SPEC_EXAMPLE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:private-v0").bytes
 MIGRATION_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:ratified-v1").bytes
 ARROW_PROTOTYPE_UUID = bytes.fromhex("deadbeef" * 4)  # metadata3.cc / converter.rs
+# The encoding extension (seed 001 "Encoding"): in a ColumnMetaData, where the column's data in a
+# new encoding lives: `u64 offset | u64 length | i32 encoding | UUID` (our layout; the spec gives none).
+ENCODING_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:encoding-extension:v0").bytes
+ENCODING_LAYOUT = struct.Struct("<QQi")
+BYTE_STREAM_SPLIT = 9  # parquet.thrift Encoding
 PAR3 = b"PAR3"
 CRCS = {"zlib": zlib.crc32, "castagnoli": crc32c.crc32c}
 CODECS = {0: "uncompressed", 7: "lz4_raw"}  # parquet.thrift CompressionCodec values
@@ -41,6 +47,17 @@ def crc32(data: bytes, kind: str = "zlib") -> int:
 
 def _u32(n: int) -> bytes:
     return struct.pack("<I", n)
+
+
+def encoding_payload(offset: int, length: int, encoding: int = BYTE_STREAM_SPLIT) -> bytes:
+    return ENCODING_LAYOUT.pack(offset, length, encoding) + ENCODING_UUID
+
+
+def parse_encoding_payload(payload: bytes) -> tuple[int, int, int] | None:
+    """(offset, length, encoding), or None if the payload is not ours."""
+    if len(payload) != ENCODING_LAYOUT.size + 16 or payload[-16:] != ENCODING_UUID:
+        return None
+    return ENCODING_LAYOUT.unpack(payload[:ENCODING_LAYOUT.size])
 
 
 def spec_trailer(fb: bytes, crc: str = "zlib") -> bytes:
@@ -81,40 +98,46 @@ class Located:
 
 UUID_PROFILES = {SPEC_EXAMPLE_UUID: "spec-example", MIGRATION_UUID: "migration",
                  ARROW_PROTOTYPE_UUID: "arrow-prototype"}
+ReadAt = Callable[[int, int], bytes]  # (offset, length) -> the file's bytes there
 
 
 def locate(buf: bytes, crcs: tuple[str, ...] = ("zlib",)) -> Located | None:
-    """Finds a FlatBuffers footer by parsing the file in reverse, never the Thrift before it.
+    return locate_at(lambda offset, n: bytes(buf[offset:offset + n]), len(buf), crcs)
+
+
+def locate_at(read: ReadAt, size: int, crcs: tuple[str, ...] = ("zlib",)) -> Located | None:
+    """Finds a FlatBuffers footer by reading the file backwards from its end, never the Thrift
+    before it: two small reads for the trailer, one for the flatbuffer.
 
     Returns None when the tail carries no known profile (an unknown UUID included); raises
     ProfileError when it does but the trailer fails a check. The size is used only after its
     own CRC matched, so flipped bits in it never make us read outside the footer.
     """
-    n = len(buf)
-    if n < 12 + 16:
+    if size < 12 + 16:
         return None
-    if bytes(buf[-4:]) == PAR3:
-        return _spec_layout(buf, n - 4, 4, "par3", crcs)
-    if bytes(buf[-4:]) != b"PAR1" or buf[-9] != 0:
+    tail = read(size - 25, 25)  # UUID | stop byte | footer length | magic
+    if tail[-4:] == PAR3:
+        return _spec_layout(read, size - 4, 4, "par3", crcs)
+    if tail[-4:] != b"PAR1" or tail[16] != 0:
         return None
-    footer_len = struct.unpack("<I", buf[-8:-4])[0]
-    footer_start = n - 8 - footer_len
-    uuid_end = n - 9  # just before the Thrift stop byte
-    profile = UUID_PROFILES.get(bytes(buf[uuid_end - 16:uuid_end]))
+    (footer_len,) = struct.unpack("<I", tail[17:21])
+    footer_start = size - 8 - footer_len
+    profile = UUID_PROFILES.get(tail[:16])
     if profile is None:
         return None
     if footer_start < 4:
         raise ProfileError(f"footer length {footer_len} does not fit the file")
     if profile == "arrow-prototype":
-        return _arrow_layout(buf, uuid_end - 16, footer_start)
-    return _spec_layout(buf, uuid_end - 16, footer_start, profile, crcs)
+        return _arrow_layout(read, size - 25, footer_start)
+    return _spec_layout(read, size - 25, footer_start, profile, crcs)
 
 
-def _spec_layout(buf: bytes, end: int, floor: int, profile: str, crcs: tuple[str, ...]) -> Located:
+def _spec_layout(read: ReadAt, end: int, floor: int, profile: str, crcs: tuple[str, ...]) -> Located:
     """`flatbuffer | crc(fb) | size | crc(size)` ending at `end`; nothing may start before `floor`."""
     if end - 12 < floor:
         raise ProfileError("trailer does not fit")
-    crc_fb, size_raw, crc_size = buf[end - 12:end - 8], bytes(buf[end - 8:end - 4]), buf[end - 4:end]
+    trailer = read(end - 12, 12)
+    crc_fb, size_raw, crc_size = struct.unpack("<I", trailer[:4])[0], trailer[4:8], trailer[8:]
     (want_size,) = struct.unpack("<I", crc_size)
     kind = next((k for k in crcs if crc32(size_raw, k) == want_size), None)
     if kind is None:
@@ -123,26 +146,27 @@ def _spec_layout(buf: bytes, end: int, floor: int, profile: str, crcs: tuple[str
     start = end - 12 - size
     if size > MAX_FLATBUFFER or start < floor:
         raise ProfileError(f"flatbuffer size {size} reaches outside the footer")
-    fb = bytes(buf[start:end - 12])
-    if crc32(fb, kind) != struct.unpack("<I", crc_fb)[0]:
+    fb = read(start, size)
+    if crc32(fb, kind) != crc_fb:
         raise ProfileError("crc32 of the flatbuffer does not match")
     return Located(profile, fb, start, kind)
 
 
-def _arrow_layout(buf: bytes, end: int, floor: int) -> Located:
+def _arrow_layout(read: ReadAt, end: int, floor: int) -> Located:
     """`data | codec | crc(data+codec) | compressed_len | raw_len | crc(lens)` ending at `end`."""
     if end - 17 < floor:
         raise ProfileError("trailer does not fit")
-    lens, crc_lens = bytes(buf[end - 12:end - 4]), struct.unpack("<I", buf[end - 4:end])[0]
+    trailer = read(end - 16, 16)  # crc(data+codec) | compressed_len | raw_len | crc(lens)
+    lens, crc_lens = trailer[4:12], struct.unpack("<I", trailer[12:])[0]
     if crc32(lens) != crc_lens:
         raise ProfileError("crc32 of the lengths does not match")
     comp_len, raw_len = struct.unpack("<II", lens)
-    codec_at = end - 16 - 1
+    codec_at = end - 17
     start = codec_at - comp_len
     if comp_len > MAX_FLATBUFFER or raw_len > MAX_FLATBUFFER or start < floor:
         raise ProfileError(f"compressed length {comp_len} reaches outside the footer")
-    body = bytes(buf[start:codec_at + 1])
-    if crc32(body) != struct.unpack("<I", buf[end - 16:end - 12])[0]:
+    body = read(start, comp_len + 1)
+    if crc32(body) != struct.unpack("<I", trailer[:4])[0]:
         raise ProfileError("crc32 of the flatbuffer does not match")
     codec = body[-1]
     if codec not in CODECS:

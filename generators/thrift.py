@@ -231,3 +231,37 @@ def binary_field(fid: int, payload: bytes, last_id: int = 0) -> bytes:
 
 def i64_value(n: int) -> bytes:
     return uleb(zigzag_encode(n))
+
+
+def encode_struct(fields: list[tuple[int, int, object]]) -> bytes:
+    """A well-formed struct from (id, type, value) in ascending id order; None values are left out.
+    Values: ints for integer types, bool for bools, bytes for binary, encoded bytes for structs,
+    (element type, [values]) for lists."""
+    out, last = bytearray(), 0
+    for fid, ftype, value in fields:
+        if value is None:
+            continue
+        if ftype in (TRUE, FALSE):
+            out += field_header(TRUE if value else FALSE, fid, last)
+        else:
+            out += field_header(ftype, fid, last) + _encode_value(ftype, value)
+        last = fid
+    return bytes(out + b"\x00")
+
+
+def _encode_value(ftype: int, value: object) -> bytes:
+    if ftype == BYTE:
+        return bytes([value & 0xFF])
+    if ftype in (I16, I32, I64):
+        return uleb(zigzag_encode(value))
+    if ftype == BINARY:
+        return uleb(len(value)) + value
+    if ftype == STRUCT:
+        return value
+    if ftype == LIST:
+        etype, items = value
+        head = bytes([(len(items) << 4) | etype]) if len(items) < 15 else bytes([0xF0 | etype]) + uleb(len(items))
+        if etype in (TRUE, FALSE):
+            return head + bytes(TRUE if v else FALSE for v in items)
+        return head + b"".join(_encode_value(etype, v) for v in items)
+    raise ValueError(f"cannot encode type {ftype}")

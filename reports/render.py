@@ -11,7 +11,7 @@ import jinja2
 
 RESULTS_VERSION = 1
 SYMBOL = {"pass": "✓", "fail:wrong-data": "WRONG", "fail:crash": "crash", "fail:hang": "hang",
-          "fail:rejected-valid": "rej", "fail:accepted-invalid": "acc", "skip": "–"}
+          "fail:rejected-valid": "rej", "fail:accepted-invalid": "acc", "fail:wrong-metadata": "meta", "skip": "–"}
 
 
 def scores(cells: list[dict]) -> list[dict]:

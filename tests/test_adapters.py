@@ -41,7 +41,7 @@ def test_identity(worker: Worker) -> None:
     info = worker.start()
     assert info["adapter"] == worker.adapter.name
     assert info["version"] and info["version"] != "unknown"
-    assert info["roles"] == ["legacy"]
+    assert info["roles"] == list(worker.adapter.roles)
 
 
 @pytest.mark.parametrize("base", FAITHFUL_BASES)

@@ -410,7 +410,7 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
         "file": "cases/regression/arrow-gh-1234.parquet", "size": found.stat().st_size,
         "sha256": hashlib.sha256(found.read_bytes()).hexdigest(), "seed": 0,
         "transformations": [{"op": "copy", "source": "regressions/files/regression/arrow-gh-1234.parquet"}],
-        "expect": {"legacy": "reject", "aware:flatbuf": "either"}, "citations": entry["citations"],
+        "expect": {"legacy": "reject", "aware:flatbuf": "either"}, "decode": {}, "citations": entry["citations"],
         "notes": "from a fuzzer", "extensions": None, "large": False}
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]

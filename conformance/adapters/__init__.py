@@ -20,7 +20,8 @@ from pathlib import Path
 
 from generators.canonical import canonical_table
 
-BUILTIN = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion", "parquet-java", "spark", "hyparquet")
+BUILTIN = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion", "parquet-java", "spark", "hyparquet",
+           "reference")
 
 
 class Unavailable(Exception):

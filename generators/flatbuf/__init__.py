@@ -1,0 +1,1 @@
+"""FlatBuffers FileMetaData footer (apache/parquet-format PR #544): schema, generated code, converter."""
