@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.gate import load_expected
 from conformance.runner import Outcome, Worker
 from conformance.verdict import classify, expectation
 
@@ -60,15 +61,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
 class CaseFailed(Exception):
     """A verdict other than pass; the message is the whole report."""
-
-
-def read_expected_failures(path: Path) -> list[str]:
-    ids = []
-    for line in path.read_text().splitlines():
-        case_id = line.split("#", 1)[0].strip()
-        if case_id:
-            ids.append(case_id)
-    return ids
 
 
 class ConformanceRun:
@@ -115,8 +107,10 @@ class ConformanceRun:
         self.xfail_file = opt("parquet_conformance_expected_failures")
         self.xfail: set[str] = set()
         if self.xfail_file:
-            try:
-                listed = read_expected_failures(Path(self.xfail_file))
+            try:  # the same file `parquet-conformance check` reads (a pinned verdict is allowed, not used)
+                listed = list(load_expected(Path(self.xfail_file)))
+            except ValueError as e:
+                raise pytest.UsageError(f"--parquet-conformance-expected-failures: {e}") from None
             except OSError as e:
                 raise pytest.UsageError(f"--parquet-conformance-expected-failures: {self.xfail_file}: "
                                         f"{e.strerror or e}") from None
@@ -191,7 +185,8 @@ class ConformanceRun:
         good = {self.manifest["bases"][case["base"]]["data_hash"]}
         if not case["id"].startswith("base/") and outcome.outcome == "read" and (h := self.baseline(case["base"])):
             good.add(h)
-        verdict = classify(expected, outcome.outcome, outcome.data_hash, good)
+        decode = (case.get("decode") or {}).get(self.role)
+        verdict = classify(expected, outcome.outcome, outcome.data_hash, good, decode, outcome.metadata)
         self.verdicts[verdict] += 1
         return expected, verdict, outcome
 
