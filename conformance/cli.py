@@ -17,10 +17,11 @@ from conformance import __version__
 from conformance.errors import UsageError
 
 
-def _progress(i: int, total: int, label: str) -> None:
+def _progress(i: int, total: int, label: str, every: int = 25) -> None:
+    """One updating line on a terminal; otherwise a line every `every` steps and at the end."""
     if sys.stderr.isatty():
         print(f"\r[{i + 1}/{total}] {label[:70]:<70}", end="", file=sys.stderr, flush=True)
-    elif (i + 1) % 25 == 0 or i + 1 == total:
+    elif (i + 1) % every == 0 or i + 1 == total:
         print(f"[{i + 1}/{total}] {label}", file=sys.stderr, flush=True)
 
 
@@ -164,8 +165,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                             (out / "staging" / f"run={run_id}").exists()):
         raise UsageError(f"run {run_id} already exists in {out}; use --resume {run_id} or another --run-id")
 
-    def progress(done: int, total: int) -> None:
-        _progress(done - 1, total, f"cases done, {time.monotonic() - t0:.0f}s")
+    def progress(done: int, total: int) -> None:  # called once per chunk of cases
+        _progress(done - 1, total, f"cases done, {time.monotonic() - t0:.0f}s", every=1)
 
     if args.master == "none":
         cells, timings = pipeline.run_local(manifest, corpus, specs, only, progress)

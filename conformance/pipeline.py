@@ -166,7 +166,9 @@ def run_local(manifest: dict, corpus: Path, specs: list[AdapterSpec], only: Call
     """The same cells without Spark, for `--master none` and small jobs."""
     cases = [c for c in manifest["cases"] if only(c["id"])]
     total, t0 = len(cases), time.monotonic()
-    counter = iter(range(1, total * len(specs) + 1))
-    rows = list(run_cells(((c["id"], (corpus / c["file"]).resolve()) for c in cases), specs,
-                          progress=(lambda *_: progress(next(counter) // len(specs), total)) if progress else None))
+    rows = []
+    for row in run_cells(((c["id"], (corpus / c["file"]).resolve()) for c in cases), specs):
+        rows.append(row)
+        if progress and len(rows) % len(specs) == 0:  # a case is done when all its adapters are
+            progress(len(rows) // len(specs), total)
     return judge(rows, manifest), Timings(cells_s=time.monotonic() - t0)
