@@ -112,3 +112,25 @@ def test_encoding_extension_old_and_new_data(base: str, columns: list[str]) -> N
 def test_encoding_extension_pointing_outside_is_ignored() -> None:
     data = add_encoding_extension(base_bytes("flat"), Context(random.Random(0)), columns=["f64"], bad_offset=True)
     assert use_new_encodings(data) == (data, 0)
+
+
+@pytest.mark.parametrize(("steps", "expected"), [
+    ([{"op": "add_flatbuffer_footer", "profile": "spec-example"}],
+     {"profile": "spec-example", "crc_ok": True, "verified": True, "agrees_with_thrift": True}),
+    ([{"op": "add_flatbuffer_footer", "profile": "migration", "metadata_edits": [
+        {"path": "FileMetaData", "field": 3, "delta": -1}]}],
+     {"profile": "migration", "crc_ok": True, "verified": True, "agrees_with_thrift": False}),
+    ([{"op": "add_flatbuffer_footer", "profile": "spec-example"},
+      {"op": "damage_flatbuffer_footer", "what": "size-bit", "bit": 3}], {"profile": None, "crc_ok": False}),
+    ([{"op": "add_flatbuffer_footer", "profile": "arrow-prototype", "placement": "after-stop", "codec": 7}],
+     {"profile": "arrow-prototype", "crc_ok": True, "verified": True, "agrees_with_thrift": True}),
+])
+def test_inspect_reports_the_flatbuffers_footer(steps: list[dict], expected: dict) -> None:
+    from conformance.inspect import inspect_bytes
+    from generators.mutations import apply
+
+    data, _ = apply(base_bytes("nested"), steps, 0)
+    report = inspect_bytes(data)["flatbuffers_footer"]
+    assert {k: report.get(k) for k in expected} == expected
+    if report["crc_ok"]:
+        assert report["flatbuffer_length"] > 0
