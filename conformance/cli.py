@@ -258,16 +258,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def summary_table(cells: list[dict]) -> str:
-    from collections import Counter
+    from reports.render import scores
 
     lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5}  failures"]
-    for adapter in dict.fromkeys(c["adapter"] for c in cells):
-        mine = [c for c in cells if c["adapter"] == adapter]
-        verdicts = Counter(c["verdict"] for c in mine)
-        fails = sum(v for k, v in verdicts.items() if k.startswith("fail"))
-        detail = ", ".join(f"{k[5:]} {v}" for k, v in sorted(verdicts.items()) if k.startswith("fail"))
-        lines.append(f"{adapter:<13} {mine[0]['version'] or '-'!s:<10} {verdicts['pass']:>5} {fails:>5} "
-                     f"{verdicts['skip']:>5}  {detail}")
+    for a in scores(cells):
+        detail = ", ".join(f"{k[5:]} {v}" for k, v in a["failures"].items())
+        lines.append(f"{a['adapter']:<13} {a['version'] or '-'!s:<10} {a['pass']:>5} {a['fail']:>5} "
+                     f"{a['skip']:>5}  {detail}")
     return "\n".join(lines)
 
 

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -47,7 +47,6 @@ RESULT_SCHEMA = pa.schema([
 class Timings:
     spark_start_s: float = 0.0
     cells_s: float = 0.0
-    extra: dict = field(default_factory=dict)
 
 
 def new_run_id() -> str:

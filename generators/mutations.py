@@ -85,11 +85,21 @@ def extend(buf: bytes, ctx: Context, *, struct: str, which: int | str = 0, heade
 def extend_after_stop(buf: bytes, ctx: Context, *, header: str = "spec", payload_spec: dict) -> bytes:
     """Field 32767 and a second stop byte *after* the FileMetaData's stop byte, inside the footer
     length: what the Arrow C++ (PR #48431) and arrow-rs (PR #9042) prototypes write."""
+    return _extend_file_metadata(buf, ctx, payload(payload_spec, ctx.rng), header, "after-stop")
+
+
+def _extend_file_metadata(buf: bytes, ctx: Context, body: bytes, header: str, placement: str) -> bytes:
+    """The FileMetaData's extension, in place of its stop byte as the spec writes it (`in-struct`), or
+    after it with a second stop byte as the prototypes write it (`after-stop`)."""
     footer = parse_file(buf)
-    body = payload(payload_spec, ctx.rng)
-    ctx.wrote("FileMetaData", "FileMetaData (after its stop byte)", header, body)
-    end = footer.metadata.end
-    return apply_edits(buf, [Edit(end, end, extension_field(body, header) + b"\x00")])
+    field_bytes = extension_field(body, header)
+    if placement == "after-stop":
+        ctx.wrote("FileMetaData", "FileMetaData (after its stop byte)", header, body)
+        end = footer.metadata.end
+        return apply_edits(buf, [Edit(end, end, field_bytes + b"\x00")])
+    ref = select(footer, "FileMetaData", 0)[0]
+    ctx.wrote(ref.name, ref.path, header, body)
+    return apply_edits(buf, [before_stop(ref, field_bytes)])
 
 
 @op
@@ -182,13 +192,7 @@ def add_flatbuffer_footer(buf: bytes, ctx: Context, *, profile: str, header: str
     else:
         default = profiles.MIGRATION_UUID if profile == "migration" else profiles.SPEC_EXAMPLE_UUID
         body = profiles.spec_example_payload(fb, bytes.fromhex(uuid_hex) if uuid_hex else default, crc)
-    if placement == "after-stop":
-        ctx.wrote("FileMetaData", "FileMetaData (after its stop byte)", header, body)
-        end = footer.metadata.end
-        return apply_edits(buf, [Edit(end, end, extension_field(body, header) + b"\x00")])
-    ref = select(footer, "FileMetaData", 0)[0]
-    ctx.wrote(ref.name, ref.path, header, body)
-    return apply_edits(buf, [before_stop(ref, extension_field(body, header))])
+    return _extend_file_metadata(buf, ctx, body, header, placement)
 
 
 @op
