@@ -13,7 +13,6 @@ def flatbuffers_report(buf: bytes | mmap.mmap, thrift_meta: object | None) -> di
     """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
     verification pass, its length, and whether it says what the Thrift footer says."""
     from generators.flatbuf.convert import FlatbufferError, flatbuffer_comparable, thrift_comparable
-
     from generators.profiles import ProfileError, locate
 
     try:
