@@ -13,9 +13,12 @@ Two kinds:
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from generators.canonical import canonical_table
@@ -89,6 +92,17 @@ def cache_dir(*parts: str) -> Path:
     path = root.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def cache_lock(path: Path) -> Iterator[None]:
+    """Exclusive while a cache entry is built: Spark starts one worker per executor at once."""
+    with (path / ".lock").open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def get(name: str) -> Adapter:

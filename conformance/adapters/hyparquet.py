@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conformance.adapters import CommandAdapter, Unavailable, cache_dir, require_program
+from conformance.adapters import CommandAdapter, Unavailable, cache_dir, cache_lock, require_program
 
 VERSION = "1.31.5"  # pinned: a new hyparquet is a deliberate change of the matrix
 WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
@@ -20,12 +20,13 @@ class Hyparquet(CommandAdapter):
     def command(self) -> list[str]:
         node, npm = require_program("node"), require_program("npm")
         home = cache_dir("node", f"hyparquet-{VERSION}")
-        if not (home / "node_modules" / "hyparquet" / "package.json").exists():
-            (home / "package.json").write_text('{"private": true}\n')
-            proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent", f"hyparquet@{VERSION}"],
-                                  cwd=home, capture_output=True, text=True, timeout=300)
-            if proc.returncode != 0:
-                raise Unavailable(f"npm install hyparquet@{VERSION} failed: {proc.stderr.strip()[-300:]}")
+        with cache_lock(home):
+            if not (home / "node_modules" / "hyparquet" / "package.json").exists():
+                (home / "package.json").write_text('{"private": true}\n')
+                proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--silent",
+                                       f"hyparquet@{VERSION}"], cwd=home, capture_output=True, text=True, timeout=300)
+                if proc.returncode != 0:
+                    raise Unavailable(f"npm install hyparquet@{VERSION} failed: {proc.stderr.strip()[-300:]}")
         return [node, "--max-old-space-size=4096", str(WORKER), str(home)]
 
 

@@ -10,7 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from conformance.adapters import CommandAdapter, Unavailable, cache_dir, require_program
+from conformance.adapters import CommandAdapter, Unavailable, cache_dir, cache_lock, require_program
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 
@@ -43,11 +43,12 @@ class ParquetJava(CommandAdapter):
         classpath = f"{jars}{os.sep}*"
         key = hashlib.sha256(SOURCE.read_bytes() + classpath.encode() + version.encode()).hexdigest()[:16]
         out = cache_dir("java", key)
-        if not (out / "ParquetJavaWorker.class").exists():
-            proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
-                                  capture_output=True, text=True)
-            if proc.returncode != 0:
-                raise Unavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+        with cache_lock(out):
+            if not (out / "ParquetJavaWorker.class").exists():
+                proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise Unavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
         return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
                 "ParquetJavaWorker", version]
 
