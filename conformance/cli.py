@@ -279,7 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parquet-conformance",
         description="Conformance suite for Apache Parquet binary protocol extensions (Thrift field 32767): "
-                    "generates golden and corrupted files with expectations, and inspects footers.")
+                    "generates golden and corrupted files with expectations, runs Parquet readers on them in "
+                    "isolated workers (on Spark), reports and gates the verdicts, and inspects footers.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
