@@ -15,7 +15,7 @@ from pathlib import Path
 from conformance import adapters
 from conformance.adapters import Adapter, CommandAdapter
 from conformance.runner import Worker
-from conformance.verdict import classify, expectation
+from conformance.verdict import judge_cell
 
 
 @dataclass(frozen=True)
@@ -96,16 +96,12 @@ def judge(rows: list[dict], manifest: dict) -> list[dict]:
     out = []
     for r in rows:
         case = cases[r["case"]]
-        base = manifest["bases"][case["base"]]
-        good = {base["data_hash"]}
-        if not r["case"].startswith("base/") and (h := baseline.get((r["adapter"], f"base/{case['base']}"))):
-            good.add(h)
+        base_hash = baseline.get((r["adapter"], f"base/{case['base']}"))
         roles = r["roles"] or ["legacy"]
         # The roles this case speaks to; an aware reader meets other files as a legacy reader.
         for role in [x for x in roles if x in case["expect"]] or roles[:1]:
-            expected = expectation(case["expect"], role)
-            decode = (case.get("decode") or {}).get(role)
+            expected, verdict = judge_cell(case, manifest, role, r["outcome"], r["data_hash"], r.get("metadata"),
+                                           base_hash)
             out.append({**{k: v for k, v in r.items() if k != "roles"}, "role": role, "expected": expected,
-                        "group": case["group"], "kind": case["kind"],
-                        "verdict": classify(expected, r["outcome"], r["data_hash"], good, decode, r.get("metadata"))})
+                        "group": case["group"], "kind": case["kind"], "verdict": verdict})
     return out

@@ -26,7 +26,7 @@ import pytest
 
 from conformance.gate import load_expected
 from conformance.runner import Outcome, Worker
-from conformance.verdict import classify, expectation
+from conformance.verdict import judge_cell
 
 ROLE_RE = re.compile(r"legacy|aware:[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -181,12 +181,9 @@ class ConformanceRun:
             return "", "skip", outcome
         if self.role is None:
             self.role = ((self.worker.info or {}).get("roles") or ["legacy"])[0]
-        expected = expectation(case["expect"], self.role)
-        good = {self.manifest["bases"][case["base"]]["data_hash"]}
-        if not case["id"].startswith("base/") and outcome.outcome == "read" and (h := self.baseline(case["base"])):
-            good.add(h)
-        decode = (case.get("decode") or {}).get(self.role)
-        verdict = classify(expected, outcome.outcome, outcome.data_hash, good, decode, outcome.metadata)
+        baseline = self.baseline(case["base"]) if outcome.outcome == "read" else None
+        expected, verdict = judge_cell(case, self.manifest, self.role, outcome.outcome, outcome.data_hash,
+                                       outcome.metadata, baseline)
         self.verdicts[verdict] += 1
         return expected, verdict, outcome
 

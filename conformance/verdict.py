@@ -38,3 +38,15 @@ def classify(expected: str, outcome: str, data_hash: str | None, good_hashes: se
     if outcome == "rejected":
         return "fail:rejected-valid" if expected == "read" else "pass"
     raise ValueError(f"unknown outcome {outcome!r}")
+
+
+def judge_cell(case: dict, manifest: dict, role: str, outcome: str, data_hash: str | None,
+               metadata: str | None, baseline: str | None) -> tuple[str, str]:
+    """(expectation, verdict) of one cell. `baseline`: the adapter's data hash on `base/<base>`,
+    which counts as the same data for every case but the base itself."""
+    expected = expectation(case["expect"], role)
+    good = {manifest["bases"][case["base"]]["data_hash"]}
+    if baseline and not case["id"].startswith("base/"):
+        good.add(baseline)
+    decode = (case.get("decode") or {}).get(role)
+    return expected, classify(expected, outcome, data_hash, good, decode, metadata)
