@@ -305,10 +305,9 @@ def _check_layout(footer: ParquetFooter) -> None:
             md = cc.value(3)
             if md is None:
                 continue
-            start = md.value(11) or md.value(9)
-            size = md.value(7)
-            if not (4 <= start and size >= 0 and start + size <= footer.footer_offset):
-                raise FooterError(f"row_groups[{i}].columns[{j}]: chunk [{start}, {start}+{size}) "
+            start, end = chunk_range(md)
+            if not (4 <= start <= end <= footer.footer_offset):
+                raise FooterError(f"row_groups[{i}].columns[{j}]: chunk [{start}, {end}) "
                                   f"is outside the data region [4, {footer.footer_offset})")
     if total != meta.value(3):
         raise FooterError(f"row groups hold {total} rows, FileMetaData.num_rows says {meta.value(3)}")
