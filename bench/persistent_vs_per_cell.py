@@ -14,18 +14,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from conformance.adapters import get
-from conformance.runner import Worker
-from corpus.build import generate
+from parquet_conformance.conformance.execute import AdapterSpec
+from parquet_conformance.conformance.model import Unavailable
+from parquet_conformance.corpus.build import generate
 
 
 def timed(adapter: str, files: list[Path], persistent: bool) -> float:
     t0 = time.perf_counter()
-    worker = Worker(get(adapter)) if persistent else None
+    spec = AdapterSpec(adapter)
+    worker = spec.worker() if persistent else None
     for path in files:
-        w = worker or Worker(get(adapter))
-        outcome = w.read(str(path))
-        assert outcome.outcome != "unavailable", outcome.error_message
+        w = worker or spec.worker()
+        outcome = w.read(str(path)).outcome
+        assert not isinstance(outcome, Unavailable), outcome.reason
         if not persistent:
             w.close()
     if worker:
@@ -40,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         manifest = generate(Path(tmp), only="ext/*/flat/*,corrupt/*")
-        files = [Path(tmp) / c["file"] for c in manifest["cases"]][: args.cases]
+        files = [Path(tmp) / c.file for c in manifest.cases][: args.cases]
         print(f"{len(files)} cells per measurement")
         print(f"{'adapter':<14} {'persistent':>11} {'per-cell':>10} {'ratio':>7}")
         for adapter in args.adapter or ["pyarrow", "parquet-java"]:

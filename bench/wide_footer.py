@@ -24,9 +24,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from generators.flatbuf import parquet_generated as fbs
-from generators.mutations import Context, add_flatbuffer_footer
-from generators.profiles import locate, locate_at
+from parquet_conformance.generators.parquet.flatbuf import parquet_generated as fbs
+from parquet_conformance.generators.parquet.mutations import Context
+from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
+from parquet_conformance.generators.parquet.profiles import locate, locate_at
 
 
 def wide_file(columns: int) -> tuple[bytes, int]:
@@ -36,7 +37,7 @@ def wide_file(columns: int) -> tuple[bytes, int]:
     pq.write_table(table, sink, compression="none", write_statistics=False, store_schema=False)
     plain = sink.getvalue()
     thrift_size = int.from_bytes(plain[-8:-4], "little")
-    return add_flatbuffer_footer(plain, Context(random.Random(0)), profile="spec-example"), thrift_size
+    return AddFlatbufferFooter(profile="spec-example").apply(plain, Context(random.Random(0))), thrift_size
 
 
 def via_flatbuffers(path: Path, column: int) -> int:

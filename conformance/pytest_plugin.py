@@ -4,19 +4,19 @@
 
 Registered through the `pytest11` entry point; without `--parquet-conformance-corpus` it does
 nothing. The reader runs as one persistent worker for the session (docs/adapter-protocol.md),
-so a crash or hang of the reader fails one case, not the run. Verdicts are the harness's own
-(conformance.verdict): `base/*` cases run first, and a `read` also passes when it equals the
-reader's own reading of the unmodified base. Cases listed in an expected-failures file are
+so a crash or hang of the reader fails one case, not the run. Verdicts are the run's own
+(conformance/judge.py), in every role the case names among the reader's: baseline cases run
+first, and a `read` also passes when it equals the reader's own reading of the unmodified base.
+The corpus is checked against its manifest and digest before anything runs. Cases listed in an
+expected-failures file are
 `xfail(strict=True)`: they must keep failing, and an unexpected pass fails the run, as in
 protobuf's conformance failure lists. See docs/pytest-plugin.md.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import os
-import re
 import shlex
 from collections import Counter
 from collections.abc import Iterator
@@ -24,11 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.gate import load_expected
-from conformance.runner import Outcome, Worker
-from conformance.verdict import judge_cell
-
-ROLE_RE = re.compile(r"legacy|aware:[A-Za-z0-9][A-Za-z0-9._-]*")
+from parquet_conformance.conformance.judge import judge_cell, roles_judged
+from parquet_conformance.conformance.model import Outcome, Read, Verdict, outcome_fields
+from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, Expectation, matches
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,7 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--parquet-conformance-adapter", metavar="NAME",
                     help="or a built-in adapter of parquet-conformance (pyarrow, duckdb, ...)")
     group.addoption("--parquet-conformance-role", metavar="ROLE",
-                    help="judge as this reader role, legacy or aware:<profile> (default: the first role the "
+                    help="judge only as this reader role, legacy or aware:<profile> (default: every role the "
                          "worker announces)")
     group.addoption("--parquet-conformance-expected-failures", metavar="FILE",
                     help="case ids that are known to fail, one per line, '#' comments: they run as "
@@ -67,73 +65,61 @@ class ConformanceRun:
     """The session's corpus, worker and outcomes."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from conformance import adapters
-        from corpus import dist
-        from corpus.catalog import matches
+        from parquet_conformance.conformance.execute import AdapterSpec, SpecError
+        from parquet_conformance.conformance.gate import GateError, load_expected
+        from parquet_conformance.conformance.run import RunError, load_corpus
+        from parquet_conformance.corpus import track
 
         opt = config.getoption
         try:
-            self.root = dist.find_root(Path(opt("parquet_conformance_corpus")).resolve())
-            self.manifest = dist.load_manifest((self.root / dist.MANIFEST).read_bytes(),
-                                               str(self.root / dist.MANIFEST))
-        except (dist.DistError, OSError) as e:
+            self.root, self.manifest, self.digest = load_corpus(Path(opt("parquet_conformance_corpus")).resolve())
+        except RunError as e:
             raise pytest.UsageError(f"--parquet-conformance-corpus: {e}") from None
         command, name = opt("parquet_conformance_adapter_cmd"), opt("parquet_conformance_adapter")
         if bool(command) == bool(name):
             raise pytest.UsageError("parquet-conformance: give exactly one of --parquet-conformance-adapter-cmd "
                                     "and --parquet-conformance-adapter")
-        if name:
-            if name not in adapters.BUILTIN:
-                raise pytest.UsageError(f"--parquet-conformance-adapter: unknown adapter {name!r}; known: "
-                                        f"{', '.join(adapters.BUILTIN)}")
-            adapter = copy.copy(adapters.get(name))  # a copy: the timeout below must not leak into the module
-            argv = None
-        else:
-            try:
-                argv = shlex.split(command)
-            except ValueError as e:
-                raise pytest.UsageError(f"--parquet-conformance-adapter-cmd: {e}") from None
-            if not argv:
-                raise pytest.UsageError("--parquet-conformance-adapter-cmd is empty")
-            adapter = adapters.CommandAdapter()
-            adapter.name = adapter.implementation = Path(argv[0]).name
-        if (timeout := opt("parquet_conformance_timeout")) is not None:
-            if timeout <= 0:
-                raise pytest.UsageError("--parquet-conformance-timeout must be positive")
-            adapter.timeout_s = timeout
+        timeout = opt("parquet_conformance_timeout")
+        if timeout is not None and timeout <= 0:
+            raise pytest.UsageError("--parquet-conformance-timeout must be positive")
+        try:
+            if name:
+                spec = AdapterSpec(name, timeout_s=timeout)
+            else:
+                argv = shlex.split(command) if command.strip() else []
+                spec = AdapterSpec(Path(argv[0]).name if argv else "reader", command, timeout_s=timeout)
+            self.worker = spec.worker()  # started by the first case, closed at the end of the session
+        except (SpecError, ValueError, LookupError) as e:
+            raise pytest.UsageError(f"parquet-conformance: {e}") from None
+        self.track = track.get(self.worker.adapter.track)
         self.role: str | None = opt("parquet_conformance_role")
-        if self.role is not None and not ROLE_RE.fullmatch(self.role):
-            raise pytest.UsageError(f"--parquet-conformance-role: {self.role!r} is not legacy or aware:<profile>")
+        if self.role is not None and not (ROLE_RE.fullmatch(self.role) and track.valid_role(self.track, self.role)):
+            raise pytest.UsageError(f"--parquet-conformance-role: {self.role!r} is not a role of the "
+                                    f"{self.track.name} track ({', '.join(self.track.roles)})")
         self.xfail_file = opt("parquet_conformance_expected_failures")
         self.xfail: set[str] = set()
         if self.xfail_file:
-            try:  # the same file `parquet-conformance check` reads (a pinned verdict is allowed, not used)
-                listed = list(load_expected(Path(self.xfail_file)))
-            except ValueError as e:
+            try:  # the same file `parquet-conformance check` reads
+                listed = load_expected(Path(self.xfail_file), {c.id for c in self.manifest.cases})
+            except (GateError, OSError) as e:
                 raise pytest.UsageError(f"--parquet-conformance-expected-failures: {e}") from None
-            except OSError as e:
-                raise pytest.UsageError(f"--parquet-conformance-expected-failures: {self.xfail_file}: "
-                                        f"{e.strerror or e}") from None
-            known = {c["id"] for c in self.manifest["cases"]}
-            if unknown := [c for c in listed if c not in known]:
-                config.issue_config_time_warning(pytest.PytestConfigWarning(
-                    f"{self.xfail_file} lists {len(unknown)} case(s) not in the corpus, e.g. {unknown[0]!r}"), 2)
-            self.xfail = set(listed)
+            self.xfail = {e.case for e in listed}
         only = opt("parquet_conformance_only")
-        cases = [c for c in self.manifest["cases"] if matches(c["id"], only)]
-        # Baselines first (conformance.cells.judge compares with the reader's own reading of the base).
-        self.cases = sorted(cases, key=lambda c: not c["id"].startswith("base/"))
-        self.by_id = {c["id"]: c for c in self.manifest["cases"]}
+        cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
+        baselines = {b.baseline_case for b in self.manifest.bases.values()}
+        # Baselines first: a case is also judged against the reader's own reading of its base.
+        self.cases = sorted(cases, key=lambda c: c.id not in baselines)
         self.outcomes: dict[str, Outcome] = {}
+        self.durations: dict[str, float] = {}
         self.verdicts: Counter[str] = Counter()
-        self.worker = Worker(adapter, argv)  # started by the first case, closed at the end of the session
 
     # -- pytest hooks -----------------------------------------------------------------------
 
     def pytest_report_header(self) -> str:
-        gen = self.manifest.get("generator", {})
-        return (f"parquet-conformance: corpus {self.root} ({gen.get('name')} {gen.get('version')}, "
-                f"{len(self.cases)} of {len(self.manifest['cases'])} cases), reader {self.worker.adapter.name}")
+        gen = self.manifest.generator
+        return (f"parquet-conformance: corpus {self.root} ({gen.get('name')} {gen.get('version')}, digest "
+                f"{self.digest[:16]}, {len(self.cases)} of {len(self.manifest.cases)} cases), reader "
+                f"{self.worker.adapter.name}")
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Iterator[None]:
@@ -151,65 +137,72 @@ class ConformanceRun:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.verdicts:
             return
-        info = self.worker.info or {}
-        who = f"{info.get('implementation') or self.worker.adapter.name} {info.get('version') or ''}".strip()
+        info = self.worker.info
+        who = f"{info.implementation} {info.version}" if info else self.worker.adapter.name
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.verdicts.items()))
         terminalreporter.write_sep("-", "parquet-conformance")
-        terminalreporter.write_line(f"{who} as {self.role or 'legacy'}: {counts}")
+        terminalreporter.write_line(f"{who} as {', '.join(self.roles())}: {counts}")
 
     def pytest_sessionfinish(self) -> None:
         self.worker.close()
 
-    # -- judging -----------------------------------------------------------------------------
+    # -- judging: the run's judge (conformance/judge.py), one case at a time -----------------
 
-    def read(self, case_id: str, path: Path) -> Outcome:
-        if case_id not in self.outcomes:
-            self.outcomes[case_id] = self.worker.read(str(path.resolve()), case_id)
-        return self.outcomes[case_id]
+    def read(self, case: CaseEntry) -> Outcome:
+        if case.id not in self.outcomes:
+            timed = self.worker.read(str((self.root / case.file).resolve()), case.id, case.op)
+            self.outcomes[case.id], self.durations[case.id] = timed.outcome, timed.duration_s
+        return self.outcomes[case.id]
+
+    def roles(self) -> list[str]:
+        if self.role:
+            return [self.role]
+        info = self.worker.info
+        return list(info.roles) if info and info.roles else [self.track.default_role]
 
     def baseline(self, base: str) -> str | None:
-        """The reader's data hash for the unmodified base: its `base/<name>` case, or `bases/<name>.parquet`."""
-        case = self.by_id.get(f"base/{base}")
-        path = self.root / (case["file"] if case else self.manifest["bases"][base]["file"])
-        outcome = self.read(f"base/{base}", path)
-        return outcome.data_hash if outcome.outcome == "read" else None
+        """The reader's data hash for the unmodified base (its baseline case)."""
+        case_id = self.manifest.bases[base].baseline_case
+        if not case_id:
+            return None
+        outcome = self.read(self.manifest.case(case_id))
+        return outcome.data_hash if isinstance(outcome, Read) else None
 
-    def judge(self, case: dict) -> tuple[str, str, Outcome]:
-        """(expectation, verdict, outcome) of one case, as conformance.cells.judge would give it."""
-        outcome = self.read(case["id"], self.root / case["file"])
-        if outcome.outcome == "unavailable":
-            return "", "skip", outcome
-        if self.role is None:
-            self.role = ((self.worker.info or {}).get("roles") or ["legacy"])[0]
-        baseline = self.baseline(case["base"]) if outcome.outcome == "read" else None
-        expected, verdict = judge_cell(case, self.manifest, self.role, outcome.outcome, outcome.data_hash,
-                                       outcome.metadata, baseline)
-        self.verdicts[verdict] += 1
-        return expected, verdict, outcome
+    def judge(self, case: CaseEntry) -> tuple[Outcome, list[tuple[str, Expectation, Verdict]]]:
+        """The outcome, and (role, expectation, verdict) for every role the case is judged in."""
+        outcome = self.read(case)
+        base = self.manifest.bases[case.base]
+        baseline = self.baseline(case.base) if isinstance(outcome, Read) else None
+        out = []
+        for role in roles_judged(case, self.roles()):
+            expected, verdict = judge_cell(case, base, role, outcome, baseline, self.track.default_role)
+            self.verdicts[verdict] += 1
+            out.append((role, expected, verdict))
+        return outcome, out
 
-    def explain(self, case: dict, expected: str, verdict: str, outcome: Outcome) -> str:
-        meaning = self.manifest.get("expectations", {}).get(expected, "")
-        lines = [f"parquet-conformance case {case['id']}: {verdict}",
-                 f"  title:     {case.get('title', '')}",
-                 f"  expected:  {expected} (role {self.role}): {meaning}"]
-        got = outcome.outcome
-        if got == "read":
-            base_hash = self.manifest["bases"][case["base"]]["data_hash"]
+    def explain(self, case: CaseEntry, judged: list[tuple[str, Expectation, Verdict]], outcome: Outcome) -> str:
+        flat = outcome_fields(outcome)
+        worst = next((v for _, _, v in judged if v != Verdict.PASS), Verdict.PASS)
+        lines = [f"parquet-conformance case {case.id}: {worst}", f"  title:     {case.title}"]
+        for role, expected, verdict in judged:
+            lines.append(f"  expected:  {expected} (role {role}): {expected.meaning} -> {verdict}")
+        got = str(outcome.kind)
+        if isinstance(outcome, Read):
+            base_hash = self.manifest.bases[case.base].data_hash
             got += f", {outcome.rows} rows, data {outcome.data_hash[:16]} (base data {base_hash[:16]}"
-            baseline = self.outcomes.get(f"base/{case['base']}")
-            own = baseline.data_hash if baseline and case["id"] != f"base/{case['base']}" else None
-            if own and own != base_hash:
+            own = self.baseline(case.base)
+            if own and own != base_hash and case.id != self.manifest.bases[case.base].baseline_case:
                 got += f", the reader's baseline {own[:16]}"
             got += ")"
-        lines.append(f"  outcome:   {got} in {outcome.duration_s:.3f}s")
-        if outcome.error_class or outcome.error_message:
-            message = (outcome.error_message or "").strip().replace("\n", "\n             ")
-            lines.append(f"  error:     {outcome.error_class or '-'}: {message[:2000]}")
-        lines.append(f"  file:      {self.root / case['file']}")
-        for c in case.get("citations") or []:
-            lines.append(f"  citation:  {c.get('source')}, {c.get('section')}: {json.dumps(c.get('quote'))}")
-        if case.get("notes"):
-            lines.append(f"  notes:     {case['notes']}")
+        lines.append(f"  outcome:   {got} in {self.durations.get(case.id, 0.0):.3f}s")
+        if flat["error_class"] or flat["error_message"]:
+            message = (flat["error_message"] or "").strip().replace("\n", "\n             ")
+            lines.append(f"  error:     {flat['error_class'] or '-'}: {message[:2000]}")
+        lines.append(f"  file:      {self.root / case.file}")
+        for c in case.citations:
+            lines.append(f"  citation:  {c.source}, {c.section}: {json.dumps(c.quote)}")
+        if case.notes:
+            lines.append(f"  notes:     {case.notes}")
         return "\n".join(lines)
 
 
@@ -219,25 +212,25 @@ class CorpusFile(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
         run: ConformanceRun = self.config.pluginmanager.get_plugin("parquet-conformance-run")
         for case in run.cases:
-            item = CaseItem.from_parent(self, name=case["id"], case=case)
-            if case["id"] in run.xfail:
+            item = CaseItem.from_parent(self, name=case.id, case=case)
+            if case.id in run.xfail:
                 item.add_marker(pytest.mark.xfail(strict=True, reason=f"listed in {run.xfail_file}"))
             yield item
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: dict, **kwargs: object) -> None:
+    def __init__(self, *, case: CaseEntry, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.case = case
 
     def runtest(self) -> None:
         run: ConformanceRun = self.config.pluginmanager.get_plugin("parquet-conformance-run")
-        expected, verdict, outcome = run.judge(self.case)
-        self.user_properties += [("verdict", verdict), ("outcome", outcome.outcome)]
-        if verdict == "skip":
-            pytest.skip(f"reader unavailable: {outcome.error_message}")
-        if verdict != "pass":
-            raise CaseFailed(run.explain(self.case, expected, verdict, outcome))
+        outcome, judged = run.judge(self.case)
+        self.user_properties += [("verdict", str(v)) for _, _, v in judged] + [("outcome", str(outcome.kind))]
+        if all(v == Verdict.SKIP for _, _, v in judged):
+            pytest.skip(f"reader unavailable: {outcome_fields(outcome)['error_message']}")
+        if any(v != Verdict.PASS for _, _, v in judged):
+            raise CaseFailed(run.explain(self.case, judged, outcome))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None) -> str:
         if isinstance(excinfo.value, CaseFailed):

@@ -1,8 +1,10 @@
-"""`python -m conformance.worker ADAPTER`: serve one Python adapter over the JSON-lines protocol.
+"""`python -m parquet_conformance.conformance.worker ADAPTER`: serve one Python adapter over the
+JSON-lines protocol (docs/adapter-protocol.md).
 
-The protocol stream is a private copy of the original stdout; fd 1 itself is pointed at
-stderr, so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt
-it. See docs/adapter-protocol.md.
+The protocol stream is a private copy of the original stdout; fd 1 itself is pointed at stderr,
+so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt it. The
+library's call (`adapter.read`) and our conversion of its result (`adapter.canonical`) are kept
+apart: an exception in the first is the library's outcome, in the second a `harness-error`.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Any
 
-from conformance.adapters import PythonAdapter, Unavailable, get
+from parquet_conformance.conformance import protocol
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
 
 
-def read_one(adapter: PythonAdapter, path: str) -> dict:
+def read_one(adapter: PythonAdapter, path: str) -> dict[str, Any]:
     try:
-        rows = adapter.read(path)
+        result = adapter.read(path)
     except MemoryError as e:
         return {"outcome": "oom", "error": _error(e)}
     except RecursionError as e:
@@ -26,12 +30,18 @@ def read_one(adapter: PythonAdapter, path: str) -> dict:
     except BaseException as e:
         outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
         return {"outcome": outcome, "error": _error(e)}
-    return {"outcome": "read", **rows}
+    try:
+        data = adapter.canonical(result)
+    except MemoryError as e:
+        return {"outcome": "oom", "error": _error(e)}
+    except Exception as e:  # our conversion of a result the library did return
+        return {"outcome": "harness-error", "error": _error(e)}
+    return {"outcome": "read", **data}
 
 
-def _error(e: BaseException) -> dict:
+def _error(e: BaseException) -> dict[str, str]:
     cls = type(e)
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": str(e)[:4000]}
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": str(e)[:protocol.MAX_TEXT]}
 
 
 def serve(name: str) -> None:
@@ -39,8 +49,10 @@ def serve(name: str) -> None:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     adapter = get(name)
+    if not isinstance(adapter, PythonAdapter):
+        raise SystemExit(f"{name} is not a Python adapter")
 
-    def send(msg: dict) -> None:
+    def send(msg: dict[str, Any]) -> None:
         proto.write(json.dumps(msg, ensure_ascii=True) + "\n")
         proto.flush()
 
@@ -50,13 +62,16 @@ def serve(name: str) -> None:
         if cmd == "start":
             try:
                 adapter.prepare()
-                send({"id": req["id"], "ok": True, **adapter.describe(), "version": adapter.version()})
-            except Unavailable as e:
-                send({"id": req["id"], "ok": False, "unavailable": str(e)})
-        elif cmd == "read":
-            send({"id": req["id"], **read_one(adapter, req["path"])})
+                info = adapter.describe()
+                send(protocol.to_json(protocol.StartReply(
+                    id=req["id"], adapter=info["adapter"], implementation=info["implementation"],
+                    version=adapter.version(), roles=info["roles"], engine=info["engine"])))
+            except AdapterUnavailable as e:
+                send(protocol.to_json(protocol.UnavailableReply(req["id"], str(e))))
         elif cmd == "stop":
             return
+        else:  # `read`, or the operation a track defines
+            send({"id": req["id"], **read_one(adapter, req["path"])})
 
 
 if __name__ == "__main__":

@@ -1,81 +1,71 @@
-"""Build the corpus: case files, base files, expected data and manifest.json.
+"""Build the corpus of every selected track: case files, base files, expected data and manifest.json.
 
-Deterministic: the same generator version, pyarrow version and seed give byte-identical
-trees. Each case's RNG seed derives from (seed, case id), so `--only` changes nothing in
-the cases it keeps.
+Format-neutral: each track (corpus/track.py) says which cases exist and how to make their bytes.
+Deterministic: the same generator version, writer versions and seed give byte-identical trees.
+Each case's RNG seed derives from (seed, case id), so `--only` changes nothing in the cases it keeps.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import pyarrow as pa
+from parquet_conformance.corpus import regressions
+from parquet_conformance.corpus.dist import write_manifest_digest
+from parquet_conformance.corpus.model import (
+    EXPECTATION_MEANINGS,
+    GENERATOR,
+    GENERATOR_VERSION,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    BaseEntry,
+    Case,
+    CaseEntry,
+    Manifest,
+    dump_json,
+    matches,
+)
+from parquet_conformance.corpus.track import Track, all_tracks
+from parquet_conformance.generators.canonical import data_hash
 
-from conformance import __version__
-from corpus import regressions
-from corpus.catalog import Case, select_cases
-from generators import mutations
-from generators.bases import BASES, base_bytes, base_expected, base_hash
-
-MANIFEST_VERSION = 1
-EXPECTATIONS = {
-    "read": "must return exactly the base data",
-    "reject": "must fail with an error",
-    "either": "may read (exactly the base data) or reject; never wrong data",
-}
-ROLES = {"legacy": "a reader that knows no extension (any Parquet reader today)"}
-OUTPUT_DIRS = ("cases", "bases", "expected")
+OUTPUT_DIRS = ("cases", "bases", "expected")  # replaced whole on regeneration
+Progress = Callable[[int, int, str], None]
 
 
 def case_seed(seed: int, case_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{case_id}".encode()).digest()[:8], "little")
 
 
-def build_case(case: Case, seed: int) -> tuple[bytes, list[dict]]:
-    return mutations.apply(base_bytes(case.base), list(case.transformations), case_seed(seed, case.id))
+def case_file(track: Track, case_id: str) -> str:
+    return f"cases/{case_id}{track.suffix}"
 
 
-def case_file(case_id: str) -> str:
-    return f"cases/{case_id}.parquet"
+def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
+    data, log = track.build(case, case_seed(seed, case.id))
+    entry = CaseEntry(
+        id=case.id, track=track.name, title=case.title, group=case.group, kind=case.kind, base=case.base,
+        file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
+        seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
+        decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
+        large=case.large, op=case.op)
+    return entry, data
 
 
-def case_entry(case: Case, seed: int, data: bytes, extensions: list[dict]) -> dict:
-    return {
-        "id": case.id,
-        "title": case.title,
-        "group": case.group,
-        "kind": case.kind,
-        "base": case.base,
-        "file": case_file(case.id),
-        "size": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "seed": case_seed(seed, case.id),
-        "transformations": list(case.transformations),
-        "expect": case.expect,
-        "decode": case.decode,
-        "citations": list(case.citations),
-        "notes": case.notes,
-        "extensions": extensions if case.kind == "golden" else None,
-        "large": case.large,
-    }
+def base_entry(track: Track, name: str) -> BaseEntry:
+    expected = track.base_expected(name)
+    shape = expected if isinstance(expected, dict) else {}
+    return BaseEntry(
+        track=track.name, description=track.base_description(name), file=f"bases/{name}{track.suffix}",
+        sha256=hashlib.sha256(track.base_file(name)).hexdigest(), expected=f"expected/{name}.json",
+        data_hash=data_hash(expected), rows=len(shape.get("rows", [])), columns=list(shape.get("columns", [])),
+        baseline_case=track.baseline_case(name))
 
 
-def base_entry(name: str) -> dict:
-    data = base_bytes(name)
-    expected = base_expected(name)
-    return {
-        "description": BASES[name].description,
-        "file": f"bases/{name}.parquet",
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "expected": f"expected/{name}.json",
-        "data_hash": base_hash(name),
-        "rows": len(expected["rows"]),
-        "columns": expected["columns"],
-    }
+def select(tracks: Sequence[Track], only: str | None, large: bool) -> list[tuple[Track, Case]]:
+    """Large cases need `large`."""
+    return [(t, c) for t in tracks for c in t.cases() if (large or not c.large) and matches(c.id, only)]
 
 
 def _prepare(out: Path) -> None:
@@ -87,52 +77,48 @@ def _prepare(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
 
 
+def _write(out: Path, rel: str, data: bytes) -> None:
+    path = out / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = False,
-             progress: Callable[[int, int, str], None] | None = None) -> dict:
-    cases = select_cases(only, large)
+             tracks: Sequence[Track] | None = None, progress: Progress | None = None) -> Manifest:
+    tracks = list(tracks) if tracks is not None else all_tracks()
+    chosen = select(tracks, only, large)
+    by_name = {t.name: t for t in tracks}
     # Files found in the wild (corpus/regressions.py), after the catalog; read and checked before `out` changes.
-    found = list(regressions.case_entries(regressions.selected(only)))
-    if not cases and not found:
+    found = [(e, d) for e, d in regressions.case_entries(regressions.selected(only)) if e.track in by_name]
+    if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")
     _prepare(out)
     entries = []
-    for i, case in enumerate(cases):
+    total = len(chosen) + len(found)
+    for i, (track, case) in enumerate(chosen):
         if progress:
-            progress(i, len(cases) + len(found), case.id)
-        data, extensions = build_case(case, seed)
-        path = out / case_file(case.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        entries.append(case_entry(case, seed, data, extensions))
-    for i, (entry, data) in enumerate(found, len(cases)):
+            progress(i, total, case.id)
+        entry, data = build_case(track, case, seed)
+        _write(out, entry.file, data)
+        entries.append(entry)
+    for i, (entry, data) in enumerate(found, len(chosen)):
         if progress:
-            progress(i, len(cases) + len(found), entry["id"])
-        path = out / entry["file"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+            progress(i, total, entry.id)
+        _write(out, entry.file, data)
         entries.append(entry)
     bases = {}
-    for name in sorted({e["base"] for e in entries}):
-        bases[name] = base_entry(name)
-        (out / "bases").mkdir(exist_ok=True)
-        (out / "bases" / f"{name}.parquet").write_bytes(base_bytes(name))
-        (out / "expected").mkdir(exist_ok=True)
-        (out / "expected" / f"{name}.json").write_text(dump_json(base_expected(name)))
-    manifest = {
-        "format": "parquet-conformance-manifest",
-        "manifest_version": MANIFEST_VERSION,
-        "generator": {"name": "parquet-conformance", "version": __version__, "pyarrow": pa.__version__},
-        "seed": seed,
-        "only": only,
-        "large": large,
-        "expectations": EXPECTATIONS,
-        "roles": ROLES,
-        "bases": bases,
-        "cases": entries,
-    }
-    (out / "manifest.json").write_text(dump_json(manifest))
+    for track_name, name in sorted({(e.track, e.base) for e in entries}):
+        track = by_name[track_name]
+        base = bases[name] = base_entry(track, name)
+        _write(out, base.file, track.base_file(name))
+        _write(out, base.expected, dump_json(track.base_expected(name)).encode())
+    writers = {k: v for t in tracks for k, v in t.writers().items()}
+    manifest = Manifest(
+        format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,
+        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **writers}, seed=seed, only=only, large=large,
+        tracks=[t.name for t in tracks], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
+        roles={r: d for t in tracks for r, d in t.roles.items()}, bases=bases, cases=entries)
+    manifest.check()
+    (out / "manifest.json").write_text(dump_json(manifest.to_json()))
+    write_manifest_digest(out)
     return manifest
-
-
-def dump_json(obj: object) -> str:
-    return json.dumps(obj, indent=1, ensure_ascii=True) + "\n"

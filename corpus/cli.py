@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from conformance.errors import UsageError
+from parquet_conformance.corpus.errors import UsageError
 
 
 def _fail(lines: list[str]) -> int:
@@ -21,8 +21,8 @@ def _fail(lines: list[str]) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from corpus import dist
-    from corpus.build import generate
+    from parquet_conformance.corpus import dist
+    from parquet_conformance.corpus.build import generate
 
     if args.corpus and (args.seed or args.only or args.large):
         raise UsageError("--seed, --only and --large choose what to generate; they do not go with --corpus") from None
@@ -44,7 +44,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from corpus import dist
+    from parquet_conformance.corpus import dist
 
     path = Path(args.path)
     try:
@@ -70,7 +70,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from corpus import dist
+    from parquet_conformance.corpus import dist
 
     into = Path(args.into)
     try:
@@ -89,20 +89,20 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_add_regression(args: argparse.Namespace) -> int:
-    from corpus import regressions
+    from parquet_conformance.corpus import regressions
 
     try:
         expect = regressions.parse_expect(args.expect)
         citations = [regressions.parse_cite(c) for c in args.cite]
         entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
-                                base=args.base)
+                                base=args.base, track=args.track)
     except ValueError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"cannot add {args.file}: {e.strerror or e}") from None
     where = regressions.regressions_dir()
     print(f"added {entry['id']} ({entry['size']} bytes, sha256 {entry['sha256'][:16]}...) to {where}; "
-          f"`parquet-conformance generate` now writes it to cases/{entry['id']}.parquet")
+          f"`parquet-conformance generate` now writes it to cases/")
     return 0
 
 
@@ -169,6 +169,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "'apache/arrow GH-12345 | Description | reader crashes on ...' (repeatable)")
     ar.add_argument("--title", help="one line: what the file is (default: from the file name)")
     ar.add_argument("--notes", default="", help="ambiguities and reasons")
+    ar.add_argument("--track", default="parquet", help="the track whose reader reads the file (default parquet)")
     ar.add_argument("--base", default="flat",
                     help="the base whose data a `read` must return (default flat); a reader that reads the file "
                          "must return exactly expected/<base>.json or its own reading of that base")

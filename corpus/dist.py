@@ -29,7 +29,8 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
-from generators.canonical import data_hash
+from parquet_conformance.corpus.model import GENERATOR_VERSION, Manifest
+from parquet_conformance.generators.canonical import data_hash
 
 STEM = "parquet-conformance-corpus"
 SUMS = "SHA256SUMS"
@@ -66,46 +67,56 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_manifest(text: bytes | str, where: str) -> dict:
+def load_manifest(text: bytes | str, where: str) -> Manifest:
+    """The one manifest loader: JSON, then the records; any problem is one DistError naming `where`."""
     try:
-        manifest = json.loads(text)
-    except ValueError as e:
-        raise DistError(f"{where}: not JSON ({e})") from None
-    if (not isinstance(manifest, dict) or manifest.get("format") != "parquet-conformance-manifest"
-            or not isinstance(manifest.get("cases"), list) or not isinstance(manifest.get("bases"), dict)):
-        raise DistError(f"{where}: not a parquet-conformance manifest")
-    return manifest
+        return Manifest.from_json(json.loads(text))
+    except ValueError as e:  # not JSON, or JSON that is not a manifest
+        raise DistError(f"{where}: {e}") from None
+    except (TypeError, KeyError, AttributeError) as e:
+        raise DistError(f"{where}: not a parquet-conformance manifest ({type(e).__name__}: {e})") from None
+
+
+def read_manifest(corpus: Path) -> tuple[Path, Manifest]:
+    """The corpus directory (see find_root) and its manifest."""
+    root = find_root(corpus)
+    path = root / MANIFEST
+    try:
+        text = path.read_bytes()
+    except OSError as e:
+        raise DistError(f"{path}: {e.strerror or e}") from None
+    return root, load_manifest(text, str(path))
 
 
 # -- names -------------------------------------------------------------------------------
 
 
-def corpus_version(manifest: dict) -> str:
+def corpus_version(manifest: Manifest) -> str:
     """The generator version, plus what makes this build differ from the default corpus."""
-    parts = [str(manifest["generator"]["version"])]
-    if manifest.get("seed"):
-        parts.append(f"seed{manifest['seed']}")
-    if only := manifest.get("only"):
+    parts = [str(manifest.generator["version"])]
+    if manifest.seed:
+        parts.append(f"seed{manifest.seed}")
+    if only := manifest.only:
         slug = re.sub(r"[^A-Za-z0-9.]+", "-", only).strip("-")[:40]
         # The hash keeps globs that slug alike (`a/*`, `a/?`) apart.
         parts.append(f"only-{slug}-{hashlib.sha256(only.encode()).hexdigest()[:8]}".replace("--", "-"))
-    if manifest.get("large"):
+    if manifest.large:
         parts.append("large")
     return "-".join(parts)
 
 
-def archive_stem(manifest: dict) -> str:
+def archive_stem(manifest: Manifest) -> str:
     return f"{STEM}-{corpus_version(manifest)}"
 
 
 # -- pack --------------------------------------------------------------------------------
 
 
-def corpus_files(manifest: dict) -> list[str]:
+def corpus_files(manifest: Manifest) -> list[str]:
     """Every data file the manifest names, relative to its directory."""
-    files = {c["file"] for c in manifest["cases"]}
-    for b in manifest["bases"].values():
-        files.update((b["file"], b["expected"]))
+    files = {c.file for c in manifest.cases}
+    for b in manifest.bases.values():
+        files.update((b.file, b.expected))
     return sorted(files)
 
 
@@ -122,13 +133,14 @@ def _tarinfo(name: str, size: int | None = None) -> tarfile.TarInfo:
 def pack(corpus: Path, out: Path) -> tuple[Path, str]:
     """Writes the archive and updates SHA256SUMS in `out`; returns the archive and its sha256."""
     root = find_root(corpus)
-    manifest = load_manifest((root / MANIFEST).read_bytes(), str(root / MANIFEST))
+    root, manifest = read_manifest(root)
     problems = verify_tree(root, manifest)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise DistError(f"{root} does not match its manifest: {problems[0]}{more}; see `corpus verify`")
     stem = archive_stem(manifest)
-    contents: dict[str, Path | bytes] = {MANIFEST: root / MANIFEST, README: readme_text(manifest).encode()}
+    contents: dict[str, Path | bytes] = {MANIFEST: root / MANIFEST, SUMS: root / SUMS,
+                                         README: readme_text(manifest).encode()}
     contents.update({rel: root / rel for rel in corpus_files(manifest)})
     dirs = {str(parent) for rel in contents for parent in PurePosixPath(rel).parents if str(parent) != "."}
     # Sorted names put every directory right before its contents (a prefix sorts first).
@@ -159,12 +171,31 @@ def pack(corpus: Path, out: Path) -> tuple[Path, str]:
     return archive, digest
 
 
-def read_sums(path: Path) -> dict[str, str]:
+def parse_sums(text: bytes | str) -> dict[str, str]:
+    """`sha256sum` lines; undecodable bytes and other lines are ignored (a missing entry is the problem)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     sums = {}
-    for line in path.read_text().splitlines():
+    for line in text.splitlines():
         if m := SUMS_LINE.fullmatch(line.strip()):
             sums[m.group(2)] = m.group(1).lower()
     return sums
+
+
+def read_sums(path: Path) -> dict[str, str]:
+    return parse_sums(path.read_bytes())
+
+
+def manifest_digest(root: Path) -> str:
+    return sha256_file(root / MANIFEST)
+
+
+def write_manifest_digest(root: Path) -> str:
+    """A corpus carries its manifest's digest in SHA256SUMS (`sha256sum -c SHA256SUMS` checks it), so that
+    a changed manifest is caught, and a report can name the corpus it ran on."""
+    digest = manifest_digest(root)
+    (root / SUMS).write_text(f"{digest}  {MANIFEST}\n")
+    return digest
 
 
 def write_sums(out: Path, new: dict[str, str]) -> None:
@@ -175,16 +206,16 @@ def write_sums(out: Path, new: dict[str, str]) -> None:
     path.write_text("".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())))
 
 
-def readme_text(manifest: dict) -> str:
-    gen = manifest["generator"]
+def readme_text(manifest: Manifest) -> str:
+    gen = manifest.generator
     stem = archive_stem(manifest)
     kinds: dict[str, int] = {}
-    for c in manifest["cases"]:
-        kinds[c["kind"]] = kinds.get(c["kind"], 0) + 1
-    built = [f"seed {manifest.get('seed', 0)}"]
-    if manifest.get("only"):
-        built.append(f"only the cases matching {manifest['only']!r}")
-    if manifest.get("large"):
+    for c in manifest.cases:
+        kinds[c.kind] = kinds.get(c.kind, 0) + 1
+    built = [f"seed {manifest.seed}"]
+    if manifest.only:
+        built.append(f"only the cases matching {manifest.only!r}")
+    if manifest.large:
         built.append("with the large (64 MiB, 128 MiB) cases")
     lines = [
         f"{stem}",
@@ -197,8 +228,8 @@ def readme_text(manifest: dict) -> str:
         "",
         f"Written by {gen.get('name', 'parquet-conformance')} {gen['version']} (bases written by pyarrow "
         f"{gen.get('pyarrow', '?')}), {', '.join(built)}.",
-        f"{len(manifest['cases'])} cases ({', '.join(f'{n} {k}' for k, n in kinds.items())}) "
-        f"from {len(manifest['bases'])} bases.",
+        f"{len(manifest.cases)} cases ({', '.join(f'{n} {k}' for k, n in kinds.items())}) "
+        f"from {len(manifest.bases)} bases.",
         "",
         "Layout",
         "------",
@@ -214,7 +245,7 @@ def readme_text(manifest: dict) -> str:
         "Each case names, in manifest.json under \"expect\", one word per reader role:",
         "",
     ]
-    lines += [f"  {word:<8} {meaning}" for word, meaning in manifest.get("expectations", {}).items()]
+    lines += [f"  {word:<8} {meaning}" for word, meaning in manifest.expectations.items()]
     lines += [
         "",
         "Under every word, a crash, a hang, or data other than the base data is a failure. \"The base",
@@ -225,7 +256,7 @@ def readme_text(manifest: dict) -> str:
         "Roles:",
         "",
     ]
-    lines += [f"  {role:<16} {text}" for role, text in manifest.get("roles", {}).items()]
+    lines += [f"  {role:<16} {text}" for role, text in manifest.roles.items()]
     lines += [
         "  aware:<profile>  a reader that implements an extension profile; where a case names no",
         "                   expectation for it, the legacy one applies",
@@ -291,7 +322,7 @@ def _safe_rel(rel: object) -> bool:
             and ".." not in PurePosixPath(rel).parts and "\\" not in rel)
 
 
-def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
+def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
           present: Iterable[str]) -> list[str]:
     """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
     if absent; `read(rel)` its bytes; `present` every file that the manifest should list."""
@@ -311,27 +342,32 @@ def check(manifest: dict, digest: Callable[[str], str | None], read: Callable[[s
         elif sha is not None and actual != sha:
             problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
 
-    for case in manifest["cases"]:
-        expect_file(case.get("file"), case.get("sha256"), f"case {case.get('id')!r}")
-    for name, base in manifest["bases"].items():
-        expect_file(base.get("file"), base.get("sha256"), f"base {name!r}")
-        rel = base.get("expected")
+    for case in manifest.cases:
+        expect_file(case.file, case.sha256, f"case {case.id!r}")
+    for name, base in manifest.bases.items():
+        expect_file(base.file, base.sha256, f"base {name!r}")
+        rel = base.expected
         expect_file(rel, None, f"the expected data of base {name!r}")
         if _safe_rel(rel) and (text := read(rel)) is not None:
             # The manifest has no file hash for expected data, but the hash of the data itself.
             try:
-                ok = data_hash(json.loads(text)) == base.get("data_hash")
+                ok = data_hash(json.loads(text)) == base.data_hash
             except (ValueError, TypeError):
                 ok = False
             if not ok:
                 problems.append(f"data mismatch: {rel} (not the data whose data_hash is in the manifest)")
+    sums = read(SUMS)
+    if sums is None:
+        problems.append(f"missing: {SUMS} (the digest of {MANIFEST})")
+    elif parse_sums(sums).get(MANIFEST) != digest(MANIFEST):
+        problems.append(f"{MANIFEST} does not match its digest in {SUMS}")
     problems += [f"extra: {rel}" for rel in sorted(set(present) - listed)]
     return problems
 
 
-def verify_tree(root: Path, manifest: dict | None = None) -> list[str]:
+def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
     if manifest is None:
-        manifest = load_manifest((root / MANIFEST).read_bytes(), str(root / MANIFEST))
+        root, manifest = read_manifest(root)
     present = []
     for top in DATA_DIRS:
         for dirpath, dirnames, filenames in os.walk(root / top):
@@ -389,7 +425,7 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
     problems += check(manifest, mine.get, lambda rel: texts.get(prefix + rel),
-                      [n for n in mine if n not in (MANIFEST, README)])
+                      [n for n in mine if n not in (MANIFEST, README, SUMS)])
     problems += [f"extra: {n}" for n in sorted(hashes) if not n.startswith(prefix)]
     if len(hashes) != len(members) - len(dirs):
         problems.append("the archive holds the same name twice")
@@ -431,7 +467,7 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
                 hashes[name] = _kind(m)
                 continue
             h = hashlib.sha256()
-            keep = name.endswith(".json") and m.size <= 64 << 20
+            keep = (name.endswith(".json") or PurePosixPath(name).name == SUMS) and m.size <= 64 << 20
             buf = io.BytesIO() if keep else None
             src = tar.extractfile(m)
             while chunk := src.read(CHUNK):
@@ -458,9 +494,7 @@ def normalize_url(url: str) -> str:
 
 def download(url: str, dest: Path, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD) -> str:
     """Streams `url` into `dest`; returns its sha256. `timeout` bounds every network wait."""
-    from conformance import __version__
-
-    request = urllib.request.Request(url, headers={"User-Agent": f"parquet-conformance/{__version__}"})
+    request = urllib.request.Request(url, headers={"User-Agent": f"parquet-conformance/{GENERATOR_VERSION}"})
     h = hashlib.sha256()
     total = 0
     try:

@@ -1,9 +1,10 @@
 """Regression cases: files found in the wild that broke a reader, kept as permanent cases.
 
 After Arrow's fuzzing corpus (every fixed crash keeps its reproducer): `corpus add-regression`
-copies a file to `regressions/files/<id>.parquet` next to this module and records it in
-`regressions/regressions.json`; `corpus.build.generate` then writes it to `cases/<id>.parquet`
-with a manifest entry like any other case (kind `regression`, one `copy` transformation).
+copies a file to `regressions/files/<id><suffix>` next to this module and records it in
+`regressions/regressions.json`; `corpus.build.generate` then writes it to `cases/<id><suffix>`
+with a manifest entry like any other case (kind `regression`, one `copy` mutation). Each entry
+names its track (default `parquet`).
 
 The directory can be moved with the environment variable PARQUET_CONFORMANCE_REGRESSIONS
 (a directory holding `regressions.json` and `files/`), for a private collection or for tests.
@@ -14,18 +15,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.model import (
+    ROLE_RE,
+    CaseEntry,
+    Citation,
+    Expectation,
+    Kind,
+    check_case_id,
+    matches,
+)
+
 ENV = "PARQUET_CONFORMANCE_REGRESSIONS"
 INDEX = "regressions.json"
 PREFIX = "regression/"
-# Path components of an id: no dots at the start (no `..`, no hidden files), portable characters only.
-ID_RE = re.compile(r"regression(/[A-Za-z0-9][A-Za-z0-9._-]*)+")
-ROLE_RE = re.compile(r"legacy|aware:[A-Za-z0-9][A-Za-z0-9._-]*")
-WORDS = ("read", "reject", "either")
+WORDS = tuple(e.value for e in Expectation)
 # Where the `copy` transformation says the file comes from: relative to the `corpus` package.
 SOURCE_DIR = "regressions/files"
 
@@ -57,12 +65,16 @@ def save(entries: list[dict], root: Path | None = None) -> None:
     tmp.replace(root / INDEX)
 
 
-def source(case_id: str) -> str:
-    return f"{SOURCE_DIR}/{case_id}.parquet"
+def _suffix(entry: dict) -> str:
+    return tracks.get(entry.get("track", "parquet")).suffix
 
 
-def file_path(case_id: str, root: Path | None = None) -> Path:
-    return (root or regressions_dir()) / "files" / f"{case_id}.parquet"
+def source(case_id: str, suffix: str) -> str:
+    return f"{SOURCE_DIR}/{case_id}{suffix}"
+
+
+def file_path(case_id: str, suffix: str, root: Path | None = None) -> Path:
+    return (root or regressions_dir()) / "files" / f"{case_id}{suffix}"
 
 
 def parse_expect(items: list[str]) -> dict[str, str]:
@@ -83,46 +95,44 @@ def parse_expect(items: list[str]) -> dict[str, str]:
     return expect
 
 
-def parse_cite(text: str) -> dict:
+def parse_cite(text: str) -> Citation:
     """`"source | section | quote"`; the quote may itself contain `|`."""
     parts = [p.strip() for p in text.split("|", 2)]
     if len(parts) != 3 or not all(parts):
         raise ValueError(f"--cite wants 'source | section | quote', got {text!r}")
-    return {"source": parts[0], "section": parts[1], "quote": parts[2]}
+    return Citation(parts[0], parts[1], parts[2])
 
 
 def validate_id(case_id: str, existing: list[dict]) -> None:
-    from corpus.catalog import all_cases
-
     if not case_id.startswith(PREFIX):
         raise ValueError(f"regression ids start with {PREFIX!r}, e.g. regression/arrow-gh-12345; got {case_id!r}")
-    if not ID_RE.fullmatch(case_id):
-        raise ValueError(f"bad id {case_id!r}: use /-separated names of letters, digits, '.', '_' and '-'")
+    check_case_id(case_id)
     if any(e["id"] == case_id for e in existing):
         raise ValueError(f"regression {case_id!r} already exists")
-    if any(c.id == case_id for c in all_cases()):
+    if any(c.id == case_id for t in tracks.all_tracks() for c in t.cases()):
         raise ValueError(f"{case_id!r} is already a catalog case")
 
 
-def add(file: Path, case_id: str, expect: dict[str, str], citations: list[dict], title: str | None = None,
-        notes: str = "", base: str = "flat", root: Path | None = None) -> dict:
+def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citation], title: str | None = None,
+        notes: str = "", base: str = "flat", track: str = "parquet", root: Path | None = None) -> dict:
     """Copies `file` into the collection and records it. Raises ValueError on bad input."""
-    from generators.bases import BASES
-
     root = root or regressions_dir()
     entries = load(root)
     validate_id(case_id, entries)
-    if base not in BASES:
-        raise ValueError(f"unknown base {base!r}; known: {', '.join(BASES)}")
+    if track not in tracks.names():
+        raise ValueError(f"unknown track {track!r}; known: {', '.join(tracks.names())}")
+    known = tracks.get(track).bases()
+    if base not in known:
+        raise ValueError(f"unknown base {base!r}; known: {', '.join(known)}")
     if not citations:
         raise ValueError("a regression needs at least one --cite: where the file comes from and why it matters")
     if not file.is_file():
         raise ValueError(f"{file}: no such file")
     data = file.read_bytes()
-    entry = {"id": case_id, "title": title or f"found-in-the-wild file {file.name}", "base": base,
-             "expect": expect, "citations": citations, "notes": notes,
+    entry = {"id": case_id, "track": track, "title": title or f"found-in-the-wild file {file.name}", "base": base,
+             "expect": expect, "citations": [c.to_json() for c in citations], "notes": notes,
              "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-    dest = file_path(case_id, root)
+    dest = file_path(case_id, _suffix(entry), root)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(file, dest)
     try:
@@ -135,15 +145,14 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[dict],
 
 def selected(only: str | None = None, root: Path | None = None) -> list[dict]:
     """The regressions `generate --only` keeps: the same globs as for catalog cases."""
-    from corpus.catalog import matches
-
     return [e for e in load(root) if matches(e["id"], only)]
 
 
-def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tuple[dict, bytes]]:
-    """Manifest entries (the keys of corpus.build.case_entry) with the file bytes, checked against the index."""
+def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tuple[CaseEntry, bytes]]:
+    """Manifest entries with the file bytes, checked against the index."""
     for e in entries:
-        path = file_path(e["id"], root)
+        suffix = _suffix(e)
+        path = file_path(e["id"], suffix, root)
         try:
             data = path.read_bytes()
         except OSError as err:
@@ -151,21 +160,10 @@ def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tupl
         digest = hashlib.sha256(data).hexdigest()
         if digest != e["sha256"]:
             raise ValueError(f"regression {e['id']}: {path} does not match the sha256 in {INDEX}")
-        yield {
-            "id": e["id"],
-            "title": e["title"],
-            "group": "regression",
-            "kind": "regression",
-            "base": e["base"],
-            "file": f"cases/{e['id']}.parquet",
-            "size": len(data),
-            "sha256": digest,
-            "seed": 0,
-            "transformations": [{"op": "copy", "source": source(e["id"])}],
-            "expect": e["expect"],
-            "decode": {},
-            "citations": e["citations"],
-            "notes": e.get("notes", ""),
-            "extensions": None,
-            "large": False,
-        }, data
+        yield CaseEntry(
+            id=e["id"], track=e.get("track", "parquet"), title=e["title"], group="regression", kind=Kind.REGRESSION,
+            base=e["base"], file=f"cases/{e['id']}{suffix}", size=len(data), sha256=digest, seed=0,
+            mutations=[{"mutation": "copy", "source": source(e["id"], suffix)}],
+            expect={r: Expectation(w) for r, w in e["expect"].items()}, decode={},
+            citations=[Citation.from_json(c) for c in e["citations"]], notes=e.get("notes", ""), extensions=None,
+            large=False), data

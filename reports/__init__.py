@@ -1,1 +1,34 @@
-"""Reports of a run: HTML matrix, results.json, JUnit XML per implementation, summary.md, run diffs."""
+"""Reports of a run, one module per format, registered by name in the entry-point group
+`parquet_conformance.reports` (pyproject.toml): html (report.html), json (results.json), junit
+(junit/<adapter>.xml), markdown (summary.md). A format is an object with a `name` and
+`write(doc, out) -> list[Path]`; adding one is one module and one registration line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from parquet_conformance.corpus import registry
+from parquet_conformance.reports.model import ResultsDocument
+
+
+class ReportFormat(Protocol):
+    name: str
+
+    def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
+        """Write this format's files for the run into `out`; return them."""
+        ...
+
+
+def names() -> list[str]:
+    return registry.names(registry.REPORTS)
+
+
+def get(name: str) -> ReportFormat:
+    return registry.load(registry.REPORTS, name)  # type: ignore[return-value]
+
+
+def write_reports(doc: ResultsDocument, out: Path, formats: list[str] | None = None) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    return [path for name in formats or names() for path in get(name).write(doc, out)]

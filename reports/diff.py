@@ -1,22 +1,42 @@
-"""Run-to-run regressions: cells whose verdict changed between two runs."""
+"""Run-to-run changes: cells whose verdict changed between two runs, and cells present in only one."""
 
 from __future__ import annotations
 
-KEY = ("case", "adapter", "role")
+from dataclasses import dataclass
+
+from parquet_conformance.conformance.model import Cell, Verdict
 
 
-def diff_runs(a: list[dict], b: list[dict]) -> list[dict]:
-    """Cells (by case, adapter, role) whose verdict differs, or that exist in only one run."""
-    old = {tuple(c[k] for k in KEY): c for c in a}
-    new = {tuple(c[k] for k in KEY): c for c in b}
+@dataclass(frozen=True)
+class Change:
+    case: str
+    adapter: str
+    role: str
+    before: Verdict | None  # None: the cell is not in the first run
+    after: Verdict | None  # None: the cell is not in the second run
+    version_before: str | None
+    version_after: str | None
+
+    @property
+    def kind(self) -> str:
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        if self.before == Verdict.PASS and self.after.is_failure:
+            return "regression"
+        if self.after == Verdict.PASS and self.before.is_failure:
+            return "fix"
+        return "change"
+
+
+def diff_runs(a: list[Cell], b: list[Cell]) -> list[Change]:
+    old = {(c.case, c.adapter, c.role): c for c in a}
+    new = {(c.case, c.adapter, c.role): c for c in b}
     out = []
     for key in sorted(old.keys() | new.keys()):
-        va = old[key]["verdict"] if key in old else None
-        vb = new[key]["verdict"] if key in new else None
-        if va != vb:
-            kind = ("regression" if va == "pass" and vb and vb.startswith("fail") else
-                    "fix" if vb == "pass" and va and va.startswith("fail") else "change")
-            out.append({**dict(zip(KEY, key, strict=True)), "before": va, "after": vb, "kind": kind,
-                        "version_before": old.get(key, {}).get("version"),
-                        "version_after": new.get(key, {}).get("version")})
+        x, y = old.get(key), new.get(key)
+        if x is None or y is None or x.verdict != y.verdict:
+            out.append(Change(*key, before=x.verdict if x else None, after=y.verdict if y else None,
+                              version_before=x.version if x else None, version_after=y.version if y else None))
     return out

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus.build import generate
+from parquet_conformance.corpus.build import generate
 
 
 @pytest.fixture(scope="session")

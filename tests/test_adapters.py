@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conformance.adapters import BUILTIN, get
-from conformance.runner import Worker
-from generators.bases import base_bytes, base_hash
+from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.execute import AdapterSpec
+from parquet_conformance.conformance.model import Crash, Read, Rejected, Unavailable
+from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
+from tests.helpers import CLI
 
 FAITHFUL_BASES = ("multi-row-group", "dictionary", "wide")  # every implementation reads these exactly
 
 
-@pytest.fixture(scope="module", params=BUILTIN)
+@pytest.fixture(scope="module", params=adapters.names("parquet"))
 def worker(request: pytest.FixtureRequest) -> Worker:
-    w = Worker(get(request.param))
-    if w.read("/nonexistent").outcome == "unavailable":
+    w = AdapterSpec(request.param).worker()
+    if isinstance(w.read("/nonexistent").outcome, Unavailable):
         w.close()
         pytest.skip(f"{request.param}: {w.unavailable}")
     yield w
@@ -39,26 +41,26 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_identity(worker: Worker) -> None:
     info = worker.start()
-    assert info["adapter"] == worker.adapter.name
-    assert info["version"] and info["version"] != "unknown"
-    assert info["roles"] == list(worker.adapter.roles)
+    assert info.adapter == worker.adapter.name
+    assert info.version and info.version != "unknown"
+    assert info.roles == list(worker.adapter.roles)
 
 
 @pytest.mark.parametrize("base", FAITHFUL_BASES)
 def test_reads_base_data_exactly(worker: Worker, files: Path, base: str) -> None:
-    outcome = worker.read(str(files / f"{base}.parquet"))
-    assert outcome.outcome == "read", outcome.error_message
+    outcome = worker.read(str(files / f"{base}.parquet")).outcome
+    assert isinstance(outcome, Read), outcome
     assert outcome.data_hash == base_hash(base)
 
 
 def test_rejects_what_is_not_parquet(worker: Worker, files: Path) -> None:
-    outcome = worker.read(str(files / "not-parquet.parquet"))
-    assert outcome.outcome in ("rejected", "crash"), outcome
-    assert outcome.error_class and outcome.error_message
+    outcome = worker.read(str(files / "not-parquet.parquet")).outcome
+    assert isinstance(outcome, (Rejected, Crash)), outcome
+    assert outcome.error.cls and outcome.error.message
 
 
 def test_read_command_json(files: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "read", str(files / "flat.parquet"),
+    proc = subprocess.run([*CLI, "read", str(files / "flat.parquet"),
                            "--adapter", "pyarrow", "--json"], capture_output=True, text=True, check=True)
     report = json.loads(proc.stdout)
     assert {k: report[k] for k in ("adapter", "outcome", "error", "rows", "data_hash")} == {
@@ -67,7 +69,7 @@ def test_read_command_json(files: Path) -> None:
 
 
 def test_adapters_command_lists_every_adapter() -> None:
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "adapters", "--json", "--adapter", "pyarrow",
+    proc = subprocess.run([*CLI, "adapters", "--json", "--adapter", "pyarrow",
                            "--adapter-cmd", "ghost=/nonexistent/reader"], capture_output=True, text=True, check=True)
     rows = {r["adapter"]: r for r in json.loads(proc.stdout)}
     assert rows["pyarrow"]["available"] and rows["pyarrow"]["version"]
@@ -77,11 +79,11 @@ def test_adapters_command_lists_every_adapter() -> None:
 def test_run_with_an_external_adapter(tmp_path: Path) -> None:
     """The Node worker plugged in by command line only, as an implementer would plug theirs."""
     try:
-        command = get("hyparquet").command()
+        command = adapters.get("hyparquet").command()
     except Exception as e:
         pytest.skip(f"hyparquet unavailable: {e}")
     cmd = " ".join(f"'{c}'" for c in command)
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--out", str(tmp_path), "--only", "base/*",
+    proc = subprocess.run([*CLI, "run", "--out", str(tmp_path), "--only", "base/*",
                            "--adapter-cmd", f"my-js-reader={cmd}"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     cells = json.loads((tmp_path / "results.json").read_text())["cells"]

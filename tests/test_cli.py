@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,14 +12,15 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.inspect import inspect_bytes
-from generators.bases import base_bytes
-from generators.footer import read_tail
+from parquet_conformance.generators.parquet.bases import base_bytes
+from parquet_conformance.generators.parquet.footer import read_tail
+from parquet_conformance.generators.parquet.inspect import inspect_bytes
+from tests.helpers import CLI
 from tests.test_extensions import append_extension
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return subprocess.run([*CLI, *args], capture_output=True, text=True,
                           timeout=300)
 
 

@@ -7,14 +7,14 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conformance.pipeline import read_results
+from parquet_conformance.conformance.results import read_cells
+from tests.helpers import CLI
 
 pytestmark = pytest.mark.slow
 
@@ -66,15 +66,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> None:
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--out", str(tmp_path), "--master", cluster,
+    proc = subprocess.run([*CLI, "run", "--out", str(tmp_path),
+                           "--master", cluster,
                            "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.executor.memory=2g",
                            "--only", "base/*,corrupt/footer-length/*", "--adapter", "pyarrow",
                            "--adapter", "datafusion", "--run-id", "cluster"],
                           capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    cells = read_results(tmp_path / "results", "cluster").to_pylist()
+    _, cells = read_cells(tmp_path / "results", "cluster")
     manifest = json.loads((tmp_path / "corpus" / "manifest.json").read_text())
     wanted = [c["id"] for c in manifest["cases"] if c["id"].startswith(("base/", "corrupt/footer-length/"))]
-    assert sorted((c["case"], c["adapter"]) for c in cells) == sorted(
+    assert sorted((c.case, c.adapter) for c in cells) == sorted(
         (case, a) for case in wanted for a in ("pyarrow", "datafusion"))
-    assert all(c["verdict"] == "pass" for c in cells if c["adapter"] == "pyarrow")
+    assert all(c.verdict == "pass" for c in cells if c.adapter == "pyarrow")

@@ -11,14 +11,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conformance.inspect import inspect_bytes
-from conformance.reference import read_table
-from corpus.build import generate
-from corpus.catalog import all_cases, select_cases
-from generators.canonical import canonical_table, data_hash
-from generators.footer import FooterError, parse_file
+from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.parquet import TRACK
+from parquet_conformance.corpus.parquet.catalog import all_cases
+from parquet_conformance.generators.canonical import canonical_table, data_hash
+from parquet_conformance.generators.parquet.footer import FooterError, parse_file
+from parquet_conformance.generators.parquet.inspect import inspect_bytes
+from parquet_conformance.generators.parquet.mutations import apply
+from parquet_conformance.generators.parquet.reference import read_table
 
-DEFAULT = select_cases()
+DEFAULT = [c for c in all_cases() if not c.large]
 EXT_KEYS = ("struct", "path", "header", "length", "sha256")
 
 
@@ -36,12 +38,21 @@ def test_catalog_size_and_shape() -> None:
     assert len(DEFAULT) >= 80
     assert {c.kind for c in cases} == {"golden", "nonconforming", "corrupt"}
     for c in cases:
-        assert c.citations and all(x["source"] and x["quote"] for x in c.citations), c.id
+        assert c.citations and all(x.source and x.quote for x in c.citations), c.id
         assert set(c.expect.values()) <= {"read", "reject", "either"}, c.id
         assert c.kind != "corrupt" or c.expect["legacy"] != "read", c.id
-    structs = {t.get("struct") for c in cases if c.kind == "golden" for t in c.transformations}
+    structs = {getattr(m, "struct", None) for c in cases if c.kind == "golden" for m in c.mutations}
     assert {"FileMetaData", "SchemaElement", "RowGroup", "ColumnChunk", "ColumnMetaData"} <= structs
-    assert any(t["op"] == "extend_page_header" for c in cases for t in c.transformations)
+    assert any(m.name == "extend_page_header" for c in cases for m in c.mutations)
+
+
+def test_the_manifest_alone_rebuilds_every_file(corpus_dir: Path, manifest: dict) -> None:
+    """Each entry's mutations, parsed back from JSON and replayed on its base with its seed, give its bytes."""
+    for entry in manifest["cases"]:
+        steps = [TRACK.parse_mutation(m) for m in entry["mutations"]]
+        assert [s.to_json() for s in steps] == entry["mutations"], entry["id"]
+        data, _ = apply(TRACK.base_file(entry["base"]), steps, entry["seed"])
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"], entry["id"]
 
 
 @pytest.mark.parametrize("case_id", [c.id for c in DEFAULT])
@@ -98,14 +109,14 @@ def test_generation_is_reproducible(corpus_dir: Path, tmp_path: Path) -> None:
 
 
 def test_only_keeps_bytes_of_the_cases_it_selects(corpus_dir: Path, manifest: dict, tmp_path: Path) -> None:
-    sub = generate(tmp_path / "sub", only="ext/size/*")
+    sub = generate(tmp_path / "sub", only="ext/size/*").to_json()
     assert {c["id"] for c in sub["cases"]} == {c.id for c in DEFAULT if c.id.startswith("ext/size/")}
     full = {c["id"]: c["sha256"] for c in manifest["cases"]}
     assert all(full[c["id"]] == c["sha256"] for c in sub["cases"])
 
 
 def test_seed_changes_random_payloads(manifest: dict, tmp_path: Path) -> None:
-    other = generate(tmp_path / "seed1", seed=1, only="ext/file-metadata/flat/*")
+    other = generate(tmp_path / "seed1", seed=1, only="ext/file-metadata/flat/*").to_json()
     full = {c["id"]: c["sha256"] for c in manifest["cases"]}
     assert all(full[c["id"]] != c["sha256"] for c in other["cases"])
 
@@ -118,7 +129,7 @@ def test_expected_data_files_match_the_bases(corpus_dir: Path, manifest: dict) -
 
 
 def test_large_cases(tmp_path: Path) -> None:
-    manifest = generate(tmp_path, only="ext/size/*", large=True)
+    manifest = generate(tmp_path, only="ext/size/*", large=True).to_json()
     large = [c for c in manifest["cases"] if c["large"]]
     assert {c["id"].split("/")[2] for c in large} == {"64MiB", "128MiB"}
     for entry in large:

@@ -3,6 +3,7 @@ unpack (malicious archives built here), tampering caught, and regression cases."
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gzip
 import hashlib
@@ -22,17 +23,19 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
-from corpus import dist, regressions
-from corpus.build import case_entry, generate
-from corpus.catalog import select_cases
+from parquet_conformance.conformance.cli import main
+from parquet_conformance.corpus import dist, regressions
+from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.corpus.parquet.catalog import all_cases
+from tests.helpers import CLI
 
 SMALL = "base/*,corrupt/tiny/*,corrupt/tail/*"
 REPO_REGRESSIONS = Path(regressions.__file__).parent / "regressions"
 
 
 def cli(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return subprocess.run([*CLI, *args], capture_output=True, text=True,
                           timeout=300, env={**os.environ, **(env or {})}, cwd=cwd)
 
 
@@ -130,7 +133,7 @@ def test_archive_layout_and_attributes_are_fixed(small: Path, packed: tuple[Path
         assert m.isdir() or m.isreg(), m.name
         assert m.mode == (0o755 if m.isdir() else 0o644), m.name
     files = {n.removeprefix(stem + "/") for n, m in zip(names, members, strict=True) if m.isreg()}
-    assert files == {"manifest.json", "README", *dist.corpus_files(manifest)}
+    assert files == {"manifest.json", "README", "SHA256SUMS", *dist.corpus_files(Manifest.from_json(manifest))}
     with tarfile.open(archive) as tar:
         readme = tar.extractfile(f"{stem}/README").read().decode()
         assert tar.extractfile(f"{stem}/manifest.json").read() == (small / "manifest.json").read_bytes()
@@ -149,9 +152,14 @@ def test_pack_without_corpus_generates_one(tmp_path: Path) -> None:
     one_line_error(cli("corpus", "pack", "--out", str(tmp_path / "x"), "--corpus", str(tmp_path / "none")), 2)
 
 
+def small_manifest() -> Manifest:
+    return Manifest("parquet-conformance-manifest", 2, {}, 0, None, False, [], {}, {}, {}, [])
+
+
 def test_archive_names_differ_by_build_options() -> None:
     def name(**kw: object) -> str:
-        return dist.archive_stem({"generator": {"version": "1.2.0"}, "seed": 0, "only": None, "large": False, **kw})
+        fields = {"generator": {"version": "1.2.0"}, "seed": 0, "only": None, "large": False, **kw}
+        return dist.archive_stem(dataclasses.replace(small_manifest(), **fields))  # type: ignore[arg-type]
 
     names = [name(), name(seed=1), name(large=True), name(only="ext/size/*"), name(only="ext/size/?"),
              name(seed=1, large=True)]
@@ -203,24 +211,26 @@ def test_pack_fetch_verify_and_run_the_plugin_over_loopback_http(small: Path, tm
     ci = tmp_path / "ci"
     ci.mkdir()
     (ci / "pytest.ini").write_text("[pytest]\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.pytest_plugin",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "parquet_conformance.conformance.pytest_plugin",
                            "--parquet-conformance-corpus", str(got), "--parquet-conformance-adapter", "pyarrow",
                            "-q", "-p", "no:cacheprovider"], cwd=ci, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     counts = summary(proc.stdout)
     assert counts.get("passed", 0) == expected["pass"], proc.stdout
     assert counts.get("failed", 0) == sum(v for k, v in expected.items() if k != "pass"), proc.stdout
-    assert sum(counts.values()) == len(manifest["cases"]) == len(select_cases(SMALL))
+    assert sum(counts.values()) == len(manifest["cases"]) == len([c for c in all_cases() if matches(c.id, SMALL)])
     assert counts["passed"] >= 5  # at least the base cases
 
 
 def judged_by_the_harness(root: Path, manifest: dict) -> Counter:
     """The verdicts `parquet-conformance run` gives, to compare the plugin with."""
-    from conformance.cells import AdapterSpec, judge, run_cells
+    from parquet_conformance.conformance.execute import AdapterSpec, run_cells
+    from parquet_conformance.conformance.judge import judge
+    from parquet_conformance.corpus.model import Manifest
 
-    rows = list(run_cells(((c["id"], root / c["file"]) for c in sorted(
-        manifest["cases"], key=lambda c: not c["id"].startswith("base/"))), [AdapterSpec("pyarrow")]))
-    return Counter(c["verdict"] for c in judge(rows, manifest))
+    typed = Manifest.from_json(manifest)
+    rows = list(run_cells(((c, root / c.file) for c in typed.cases), [AdapterSpec("pyarrow")]))
+    return Counter(c.verdict for c in judge(rows, typed))
 
 
 def summary(stdout: str) -> dict[str, int]:
@@ -400,30 +410,29 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
     assert entry["citations"] == [{"source": "apache/arrow GH-1234", "section": "Description",
                                    "quote": "reader crashes | on this file"}]
 
-    manifest = generate(tmp_path / "corpus", only="regression/*,base/flat")
+    manifest = generate(tmp_path / "corpus", only="regression/*,base/flat").to_json()
     [case] = [c for c in manifest["cases"] if c["kind"] == "regression"]
-    catalog_entry = case_entry(select_cases("base/flat")[0], 0, b"", [])
-    assert set(case) == set(catalog_entry)
+    assert CaseEntry.from_json(case).to_json() == case
     assert case == {
-        "id": "regression/arrow-gh-1234", "title": "found-in-the-wild file crash-1234.parquet",
+        "id": "regression/arrow-gh-1234", "track": "parquet", "title": "found-in-the-wild file crash-1234.parquet",
         "group": "regression", "kind": "regression", "base": "flat",
         "file": "cases/regression/arrow-gh-1234.parquet", "size": found.stat().st_size,
         "sha256": hashlib.sha256(found.read_bytes()).hexdigest(), "seed": 0,
-        "transformations": [{"op": "copy", "source": "regressions/files/regression/arrow-gh-1234.parquet"}],
+        "mutations": [{"mutation": "copy", "source": "regressions/files/regression/arrow-gh-1234.parquet"}],
         "expect": {"legacy": "reject", "aware:flatbuf": "either"}, "decode": {}, "citations": entry["citations"],
-        "notes": "from a fuzzer", "extensions": None, "large": False}
+        "notes": "from a fuzzer", "extensions": None, "large": False, "op": "read"}
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]
     assert cli("corpus", "verify", str(tmp_path / "corpus")).returncode == 0
     # --only applies to regressions, and a second one keeps the index sorted.
-    assert not any(c["kind"] == "regression" for c in generate(tmp_path / "c2", only="base/flat")["cases"])
+    assert not any(c.kind == "regression" for c in generate(tmp_path / "c2", only="base/flat").cases)
     second = tmp_path / "a.parquet"
     second.write_bytes(b"PAR1")
     rc, _, err = run_main(capsys, "corpus", "add-regression", str(second), "--id", "regression/aaa",
                           "--expect", "legacy=reject", "--cite", "s | t | q", "--title", "four bytes")
     assert rc == 0, err
     assert [e["id"] for e in regressions.load()] == ["regression/aaa", "regression/arrow-gh-1234"]
-    assert [c["id"] for c in generate(tmp_path / "c3", only="regression/*")["cases"]] == \
+    assert [c["id"] for c in generate(tmp_path / "c3", only="regression/*").to_json()["cases"]] == \
         ["regression/aaa", "regression/arrow-gh-1234"]
 
 
@@ -435,8 +444,8 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
     (["--id", "regression/x", "--expect", "reader=read"], "--expect"),
     (["--id", "regression/x", "--expect", "legacy=read", "--base", "nope"], "base"),
     (["--id", "base/flat", "--expect", "legacy=read"], "regression/"),
-    (["--id", "regression/../x", "--expect", "legacy=read"], "bad id"),
-    (["--id", "regression/", "--expect", "legacy=read"], "bad id"),
+    (["--id", "regression/../x", "--expect", "legacy=read"], "bad case id"),
+    (["--id", "regression/", "--expect", "legacy=read"], "bad case id"),
 ])
 def test_add_regression_refuses_bad_input(args: list[str], message: str, regression_dir: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture) -> None:

@@ -8,12 +8,13 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-from generators import thrift
-from generators.bases import BASES, base_bytes, base_hash
-from generators.canonical import canonical_table, data_hash
-from generators.extensions import apply_edits, before_stop, extension_field, select
-from generators.footer import SCHEMA, parse_file, read_tail
-from generators.mutations import Context, extend, extend_page_header
+from parquet_conformance.generators.canonical import canonical_table, data_hash
+from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.bases import BASES, base_bytes, base_hash
+from parquet_conformance.generators.parquet.edits import apply_edits, before_stop, extension_field, select
+from parquet_conformance.generators.parquet.footer import SCHEMA, parse_file, read_tail
+from parquet_conformance.generators.parquet.mutations import Context
+from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
 
 
 def append_extension(thrift_bytes: bytes, ext: bytes) -> bytes:
@@ -49,8 +50,8 @@ def test_spec_form_equals_append_extension(base: str, size: int) -> None:
     data = base_bytes(base)
     offset, length = read_tail(data)
     ext = random.Random(size).randbytes(size)
-    ours = extend(data, Context(random.Random(0)), struct="FileMetaData", header="spec",
-                  payload_spec={"kind": "hex", "hex": ext.hex()})
+    ours = Extend(struct="FileMetaData", header="spec", payload=Payload("hex", hex=ext.hex())).apply(
+        data, Context(random.Random(0)))
     footer = append_extension(data[offset:offset + length], ext)
     assert ours == data[:offset] + footer + len(footer).to_bytes(4, "little") + b"PAR1"
 
@@ -80,15 +81,16 @@ def test_extension_in_every_struct_keeps_data_in_place(base: str, struct: str, h
 def test_page_header_extension_only_grows_the_last_chunk(base: str) -> None:
     data = base_bytes(base)
     before = parse_file(data)
-    out = extend_page_header(data, Context(random.Random(0)), header="zigzag",
-                             payload_spec={"kind": "random", "size": 64})
+    out = ExtendPageHeader(header="zigzag", payload=Payload.random(64)).apply(data, Context(random.Random(0)))
     after = parse_file(out)
     (ext,) = after.extensions()
     assert ext.struct == "PageHeader" and ext.length == 64
     assert out[:ext.offset - 5] == data[:ext.offset - 5]  # nothing before the new field moved
-    old_md, new_md = (f.metadata.value(4)[-1].value(1)[-1].value(3) for f in (before, after))
-    assert new_md.value(7) == old_md.value(7) + 4 + 1 + 64  # header, length, payload
-    assert new_md.value(9) == old_md.value(9) and new_md.value(11) == old_md.value(11)
+    old_md, new_md = (f.row_groups()[-1].children("columns")[-1].child("meta_data") for f in (before, after))
+    grown = new_md.value("total_compressed_size") - old_md.value("total_compressed_size")
+    assert grown == 4 + 1 + 64  # header, length, payload
+    for offset in ("data_page_offset", "dictionary_page_offset"):
+        assert new_md.value(offset) == old_md.value(offset)
     assert data_hash(canonical_table(pq.read_table(io.BytesIO(out)))) == base_hash(base)
 
 

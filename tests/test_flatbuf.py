@@ -19,10 +19,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from generators.bases import BASES, base_bytes
-from generators.flatbuf import parquet_generated as pg
-from generators.flatbuf import regenerate
-from generators.flatbuf.convert import (
+from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+from parquet_conformance.generators.parquet.flatbuf import parquet_generated as pg
+from parquet_conformance.generators.parquet.flatbuf import regenerate
+from parquet_conformance.generators.parquet.flatbuf.convert import (
     BOOLEAN,
     BYTE_ARRAY,
     FIXED_LEN_BYTE_ARRAY,
@@ -36,9 +36,9 @@ from generators.flatbuf.convert import (
     unpack_bound,
     verify,
 )
-from generators.flatbuf.schema import SCHEMA, decode, parse_fbs
-from generators.footer import parse_file
-from generators.thrift import Field, Struct
+from parquet_conformance.generators.parquet.flatbuf.schema import SCHEMA, decode, parse_fbs
+from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.generators.parquet.thrift import Field, Struct
 
 UPSTREAM_SHA256 = "bd8e1d8f5a7a727486f09f7fa2db93543878fa93b75cecd8580950d711df43cd"
 

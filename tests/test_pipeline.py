@@ -8,24 +8,26 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
-from conformance.pipeline import read_results, write_results
-from corpus.build import generate
-from reports.render import write_reports
+from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.results import RunRecord, Store, read_cells
+from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.model import Manifest
+from parquet_conformance.reports import write_reports
+from parquet_conformance.reports.model import results_document
+from tests.helpers import CLI
 
 ADAPTERS = ("pyarrow", "parquet-java", "datafusion")
 ONLY = "base/flat,ext/*/flat/*,corrupt/footer-length/*,corrupt/tiny/*"
 
 
 def cli(*args: str, **kw: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return subprocess.run([*CLI, *args], capture_output=True, text=True,
                           timeout=900, **kw)
 
 
@@ -50,13 +52,13 @@ def run(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_cell_has_one_verdict_everywhere(run: Path, corpus: Path) -> None:
     manifest = json.loads((corpus / "manifest.json").read_text())
-    cells = read_results(run / "results", "first").to_pylist()
-    keys = [(c["case"], c["adapter"]) for c in cells]
+    _, cells = read_cells(run / "results", "first")
+    keys = [(c.case, c.adapter) for c in cells]
     assert sorted(keys) == sorted((c["id"], a) for c in manifest["cases"] for a in ADAPTERS)
     doc = json.loads((run / "results.json").read_text())
     assert doc["format"] == "parquet-conformance-results" and len(doc["cells"]) == len(cells)
     assert {a["adapter"] for a in doc["adapters"]} == set(ADAPTERS)
-    by_adapter = {c["adapter"]: 0 for c in cells}
+    by_adapter = {c.adapter: 0 for c in cells}
     for a in ADAPTERS:
         suite = ET.parse(run / "junit" / f"{a}.xml").getroot()
         by_adapter[a] = int(suite.get("tests"))
@@ -64,8 +66,8 @@ def test_every_cell_has_one_verdict_everywhere(run: Path, corpus: Path) -> None:
     summary = (run / "summary.md").read_text()
     assert all(f"| {a} |" in summary for a in ADAPTERS)
     # A real finding travels through: arrow-rs panics on footer lengths that point before the file.
-    crash = next(c for c in cells if c["adapter"] == "datafusion" and c["case"].endswith("bit-31-before-start"))
-    assert (crash["outcome"], crash["verdict"]) == ("crash", "fail:crash")
+    crash = next(c for c in cells if c.adapter == "datafusion" and c.case.endswith("bit-31-before-start"))
+    assert (crash.outcome, crash.verdict) == ("crash", "fail:crash")
 
 
 def test_results_dataset_reads_back_with_spark(run: Path) -> None:
@@ -74,31 +76,31 @@ def test_results_dataset_reads_back_with_spark(run: Path) -> None:
     spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
     try:
         df = spark.read.parquet(str(run / "results"))
-        assert df.filter("run = 'first'").count() == pq.read_table(run / "results").num_rows
+        assert df.filter("run = 'first'").count() == len(read_cells(run / "results", "first")[1])
         assert {"case", "adapter", "verdict", "outcome", "duration_s", "run"} <= set(df.columns)
     finally:
         spark.stop()
 
 
 def test_resume_finishes_an_interrupted_run_without_redoing_cells(corpus: Path, tmp_path: Path) -> None:
-    args = [sys.executable, "-m", "conformance.cli", "run", "--corpus", str(corpus), "--out", str(tmp_path),
+    args = [*CLI, "run", "--corpus", str(corpus), "--out", str(tmp_path),
             "--run-id", "cut", "--master", "local[2]", "--adapter", "pyarrow", "--adapter", "parquet-java"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    staging = tmp_path / "staging" / "run=cut"
+    store = Store(tmp_path)
     deadline = time.monotonic() + 600
-    while not list(staging.glob("chunk-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:
+    while not store.staged("cut") and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    first = {(r["case"], r["adapter"]): r["duration_s"] for r in pq.read_table(staging).to_pylist()}
+    first = {(r.case, r.adapter): r.duration_s for r in store.staged("cut")}
     assert first, "the run was killed before it staged anything"
     done = cli("run", "--corpus", str(corpus), "--out", str(tmp_path), "--resume", "cut", "--master", "local[2]",
                "--adapter", "pyarrow", "--adapter", "parquet-java")
     assert done.returncode == 0, done.stderr[-2000:]
-    cells = read_results(tmp_path / "results", "cut").to_pylist()
-    keys = [(c["case"], c["adapter"]) for c in cells]
+    _, cells = read_cells(tmp_path / "results", "cut")
+    keys = [(c.case, c.adapter) for c in cells]
     assert len(keys) == len(set(keys)) == 2 * len(json.loads((corpus / "manifest.json").read_text())["cases"])
-    after = {(c["case"], c["adapter"]): c["duration_s"] for c in cells}
+    after = {(c.case, c.adapter): c.duration_s for c in cells}
     assert all(after[k] == v for k, v in first.items()), "finished cells were run again"
     again = cli("run", "--corpus", str(corpus), "--out", str(tmp_path), "--run-id", "cut", "--master", "none",
                 "--adapter", "pyarrow")
@@ -121,8 +123,8 @@ def test_gate_exit_codes(run: Path, tmp_path: Path) -> None:
     expected.write_text("\n".join([*lines, "base/flat  # passes, so listing it is wrong"]) + "\n")
     xpass = cli(*gate)
     assert xpass.returncode == 1 and "UNEXPECTED PASS    base/flat" in xpass.stdout
-    case, _verdict = failures[0].split()
-    expected.write_text("\n".join([*[ln for ln in lines if ln != failures[0]], f"{case} fail:hang"]) + "\n")
+    case, role, _verdict = failures[0].split()
+    expected.write_text("\n".join([*[ln for ln in lines if ln != failures[0]], f"{case} {role} fail:hang"]) + "\n")
     pinned = cli(*gate)
     assert pinned.returncode == 1 and "CHANGED FAILURE" in pinned.stdout
     for bad in (["--expected-failures", str(tmp_path / "missing.txt")], ["--adapter", "nonesuch"],
@@ -134,16 +136,18 @@ def test_gate_exit_codes(run: Path, tmp_path: Path) -> None:
 
 
 def test_report_diff_lists_changed_verdicts(run: Path, tmp_path: Path) -> None:
-    results = tmp_path / "results"
-    cells = [{k: v for k, v in c.items() if k != "run"} for c in read_results(run / "results", "first").to_pylist()]
-    write_results(cells, results, "a")
-    changed = [dict(c) for c in cells]
-    changed[0]["verdict"] = "fail:crash" if changed[0]["verdict"] == "pass" else "pass"
-    write_results(changed, results, "b")
-    proc = cli("report", "--diff", "a", "b", "--results", str(results), "--json")
+    _, cells = read_cells(run / "results", "first")
+    record = RunRecord(RunInfo("x", "0", 0, "none", "", None, ["parquet"], ""), [], [])
+    store = Store(tmp_path)
+    store.write("a", cells, record)
+    first = cells[0]
+    flipped = Verdict.CRASH if first.verdict == Verdict.PASS else Verdict.PASS
+    store.write("b", [Cell(**{**first.__dict__, "verdict": flipped}), *cells[1:]], record)
+    proc = cli("report", "--diff", "a", "b", "--results", str(store.results), "--json")
     assert proc.returncode == 0, proc.stderr
     (change,) = json.loads(proc.stdout)["changes"]
-    assert (change["case"], change["adapter"]) == (cells[0]["case"], cells[0]["adapter"])
+    assert (change["case"], change["adapter"]) == (first.case, first.adapter)
+    results = store.results
     assert "1 changed cells" in cli("report", "--diff", "a", "b", "--results", str(results)).stdout
 
 
@@ -160,11 +164,12 @@ def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess:
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it)")
 def test_html_matrix_renders_in_chromium(run: Path, tmp_path: Path) -> None:
     doc = json.loads((run / "results.json").read_text())
-    cells = doc["cells"]
-    cells[0] = {**cells[0], "verdict": "fail:crash", "error_message": "<script>document.title='pwned'</script><b>x"}
+    _, cells = read_cells(run / "results", "first")
+    cells[0] = Cell(**{**cells[0].__dict__, "verdict": Verdict.CRASH,
+                       "error_message": "<script>document.title='pwned'</script><b>x"})
     html = tmp_path / "report.html"
-    write_reports(cells, json.loads((Path(doc["run"]["corpus"]) / "manifest.json").read_text()), doc["run"],
-                  tmp_path)
+    manifest = Manifest.from_json(json.loads((Path(doc["run"]["corpus"]) / "manifest.json").read_text()))
+    write_reports(results_document(cells, manifest, RunInfo(**doc["run"])), tmp_path)
     shot = tmp_path / "shot.png"
     chromium("--window-size=1400,900", f"--screenshot={shot}", html.as_uri(), profile=tmp_path / "p1")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

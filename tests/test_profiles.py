@@ -10,13 +10,15 @@ import struct
 import pyarrow.parquet as pq
 import pytest
 
-from conformance.reference import use_new_encodings
-from generators import profiles, thrift
-from generators.bases import base_bytes, base_hash
-from generators.canonical import canonical_table, data_hash
-from generators.extensions import apply_edits, before_stop, extension_field, select
-from generators.footer import parse_file
-from generators.mutations import Context, add_encoding_extension, damage_flatbuffer_footer
+from parquet_conformance.generators.canonical import canonical_table, data_hash
+from parquet_conformance.generators.parquet import profiles, thrift
+from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
+from parquet_conformance.generators.parquet.edits import apply_edits, before_stop, extension_field, select
+from parquet_conformance.generators.parquet.footer import parse_file, walk
+from parquet_conformance.generators.parquet.mutations import Context, parse
+from parquet_conformance.generators.parquet.mutations.encoding import AddEncodingExtension
+from parquet_conformance.generators.parquet.mutations.flatbuffer import DamageFlatbufferFooter
+from parquet_conformance.generators.parquet.reference import use_new_encodings
 
 FB = bytes(range(256)) * 3  # any bytes: framing does not look inside
 
@@ -79,7 +81,7 @@ def test_castagnoli_is_found_only_when_asked_for() -> None:
 @pytest.mark.parametrize("form", ["spec-example", "par3"])
 def test_damaged_trailers_are_refused_without_overshooting(what: str, bit: int, message: str, form: str) -> None:
     data = with_extension(profiles.spec_example_payload(FB)) if form == "spec-example" else par3()
-    damaged = damage_flatbuffer_footer(data, Context(random.Random(0)), what=what, bit=bit)
+    damaged = DamageFlatbufferFooter(what=what, bit=bit).apply(data, Context(random.Random(0)))
     reads = []
 
     def read(offset: int, n: int) -> bytes:
@@ -95,41 +97,42 @@ def test_damaged_trailers_are_refused_without_overshooting(what: str, bit: int, 
 
 @pytest.mark.parametrize(("base", "columns"), [("flat", ["f64", "f32"]), ("multi-row-group", ["value"])])
 def test_encoding_extension_old_and_new_data(base: str, columns: list[str]) -> None:
-    data = add_encoding_extension(base_bytes(base), Context(random.Random(0)), columns=columns)
+    data = AddEncodingExtension(columns=tuple(columns)).apply(base_bytes(base), Context(random.Random(0)))
     assert data_hash(canonical_table(pq.read_table(io.BytesIO(data)))) == base_hash(base)  # legacy: old chunks
     rewritten, used = use_new_encodings(data)
-    assert used == len(columns) * len(parse_file(data).metadata.value(4))
+    assert used == len(columns) * len(parse_file(data).row_groups())
     footer = parse_file(rewritten)
-    for rg in footer.metadata.value(4):
-        for cc in rg.value(1):  # the aware reader now reads the new chunks: their pages are BYTE_STREAM_SPLIT
-            md = cc.value(3)
-            page = thrift.decode_struct(rewritten, md.value(9))
-            bss = md.value(3)[0].decode() in columns
-            assert (page.value(5).value(2) == profiles.BYTE_STREAM_SPLIT) == bss
+    for rg in footer.row_groups():
+        for cc in rg.children("columns"):  # the aware reader reads the new chunks: their pages are BYTE_STREAM_SPLIT
+            md = cc.child("meta_data")
+            page = walk(thrift.decode_struct(rewritten, md.value("data_page_offset")), "PageHeader", "")
+            encoding = next(page).child("data_page_header").value("encoding")
+            bss = md.value("path_in_schema")[0].decode() in columns
+            assert (encoding == profiles.BYTE_STREAM_SPLIT) == bss
     assert data_hash(canonical_table(pq.read_table(io.BytesIO(rewritten)))) == base_hash(base)
 
 
 def test_encoding_extension_pointing_outside_is_ignored() -> None:
-    data = add_encoding_extension(base_bytes("flat"), Context(random.Random(0)), columns=["f64"], bad_offset=True)
+    data = AddEncodingExtension(columns=("f64",), bad_offset=True).apply(base_bytes("flat"), Context(random.Random(0)))
     assert use_new_encodings(data) == (data, 0)
 
 
 @pytest.mark.parametrize(("steps", "expected"), [
-    ([{"op": "add_flatbuffer_footer", "profile": "spec-example"}],
+    ([{"mutation": "add_flatbuffer_footer", "profile": "spec-example"}],
      {"profile": "spec-example", "crc_ok": True, "verified": True, "agrees_with_thrift": True}),
-    ([{"op": "add_flatbuffer_footer", "profile": "migration", "metadata_edits": [
-        {"path": "FileMetaData", "field": 3, "delta": -1}]}],
+    ([{"mutation": "add_flatbuffer_footer", "profile": "migration", "metadata_edits": [
+        {"path": "FileMetaData", "struct": "FileMetaData", "field": "num_rows", "delta": -1}]}],
      {"profile": "migration", "crc_ok": True, "verified": True, "agrees_with_thrift": False}),
-    ([{"op": "add_flatbuffer_footer", "profile": "spec-example"},
-      {"op": "damage_flatbuffer_footer", "what": "size-bit", "bit": 3}], {"profile": None, "crc_ok": False}),
-    ([{"op": "add_flatbuffer_footer", "profile": "arrow-prototype", "placement": "after-stop", "codec": 7}],
+    ([{"mutation": "add_flatbuffer_footer", "profile": "spec-example"},
+      {"mutation": "damage_flatbuffer_footer", "what": "size-bit", "bit": 3}], {"profile": None, "crc_ok": False}),
+    ([{"mutation": "add_flatbuffer_footer", "profile": "arrow-prototype", "placement": "after-stop", "codec": 7}],
      {"profile": "arrow-prototype", "crc_ok": True, "verified": True, "agrees_with_thrift": True}),
 ])
 def test_inspect_reports_the_flatbuffers_footer(steps: list[dict], expected: dict) -> None:
-    from conformance.inspect import inspect_bytes
-    from generators.mutations import apply
+    from parquet_conformance.generators.parquet.inspect import inspect_bytes
+    from parquet_conformance.generators.parquet.mutations import apply
 
-    data, _ = apply(base_bytes("nested"), steps, 0)
+    data, _ = apply(base_bytes("nested"), [parse(s) for s in steps], 0)
     report = inspect_bytes(data)["flatbuffers_footer"]
     assert {k: report.get(k) for k in expected} == expected
     if report["crc_ok"]:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generators import thrift
-from generators.bases import BASES, base_bytes
-from generators.footer import decode_footer
-from generators.thrift import ThriftError
+from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+from parquet_conformance.generators.parquet.footer import decode_footer
+from parquet_conformance.generators.parquet.thrift import ThriftError
 
 
 @given(st.integers(min_value=0, max_value=2**64 - 1))

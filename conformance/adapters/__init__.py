@@ -1,13 +1,14 @@
-"""Adapters: one module per implementation under test.
+"""Adapters: one module per implementation under test, in the folder of its track
+(adapters/parquet/...), registered by name in the entry-point group `parquet_conformance.adapters`.
 
-An adapter says who it is (name, implementation, version read from the library at run
-time, roles) and reads one file. It never runs in the harness process: `conformance.runner`
-starts it in a persistent worker that speaks the JSON-lines protocol of
+An adapter says who it is (name, implementation, the engine underneath, version read from the
+library at run time, roles, track) and reads one file. It never runs in the harness process:
+conformance/workers.py starts it in a persistent worker that speaks the JSON-lines protocol of
 docs/adapter-protocol.md, so a crash of the library is an outcome, not our crash.
 
 Two kinds:
-- `PythonAdapter`: the library is imported inside `python -m conformance.worker NAME`;
-  `read` returns a pyarrow Table or canonical rows.
+- `PythonAdapter`: the library is imported inside `python -m parquet_conformance.conformance.worker NAME`;
+  `read` returns the canonical data of the file (e.g. `arrow_rows(table)`).
 - `CommandAdapter`: the worker is another program (Java, Node, anything) given by `command()`.
 """
 
@@ -20,20 +21,21 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from generators.canonical import canonical_table
-
-BUILTIN = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion", "parquet-java", "spark", "hyparquet",
-           "reference")
+from parquet_conformance.corpus import registry
+from parquet_conformance.generators.canonical import canonical_table
 
 
-class Unavailable(Exception):
+class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
 
 
 class Adapter:
     name = ""
     implementation = ""
+    engine = ""  # the library that actually parses the file, when it is not the implementation itself
+    track = "parquet"
     roles: tuple[str, ...] = ("legacy",)
     # Per-cell limits the runner applies to this adapter's worker.
     timeout_s = 60.0
@@ -41,7 +43,8 @@ class Adapter:
     start_timeout_s = 120.0
 
     def describe(self) -> dict:
-        return {"adapter": self.name, "implementation": self.implementation, "roles": list(self.roles)}
+        return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
+                "track": self.track, "roles": list(self.roles)}
 
 
 class PythonAdapter(Adapter):
@@ -51,7 +54,7 @@ class PythonAdapter(Adapter):
         try:
             return importlib.import_module(self.module)
         except ImportError as e:
-            raise Unavailable(f"python module {self.module!r} is not installed ({e}); "
+            raise AdapterUnavailable(f"python module {self.module!r} is not installed ({e}); "
                               f"pip install 'parquet-conformance[readers]'") from None
 
     def version(self) -> str:
@@ -61,11 +64,17 @@ class PythonAdapter(Adapter):
         """Warm-up inside the worker before the first cell (e.g. start a JVM)."""
         self.load()
 
-    def read(self, path: str) -> dict:
+    def read(self, path: str) -> Any:
+        """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
         raise NotImplementedError
 
+    def canonical(self, result: Any) -> dict[str, Any]:
+        """Our conversion of the library's result into canonical data (an exception here is a harness error,
+        never the library's). Default: a pyarrow Table."""
+        return canonical_table(result)
+
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "conformance.worker", self.name]
+        return [sys.executable, "-m", "parquet_conformance.conformance.worker", self.name]
 
 
 class CommandAdapter(Adapter):
@@ -76,14 +85,10 @@ class CommandAdapter(Adapter):
         raise NotImplementedError
 
 
-def arrow_rows(table: object) -> dict:
-    return canonical_table(table)
-
-
 def require_program(name: str) -> str:
     path = shutil.which(name)
     if path is None:
-        raise Unavailable(f"program {name!r} is not on PATH")
+        raise AdapterUnavailable(f"program {name!r} is not on PATH")
     return path
 
 
@@ -105,8 +110,14 @@ def cache_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def names(track: str | None = None) -> list[str]:
+    """Registered adapters (of one track), in registration order."""
+    return [n for n in registry.names(registry.ADAPTERS) if track is None or get(n).track == track]
+
+
 def get(name: str) -> Adapter:
-    if name not in BUILTIN:
-        raise KeyError(f"unknown adapter {name!r}; known: {', '.join(BUILTIN)}")
-    module = importlib.import_module(f"conformance.adapters.{name.replace('-', '_')}")
-    return module.ADAPTER
+    """The registered adapter; registry.RegistryError (a LookupError) names the known ones."""
+    adapter = registry.load(registry.ADAPTERS, name)
+    if not isinstance(adapter, Adapter):
+        raise registry.RegistryError(f"adapter {name!r} is registered as {adapter!r}, not an Adapter")
+    return adapter

@@ -1,0 +1,59 @@
+"""fastparquet (Python + numba/cython), through its pandas output.
+
+pandas has no null for float64, so fastparquet returns NaN for null floats, and decimals as
+float64: the DATE and DECIMAL annotations are re-applied here from the file's schema; the
+NaN/null ambiguity cannot be undone and shows in the `base/*` baseline cases.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from typing import Any
+
+from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.generators.canonical import canonical_rows
+
+DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
+FLOATING = (4, 5)  # parquet.thrift Type FLOAT, DOUBLE
+
+
+class FastParquet(PythonAdapter):
+    name = "fastparquet"
+    implementation = "fastparquet"
+    module = "fastparquet"
+
+    def read(self, path: str) -> Any:
+        pf = self.load().ParquetFile(path)
+        return pf, pf.to_pandas()
+
+    def canonical(self, result: Any) -> dict[str, Any]:
+        import pandas as pd
+
+        pf, df = result
+        columns = []
+        for name in df.columns:
+            element = pf.schema.schema_element(name.split("."))
+            kind, scale = element.converted_type, element.scale or 0
+            nan_is_null = element.type not in FLOATING  # pandas marks missing objects with NaN
+            columns.append([_python(v, kind, scale, pd, nan_is_null) for v in df[name].tolist()])
+        return canonical_rows([str(c) for c in df.columns], zip(*columns, strict=True) if columns else [])
+
+
+def _python(v: object, kind: int | None, scale: int, pd: object, nan_is_null: bool = False) -> object:
+    if v is None or v is pd.NA or v is pd.NaT or (nan_is_null and isinstance(v, float) and v != v):
+        return None
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):  # numpy array (nested) or scalar
+        v = v.tolist()
+    if isinstance(v, list):
+        return [_python(x, None, 0, pd) for x in v]
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if kind == DATE and isinstance(v, dt.datetime):
+        return v.date()
+    if kind == DECIMAL and isinstance(v, float) and v == v:
+        return decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale))
+    return v
+
+
+ADAPTER = FastParquet()

@@ -1,0 +1,62 @@
+"""parquet-java (parquet-hadoop), the Java reference implementation, from the jars that ship
+with pyspark. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
+machine's javac at first use and cached by the hash of its source and classpath."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from parquet_conformance.conformance.adapters import (
+    AdapterUnavailable,
+    CommandAdapter,
+    cache_dir,
+    cache_lock,
+    require_program,
+)
+
+SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
+
+
+def pyspark_jars() -> Path:
+    try:
+        from pyspark.find_spark_home import _find_spark_home
+    except ImportError:
+        raise AdapterUnavailable("parquet-java comes from pyspark's jars: pip install pyspark") from None
+    # Inside a Spark executor pyspark is imported from a zip; SPARK_HOME names the real install.
+    return Path(os.environ.get("SPARK_HOME") or _find_spark_home()) / "jars"
+
+
+def jar_version(jars: Path, artifact: str) -> str:
+    for jar in sorted(jars.glob(f"{artifact}-*.jar")):
+        if m := re.fullmatch(rf"{artifact}-(\d[\w.\-]*)\.jar", jar.name):
+            return m.group(1)
+    raise AdapterUnavailable(f"no {artifact} jar in {jars}")
+
+
+class ParquetJava(CommandAdapter):
+    name = "parquet-java"
+    implementation = "parquet-java (parquet-hadoop)"
+    start_timeout_s = 180.0
+
+    def command(self) -> list[str]:
+        jars = pyspark_jars()
+        version = jar_version(jars, "parquet-hadoop")
+        javac, java = require_program("javac"), require_program("java")
+        classpath = f"{jars}{os.sep}*"
+        key = hashlib.sha256(SOURCE.read_bytes() + classpath.encode() + version.encode()).hexdigest()[:16]
+        out = cache_dir("java", key)
+        with cache_lock(out):
+            if not (out / "ParquetJavaWorker.class").exists():
+                proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
+                                      capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+        return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
+                "ParquetJavaWorker", version]
+
+
+ADAPTER = ParquetJava()

@@ -1,0 +1,33 @@
+"""Our reference reader (conformance/reference.py): aware of every FlatBuffers-footer profile,
+data through pyarrow from a footer rebuilt out of the metadata it chose. It answers which
+metadata it used, so that aware-role expectations on `decode` can be checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.corpus.model import GENERATOR_VERSION
+from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.parquet.reference import PROFILES, read_table
+
+
+class Reference(PythonAdapter):
+    name = "reference"
+    implementation = "parquet-conformance reference reader"
+    roles = tuple(f"aware:{p}" for p in PROFILES)
+    module = "pyarrow.parquet"
+
+    def version(self) -> str:
+        return GENERATOR_VERSION
+
+    def read(self, path: str) -> Any:
+        with open(path, "rb") as fh:
+            return read_table(fh.read())
+
+    def canonical(self, result: Any) -> dict[str, Any]:
+        table, choice = result
+        return {**canonical_table(table), "metadata": choice.metadata}
+
+
+ADAPTER = Reference()

@@ -1,0 +1,135 @@
+"""Cells: (case, adapter) pairs, run through persistent workers.
+
+`AdapterSpec` is the one way to build an adapter and its worker (by registered name, or an external
+command); `WorkerSet.run` is what one executor does with one case (every adapter of the case's
+track); `run_cells` is a whole share of the corpus (all of it when run locally, a partition inside
+a Spark task). Judging happens afterwards, once every outcome, including each adapter's baseline,
+is known (conformance/judge.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import shlex
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
+from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.model import NAME_RE, CaseEntry
+
+
+class SpecError(ValueError):
+    """An adapter that cannot be built as given (unknown name, bad command line)."""
+
+
+@dataclass(frozen=True)
+class AdapterSpec:
+    """A registered adapter by name, or an external one by command line (`NAME=COMMAND`), with an optional
+    per-cell timeout that overrides the adapter's own."""
+
+    name: str
+    command: str | None = None
+    track: str = "parquet"  # for an external adapter: the track its worker reads
+    timeout_s: float | None = None
+
+    @staticmethod
+    def parse_external(text: str, track: str = "parquet") -> AdapterSpec:
+        name, sep, command = text.partition("=")
+        name = name.strip()
+        if not sep or not name or not command.strip():
+            raise SpecError(f"--adapter-cmd wants NAME='command ...', got {text!r}")
+        spec = AdapterSpec(name, command, track)
+        spec.argv()  # a command a shell could not split is an error now, not in a worker
+        return spec
+
+    def __post_init__(self) -> None:
+        if not NAME_RE.fullmatch(self.name):
+            raise SpecError(f"adapter name {self.name!r}: use letters, digits, '.', '_', '+', '-'")
+
+    def argv(self) -> list[str] | None:
+        if self.command is None:
+            return None
+        try:
+            argv = shlex.split(self.command)
+        except ValueError as e:
+            raise SpecError(f"--adapter-cmd {self.name}: {e}") from None
+        if not argv:
+            raise SpecError(f"--adapter-cmd {self.name}: empty command")
+        return argv
+
+    def build(self) -> Adapter:
+        if self.command is None:
+            try:
+                adapter = copy.copy(adapters.get(self.name))  # a copy: the timeout below stays with this spec
+            except LookupError as e:
+                raise SpecError(str(e)) from None
+        else:
+            adapter = CommandAdapter()
+            adapter.name, adapter.implementation, adapter.track = self.name, self.name, self.track
+        if self.timeout_s is not None:
+            adapter.timeout_s = self.timeout_s
+        return adapter
+
+    def worker(self) -> Worker:
+        adapter = self.build()
+        return Worker(adapter, self.argv(), tracks.get(adapter.track).normalize)
+
+
+def describe(spec: AdapterSpec) -> dict[str, Any]:
+    """Start the adapter's worker once: its description, or why it is unavailable."""
+    worker = spec.worker()
+    base = worker.adapter.describe()
+    try:
+        info = worker.start()
+        return {**base, "implementation": info.implementation, "engine": info.engine or base["engine"],
+                "roles": info.roles, "version": info.version, "available": True, "reason": None}
+    except AdapterUnavailable as e:
+        return {**base, "version": None, "available": False, "reason": str(e)}
+    finally:
+        worker.close()
+
+
+Progress = Callable[[str, str], None]
+
+
+class WorkerSet:
+    """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track."""
+
+    def __init__(self, specs: Iterable[AdapterSpec]) -> None:
+        self.workers = {spec.name: spec.worker() for spec in specs}
+
+    def run(self, case: CaseEntry, path: Path, progress: Progress | None = None) -> list[OutcomeRow]:
+        return [self.run_one(name, case, path, progress) for name, worker in self.workers.items()
+                if worker.adapter.track == case.track]
+
+    def run_one(self, name: str, case: CaseEntry, path: Path, progress: Progress | None = None) -> OutcomeRow:
+        worker = self.workers[name]
+        if progress:
+            progress(case.id, name)
+        timed = worker.read(str(path), case.id, case.op)
+        info = worker.info
+        return OutcomeRow.of(
+            case=case.id, adapter=name, implementation=info.implementation if info else worker.adapter.implementation,
+            version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
+            outcome=timed.outcome, duration_s=timed.duration_s)
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            worker.close()
+
+
+def run_cells(cases: Iterable[tuple[CaseEntry, Path]], specs: list[AdapterSpec],
+              progress: Progress | None = None) -> Iterator[OutcomeRow]:
+    """Yields one outcome row per (case, adapter of its track); workers live as long as the iteration."""
+    workers = WorkerSet(specs)
+    try:
+        for case, path in cases:
+            yield from workers.run(case, path, progress)
+    finally:
+        workers.close()

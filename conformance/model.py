@@ -1,0 +1,222 @@
+"""The harness's records, defined once: an outcome (what happened when an implementation met a
+file), a verdict (that outcome judged against the case's expectation) and the rows that carry
+them through staging, the results dataset, results.json and the reports.
+
+`Outcome` is a closed sum, as protobuf's conformance.proto makes its result a `oneof`: every
+place that handles one matches on the variant, and a new variant is a type error until each
+place handles it. Rows are flat (`OutcomeRow`, `Cell`) so that Spark and Parquet can carry them;
+the Arrow schemas of staging and results, and the JSON Schema of results.json, are derived from
+their fields (conformance/schemas.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
+from typing import Any, ClassVar, Self
+
+from parquet_conformance.corpus.model import Expectation, Kind
+
+
+class OutcomeKind(StrEnum):
+    READ = "read"  # the implementation returned data
+    REJECTED = "rejected"  # it refused the file with an error, as it would tell a user
+    CRASH = "crash"  # it lost control: a signal, an abort, a panic, an unchecked exception
+    TIMEOUT = "timeout"  # no answer in time (the worker was killed)
+    OOM = "oom"  # it ran out of memory
+    UNAVAILABLE = "unavailable"  # its runtime is missing here
+    HARNESS_ERROR = "harness-error"  # our code failed (canonicalisation, the protocol, storage): never the reader's
+
+
+@dataclass(frozen=True)
+class Error:
+    cls: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Read:
+    data_hash: str  # sha256 of the canonical data it returned
+    rows: int
+    metadata: str | None = None  # which metadata an aware reader says it used ("flatbuffers" | "thrift")
+    kind: ClassVar[OutcomeKind] = OutcomeKind.READ
+
+
+@dataclass(frozen=True)
+class Rejected:
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.REJECTED
+
+
+@dataclass(frozen=True)
+class Crash:
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.CRASH
+
+
+@dataclass(frozen=True)
+class Timeout:
+    after_s: float
+    kind: ClassVar[OutcomeKind] = OutcomeKind.TIMEOUT
+
+
+@dataclass(frozen=True)
+class OutOfMemory:
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.OOM
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    reason: str
+    kind: ClassVar[OutcomeKind] = OutcomeKind.UNAVAILABLE
+
+
+@dataclass(frozen=True)
+class HarnessError:
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.HARNESS_ERROR
+
+
+Outcome = Read | Rejected | Crash | Timeout | OutOfMemory | Unavailable | HarnessError
+
+
+class Verdict(StrEnum):
+    PASS = "pass"
+    WRONG_DATA = "fail:wrong-data"  # the worst: a reader returned other data
+    CRASH = "fail:crash"  # a crash or running out of memory
+    HANG = "fail:hang"
+    REJECTED_VALID = "fail:rejected-valid"
+    ACCEPTED_INVALID = "fail:accepted-invalid"
+    WRONG_METADATA = "fail:wrong-metadata"  # an aware reader used the metadata the case's `decode` forbids
+    SKIP = "skip"  # the implementation is unavailable here
+
+    @property
+    def is_failure(self) -> bool:
+        """A failure of the implementation under test."""
+        return self.value.startswith("fail:")
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One adapter on one case, before judging: what executors produce and staging keeps."""
+
+    case: str
+    adapter: str
+    implementation: str
+    version: str | None
+    roles: list[str]
+    outcome: OutcomeKind
+    error_class: str | None
+    error_message: str | None
+    rows: int | None
+    data_hash: str | None
+    metadata: str | None
+    duration_s: float
+
+    @classmethod
+    def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
+           outcome: Outcome, duration_s: float) -> Self:
+        return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
+                   duration_s=duration_s, **outcome_fields(outcome))
+
+    @property
+    def typed(self) -> Outcome:
+        return outcome_from_fields(self.outcome, self.error_class, self.error_message, self.rows, self.data_hash,
+                                   self.metadata)
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Self:
+        return cls(**{f.name: row[f.name] for f in fields(cls)} | {"outcome": OutcomeKind(row["outcome"])})
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A judged cell: (case, adapter, role) with its expectation and verdict. A row of the results dataset,
+    an element of results.json's `cells`, a line of every report."""
+
+    case: str
+    track: str
+    group: str
+    kind: Kind
+    adapter: str
+    implementation: str
+    version: str | None
+    role: str
+    expected: Expectation
+    outcome: OutcomeKind
+    verdict: Verdict
+    error_class: str | None
+    error_message: str | None
+    rows: int | None
+    data_hash: str | None
+    duration_s: float
+    metadata: str | None
+
+    @property
+    def typed(self) -> Outcome:
+        return outcome_from_fields(self.outcome, self.error_class, self.error_message, self.rows, self.data_hash,
+                                   self.metadata)
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Self:
+        row = {f.name: row[f.name] for f in fields(cls)}
+        return cls(**row | {"kind": Kind(row["kind"]), "expected": Expectation(row["expected"]),
+                            "outcome": OutcomeKind(row["outcome"]), "verdict": Verdict(row["verdict"])})
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run was: kept beside its cells in the results dataset and at the top of every report."""
+
+    id: str
+    generator_version: str
+    seed: int
+    master: str
+    corpus: str
+    only: str | None
+    tracks: list[str]
+    corpus_digest: str  # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
+
+
+def outcome_fields(outcome: Outcome) -> dict[str, Any]:
+    """The flat columns of an outcome (those of OutcomeRow and Cell)."""
+    out: dict[str, Any] = {"outcome": outcome.kind, "error_class": None, "error_message": None, "rows": None,
+                           "data_hash": None, "metadata": None}
+    match outcome:
+        case Read(data_hash=h, rows=n, metadata=m):
+            out.update(data_hash=h, rows=n, metadata=m)
+        case Rejected(error=e) | Crash(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
+            out.update(error_class=e.cls, error_message=e.message)
+        case Timeout(after_s=s):
+            out.update(error_message=f"no answer within {s:g}s")
+        case Unavailable(reason=r):
+            out.update(error_message=r)
+    return out
+
+
+def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_message: str | None, rows: int | None,
+                        data_hash: str | None, metadata: str | None) -> Outcome:
+    error = Error(error_class, error_message or "")
+    match kind:
+        case OutcomeKind.READ:
+            return Read(data_hash or "", rows or 0, metadata)
+        case OutcomeKind.REJECTED:
+            return Rejected(error)
+        case OutcomeKind.CRASH:
+            return Crash(error)
+        case OutcomeKind.TIMEOUT:
+            text = (error_message or "").removeprefix("no answer within ").removesuffix("s")
+            return Timeout(float(text) if text.replace(".", "", 1).isdigit() else 0.0)
+        case OutcomeKind.OOM:
+            return OutOfMemory(error)
+        case OutcomeKind.UNAVAILABLE:
+            return Unavailable(error_message or "")
+        case OutcomeKind.HARNESS_ERROR:
+            return HarnessError(error)

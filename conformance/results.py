@@ -1,0 +1,167 @@
+"""The results store: one output directory holds the results dataset, the staged outcomes of runs in
+progress, and a lock per run being written.
+
+    OUT/results/run=ID/cells.parquet    judged cells, one partition per run (hive-partitioned)
+    OUT/staging/run=ID/*.parquet         outcomes as tasks finish, so that --resume redoes nothing
+    OUT/staging/run=ID/.lock             held (flock) by the process writing the run
+
+Run ids are names (corpus.model.NAME_RE): they become directory names. The Arrow schemas are the
+records' (conformance/schemas.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
+from parquet_conformance.conformance.schemas import OUTCOME_SCHEMA, RESULT_SCHEMA
+from parquet_conformance.corpus.model import NAME_RE
+
+RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """Kept as OUT/results/run=ID/_run.json: what the gate needs to know of a run besides its cells."""
+
+    info: RunInfo
+    cases: list[str]  # the cases the run selected
+    corpus_cases: list[str]  # every case of the corpus it ran on
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, object]) -> RunRecord:
+        return cls(info=RunInfo(**obj["info"]), cases=list(obj["cases"]),  # type: ignore[arg-type]
+                   corpus_cases=list(obj["corpus_cases"]))  # type: ignore[call-overload]
+
+
+class ResultsError(ValueError):
+    """A run that cannot be used as asked: a bad id, unknown, taken, locked, or unreadable."""
+
+
+def new_run_id() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def check_run_id(run_id: str) -> str:
+    if not NAME_RE.fullmatch(run_id) or run_id in (".", ".."):
+        raise ResultsError(f"run id {run_id!r}: use letters, digits, '.', '_', '+', '-'")
+    return run_id
+
+
+class Store:
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.results = out / "results"
+        self.staging_root = out / "staging"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.results / f"run={check_run_id(run_id)}"
+
+    def staging(self, run_id: str) -> Path:
+        return self.staging_root / f"run={check_run_id(run_id)}"
+
+    def exists(self, run_id: str) -> bool:
+        return self.run_dir(run_id).exists() or self.staging(run_id).exists()
+
+    def begin(self, run_id: str, resume: bool) -> None:
+        """A new run must not exist yet; a resumed one must."""
+        if resume and not self.exists(run_id):
+            raise ResultsError(f"there is no run {run_id!r} in {self.out} to resume")
+        if not resume and self.exists(run_id):
+            raise ResultsError(f"run {run_id} already exists in {self.out}; use --resume {run_id} or another --run-id")
+
+    @contextlib.contextmanager
+    def lock(self, run_id: str) -> Iterator[None]:
+        """Held while a process writes the run: a second writer fails at once instead of interleaving."""
+        staging = self.staging(run_id)
+        staging.mkdir(parents=True, exist_ok=True)
+        with (staging / ".lock").open("w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ResultsError(f"run {run_id} is being written by another process") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def stage(self, run_id: str, rows: list[OutcomeRow]) -> None:
+        """Append finished outcomes (a file per call, written under a temporary name, then renamed)."""
+        if not rows:
+            return
+        staging = self.staging(run_id)
+        staging.mkdir(parents=True, exist_ok=True)
+        name = f"part-{time.time_ns()}-{os.getpid()}.parquet"
+        tmp = staging / f".{name}.tmp"
+        pq.write_table(pa.Table.from_pylist([r.to_row() for r in rows], schema=OUTCOME_SCHEMA), tmp)
+        tmp.replace(staging / name)
+
+    def staged(self, run_id: str) -> list[OutcomeRow]:
+        staging = self.staging(run_id)
+        files = sorted(staging.glob("part-*.parquet")) if staging.exists() else []
+        if not files:
+            return []
+        rows = pq.read_table(files, schema=OUTCOME_SCHEMA).to_pylist()
+        latest = {(r["case"], r["adapter"]): r for r in rows}  # a re-run cell replaces the old one
+        return [OutcomeRow.from_row(r) for r in latest.values()]
+
+    def write(self, run_id: str, cells: list[Cell], record: RunRecord) -> Path:
+        """Writes (or, on resume, replaces) the run's partition of the results dataset and its _run.json."""
+        target = self.run_dir(run_id)
+        target.mkdir(parents=True, exist_ok=True)
+        tmp = target / ".cells.parquet.tmp"
+        pq.write_table(pa.Table.from_pylist([c.to_row() for c in cells], schema=RESULT_SCHEMA), tmp)
+        for old in target.glob("*.parquet"):
+            old.unlink()
+        tmp.replace(target / "cells.parquet")
+        (target / RUN_RECORD).write_text(json.dumps(record.to_json(), indent=1) + "\n")
+        return target
+
+
+def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell]]:
+    """The cells of one run (default: the latest) of a results dataset."""
+    if not results.is_dir():
+        raise ResultsError(f"{results}: no results dataset (run `parquet-conformance run` first)")
+    try:
+        dataset = ds.dataset(results, format="parquet", partitioning="hive", schema=RESULT_SCHEMA.append(
+            pa.field("run", pa.string())))
+        table = dataset.to_table()
+    except (pa.ArrowException, OSError) as e:
+        raise ResultsError(f"{results}: not a readable results dataset ({str(e).splitlines()[0][:200]})") from None
+    runs = sorted(set(table.column("run").to_pylist()))
+    if not runs:
+        raise ResultsError(f"{results}: the results dataset holds no run")
+    run_id = run_id or runs[-1]
+    if run_id not in runs:
+        raise ResultsError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
+    rows = table.filter(ds.field("run") == run_id).drop_columns(["run"]).to_pylist()
+    try:
+        return run_id, [Cell.from_row(r) for r in rows]
+    except (KeyError, ValueError) as e:
+        raise ResultsError(f"{results}: run {run_id} has a row that is not a cell ({e})") from None
+
+
+def read_record(results: Path, run_id: str) -> RunRecord | None:
+    """The run's _run.json, if it has one (cells written by other tools may not)."""
+    path = results / f"run={check_run_id(run_id)}" / RUN_RECORD
+    if not path.is_file():
+        return None
+    try:
+        return RunRecord.from_json(json.loads(path.read_text()))
+    except (ValueError, TypeError, KeyError) as e:
+        raise ResultsError(f"{path}: not a run record ({e})") from None

@@ -1,0 +1,269 @@
+"""The corpus's records, defined once: what a case is, what a reader must do with it, and the
+manifest that lists them. Format-neutral: a track (corpus/track.py) fills them in.
+
+Every record is a frozen dataclass with `to_json()` and `from_json()`; the JSON Schema of the
+manifest (corpus/schemas/manifest.schema.json) is derived from these classes
+(`parquet_conformance.corpus.schemas`) and docs/manifest.md is checked against them by a test.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from importlib import metadata
+from typing import Any, Protocol, Self, TypeVar
+
+T = TypeVar("T")
+
+GENERATOR = "parquet-conformance"
+GENERATOR_VERSION = metadata.version(GENERATOR)
+MANIFEST_FORMAT = "parquet-conformance-manifest"
+MANIFEST_VERSION = 2  # 2: `mutations` (was `transformations`, each `{"mutation": name}`), `track`, `baseline_case`
+
+# A reader role: `legacy`, `aware:<profile>`, or a track's own (e.g. Skiff's `codec`).
+ROLE_RE = re.compile(r"[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?")
+# Case ids, adapter names and run ids travel into file names, XML and Markdown: one pattern for all.
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+CASE_ID_RE = re.compile(rf"{NAME_RE.pattern}(/{NAME_RE.pattern})*")
+
+
+class Expectation(StrEnum):
+    """What a reader of one role must do with a case (nst/JSONTestSuite's y_/n_/i_)."""
+
+    READ = "read"  # return exactly the base data
+    REJECT = "reject"  # fail with an error
+    EITHER = "either"  # read (exactly the base data) or reject
+
+    @property
+    def meaning(self) -> str:
+        return EXPECTATION_MEANINGS[self]
+
+
+EXPECTATION_MEANINGS = {
+    Expectation.READ: "must return exactly the base data",
+    Expectation.REJECT: "must fail with an error",
+    Expectation.EITHER: "may read (exactly the base data) or reject; never wrong data",
+}
+
+
+class Kind(StrEnum):
+    """What the track's own strict decoder concludes about a case's file."""
+
+    GOLDEN = "golden"  # valid
+    NONCONFORMING = "nonconforming"  # decodes, but breaks a rule of the spec
+    CORRUPT = "corrupt"  # does not decode
+    REGRESSION = "regression"  # a file found in the wild, kept as a permanent case
+
+
+class Decode(StrEnum):
+    """For aware roles: which metadata the reader must use when it reads."""
+
+    FLATBUFFERS = "flatbuffers"
+    THRIFT = "thrift"
+    EITHER = "either"
+
+
+@dataclass(frozen=True)
+class Citation:
+    """The sentence a case rests on: `source` names the upstream file (or seed), `seed` the copy in shared/seeds."""
+
+    source: str
+    section: str
+    quote: str
+    seed: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return _drop_none(self)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        return _construct(cls, obj)
+
+
+class Mutation(Protocol):
+    """One step from a base file to a case file; each track defines its own (generators/<track>/mutations)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Case:
+    """A catalog entry: what the file is and what each reader role must do with it."""
+
+    id: str
+    title: str
+    kind: Kind
+    base: str
+    mutations: tuple[Mutation, ...]
+    expect: Mapping[str, Expectation]
+    citations: tuple[Citation, ...]
+    notes: str = ""
+    large: bool = False
+    decode: Mapping[str, Decode] = field(default_factory=dict)
+    op: str = "read"  # what the worker is asked to do with the file (a track may define more)
+
+    def __post_init__(self) -> None:
+        check_case_id(self.id)
+        if bad := [r for r in [*self.expect, *self.decode] if not ROLE_RE.fullmatch(r)]:
+            raise ValueError(f"case {self.id}: {bad[0]!r} is not a role")
+        if not self.citations:
+            raise ValueError(f"case {self.id}: no citation")
+        # The catalog may write plain strings; the record holds enums (ValueError on a word that is none).
+        object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "expect", {r: Expectation(w) for r, w in self.expect.items()})
+        object.__setattr__(self, "decode", {r: Decode(w) for r, w in self.decode.items()})
+
+    @property
+    def group(self) -> str:
+        return self.id.split("/")[0]
+
+
+def check_case_id(case_id: str) -> None:
+    if not CASE_ID_RE.fullmatch(case_id):
+        raise ValueError(f"bad case id {case_id!r}: use /-separated names of letters, digits, '.', '_', '+', '-'")
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    """A case as the manifest records it: the catalog entry plus its file."""
+
+    id: str
+    track: str
+    title: str
+    group: str
+    kind: Kind
+    base: str
+    file: str
+    size: int
+    sha256: str
+    seed: int
+    mutations: list[dict[str, Any]]
+    expect: dict[str, Expectation]
+    decode: dict[str, Decode]
+    citations: list[Citation]
+    notes: str
+    extensions: list[dict[str, Any]] | None  # what the mutations wrote (a track's own log; Parquet: extensions)
+    large: bool
+    op: str = "read"
+
+    def to_json(self) -> dict[str, Any]:
+        out = _plain(self)
+        out["citations"] = [c.to_json() for c in self.citations]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        obj = dict(obj)
+        obj["kind"] = Kind(obj["kind"])
+        obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
+        obj["decode"] = {r: Decode(w) for r, w in (obj.get("decode") or {}).items()}
+        obj["citations"] = [Citation.from_json(c) for c in obj["citations"]]
+        return _construct(cls, obj)
+
+
+@dataclass(frozen=True)
+class BaseEntry:
+    """A base: the unmodified file cases start from, and the data every `read` must return."""
+
+    track: str
+    description: str
+    file: str
+    sha256: str
+    expected: str
+    data_hash: str
+    rows: int
+    columns: list[str]
+    baseline_case: str | None  # the case that is this base unmodified: an adapter's reading of it is its baseline
+
+    def to_json(self) -> dict[str, Any]:
+        return _plain(self)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        return _construct(cls, obj)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    format: str
+    manifest_version: int
+    generator: dict[str, str]  # name, version, and the versions of the writers the tracks used
+    seed: int
+    only: str | None
+    large: bool
+    tracks: list[str]
+    expectations: dict[str, str]
+    roles: dict[str, str]
+    bases: dict[str, BaseEntry]
+    cases: list[CaseEntry]
+
+    def to_json(self) -> dict[str, Any]:
+        out = _plain(self)
+        out["bases"] = {k: b.to_json() for k, b in self.bases.items()}
+        out["cases"] = [c.to_json() for c in self.cases]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        if not isinstance(obj, Mapping) or obj.get("format") != MANIFEST_FORMAT:
+            raise ValueError("not a parquet-conformance manifest")
+        if obj.get("manifest_version") != MANIFEST_VERSION:
+            raise ValueError(f"manifest_version {obj.get('manifest_version')!r}; this version reads {MANIFEST_VERSION}")
+        obj = dict(obj)
+        obj["bases"] = {k: BaseEntry.from_json(b) for k, b in obj["bases"].items()}
+        obj["cases"] = [CaseEntry.from_json(c) for c in obj["cases"]]
+        manifest = _construct(cls, obj)
+        manifest.check()
+        return manifest
+
+    def check(self) -> None:
+        """What JSON Schema cannot say: unique ids, bases that exist."""
+        seen: set[str] = set()
+        for case in self.cases:
+            check_case_id(case.id)
+            if case.id in seen:
+                raise ValueError(f"case {case.id!r} appears twice")
+            seen.add(case.id)
+            if case.base not in self.bases:
+                raise ValueError(f"case {case.id!r} names base {case.base!r}, which the manifest does not have")
+
+    def case(self, case_id: str) -> CaseEntry:
+        return self._by_id[case_id]
+
+    @property
+    def _by_id(self) -> dict[str, CaseEntry]:
+        cached: dict[str, CaseEntry] | None = self.__dict__.get("_index")
+        if cached is None:
+            cached = {c.id: c for c in self.cases}
+            object.__setattr__(self, "_index", cached)
+        return cached
+
+
+def matches(case_id: str, only: str | None) -> bool:
+    """`only`: globs over case ids, comma-separated (`base/*,corrupt/*`); None matches all."""
+    return only is None or any(fnmatch.fnmatch(case_id, p.strip()) for p in only.split(","))
+
+
+def dump_json(obj: object) -> str:
+    return json.dumps(obj, indent=1, ensure_ascii=True) + "\n"
+
+
+def _plain(record: object) -> dict[str, Any]:
+    return {f.name: getattr(record, f.name) for f in fields(record)}  # type: ignore[arg-type]
+
+
+def _drop_none(record: object) -> dict[str, Any]:
+    return {k: v for k, v in _plain(record).items() if v is not None}
+
+
+def _construct(cls: type[T], obj: Mapping[str, Any]) -> T:
+    """Builds a record from JSON, ignoring keys a later version may add; a missing key is a ValueError."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    try:
+        return cls(**{k: v for k, v in obj.items() if k in names})
+    except TypeError as e:
+        raise ValueError(f"{cls.__name__}: {e}") from None

@@ -1,0 +1,240 @@
+"""Golden cases: the bases, and extensions in every struct, both header forms, every size and payload."""
+
+from __future__ import annotations
+
+from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.parquet.catalog.common import (
+    FORMS,
+    FREEFORM,
+    HEADER_NOTE,
+    IGNORE,
+    LARGE,
+    LAYOUT,
+    OVERHEAD,
+    RESERVED,
+    SIZES,
+    STRUCTS,
+    UUID_MUST,
+    WIRE,
+    ZIGZAG,
+    ext,
+)
+from parquet_conformance.generators.parquet.bases import BASES
+from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
+
+
+def cases() -> list[Case]:
+    cases = [
+        Case(
+            id=f"base/{name}",
+            title=f"the unmodified base '{name}': {b.description}",
+            kind="golden",
+            base=name,
+            mutations=(),
+            expect={"legacy": "read"},
+            citations=(LAYOUT,),
+            notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline.",
+        )
+        for name, b in BASES.items()
+    ]
+    for base in BASES:
+        for slug, (struct, which) in STRUCTS.items():
+            for form in FORMS:
+                cases.append(
+                    Case(
+                        id=f"ext/{slug}/{base}/{form}-header",
+                        title=f"64-byte extension in the {which}th {struct} of '{base}', {form} header",
+                        kind="golden",
+                        base=base,
+                        mutations=(ext(struct, which, form),),
+                        expect={"legacy": "read"},
+                        citations=(IGNORE, WIRE if form == "spec" else ZIGZAG),
+                        notes=HEADER_NOTE[form],
+                    )
+                )
+        for form in FORMS:
+            cases.append(
+                Case(
+                    id=f"ext/page-header/{base}/{form}-header",
+                    title=f"64-byte extension in a PageHeader of '{base}', {form} header",
+                    kind="golden",
+                    base=base,
+                    mutations=(ExtendPageHeader(header=form, payload=Payload.random(64)),),
+                    expect={"legacy": "read"},
+                    citations=(IGNORE, RESERVED),
+                    notes=HEADER_NOTE[form]
+                    + " Placed in the first page header of the last column chunk so that no offset "
+                    "recorded in the footer moves; the chunk's byte totals grow. See docs/spec-notes.md#page-header.",
+                )
+            )
+    for label, size in SIZES.items():
+        for form in FORMS:
+            big = size >= LARGE
+            cases.append(
+                Case(
+                    id=f"ext/size/{label}/{form}-header",
+                    title=f"{label} extension in FileMetaData, {form} header",
+                    kind="golden",
+                    base="flat",
+                    mutations=(ext("FileMetaData", 0, form, size),),
+                    expect={"legacy": "either" if size > 100_000_000 else "read"},
+                    citations=(IGNORE, OVERHEAD),
+                    notes=HEADER_NOTE[form]
+                    + (
+                        " Over the 100 MB default Thrift string limits of Arrow C++ and "
+                        "parquet-java; the spec sets no limit, so rejecting is allowed: "
+                        "docs/spec-notes.md#size-limits."
+                        if size > 100_000_000
+                        else ""
+                    ),
+                    large=big,
+                )
+            )
+    for form in FORMS:
+        cases.append(
+            Case(
+                id=f"ext/payload/non-utf8/{form}-header",
+                title="1 KiB of invalid UTF-8 with a trailing UUID",
+                kind="golden",
+                base="flat",
+                mutations=(ext("FileMetaData", 0, form, 1024, "non-utf8"),),
+                expect={"legacy": "read"},
+                citations=(FREEFORM, IGNORE),
+                notes="Readers that decode Thrift binary as text must not choke on it.",
+            )
+        )
+        cases.append(
+            Case(
+                id=f"ext/payload/non-utf8-schema-element/{form}-header",
+                title="invalid UTF-8 extension in a SchemaElement (whose neighbour `name` is a string)",
+                kind="golden",
+                base="nested",
+                mutations=(ext("SchemaElement", 1, form, 100, "non-utf8"),),
+                expect={"legacy": "read"},
+                citations=(FREEFORM, IGNORE),
+            )
+        )
+        cases.append(
+            Case(
+                id=f"ext/multi/four-structs/{form}-header",
+                title="extensions in FileMetaData, a RowGroup, a ColumnMetaData and a SchemaElement at once",
+                kind="golden",
+                base="multi-row-group",
+                mutations=(
+                    ext("FileMetaData", 0, form),
+                    ext("RowGroup", 1, form, 200),
+                    ext("ColumnMetaData", 4, form, 17),
+                    ext("SchemaElement", 2, form, 1000),
+                ),
+                expect={"legacy": "read"},
+                citations=(IGNORE,),
+            )
+        )
+        cases.append(
+            Case(
+                id=f"ext/multi/every-struct/{form}-header",
+                title="an extension in every struct of the footer",
+                kind="golden",
+                base="nested",
+                mutations=tuple(
+                    ext(s, "all", form, 20)
+                    for s in (
+                        "FileMetaData",
+                        "SchemaElement",
+                        "RowGroup",
+                        "ColumnChunk",
+                        "ColumnMetaData",
+                        "Statistics",
+                        "PageEncodingStats",
+                        "SizeStatistics",
+                        "KeyValue",
+                        "StringType",
+                        "ListType",
+                        "TypeDefinedOrder",
+                    )
+                ),
+                expect={"legacy": "read"},
+                citations=(RESERVED, IGNORE),
+                notes="Every struct, including the empty ones inside unions (StringType, ListType, TypeDefinedOrder); "
+                "the unions themselves are in ext/union/*.",
+            )
+        )
+        for union, slug in (("LogicalType", "logical-type"), ("ColumnOrder", "column-order")):
+            cases.append(
+                Case(
+                    id=f"ext/union/{slug}/{form}-header",
+                    title=f"an extension in every {union} union, beside its one set field",
+                    kind="golden",
+                    base="nested",
+                    mutations=(ext(union, "all", form, 20),),
+                    expect={"legacy": "either"},
+                    citations=(RESERVED,),
+                    notes=f"{union} is a Thrift union: exactly one field may be set. Whether 'every Thrift struct' "
+                    "includes unions is unstated, and Thrift runtimes read a second union field differently: "
+                    "docs/spec-notes.md#unions.",
+                )
+            )
+        cases.append(
+            Case(
+                id=f"ext/multi/every-column-meta-data-wide/{form}-header",
+                title="an extension in each of 1000 ColumnMetaData",
+                kind="golden",
+                base="wide",
+                mutations=(ext("ColumnMetaData", "all", form, 48),),
+                expect={"legacy": "read"},
+                citations=(IGNORE, OVERHEAD),
+            )
+        )
+    cases.append(
+        Case(
+            id="ext/multi/mixed-headers",
+            title="spec header in FileMetaData, zigzag header in a ColumnMetaData",
+            kind="golden",
+            base="flat",
+            mutations=(ext("FileMetaData", 0, "spec"), ext("ColumnMetaData", 2, "zigzag")),
+            expect={"legacy": "read"},
+            citations=(WIRE, ZIGZAG),
+            notes=HEADER_NOTE["spec"],
+        )
+    )
+    cases.append(
+        Case(
+            id="ext/payload/looks-like-tail",
+            title="payload that ends like a Parquet tail (stop byte, a length, PAR1) before its UUID",
+            kind="golden",
+            base="flat",
+            mutations=(
+                Extend(
+                    struct="FileMetaData",
+                    payload=Payload(
+                        "hex",
+                        hex="00"
+                        + "08000000"
+                        + b"PAR1".hex()
+                        + "ff" * 8
+                        + "00"
+                        + "10000000"
+                        + b"PAR1".hex()
+                        + "0123456789abcdef0123456789abcdef",
+                    ),
+                ),
+            ),
+            expect={"legacy": "read"},
+            citations=(FREEFORM,),
+            notes="A reader that scans backwards for PAR1 must not stop inside payloads.",
+        )
+    )
+    cases.append(
+        Case(
+            id="ext/payload/no-uuid",
+            title="64 random bytes with no disambiguating UUID",
+            kind="golden",
+            base="flat",
+            mutations=(Extend(struct="FileMetaData", payload=Payload.random(64, uuid=False)),),
+            expect={"legacy": "read"},
+            citations=(UUID_MUST, IGNORE),
+            notes="A writer broke the MUST; readers that do not know the extension are unaffected. No reader can tell "
+            "a missing UUID from an unknown one, so the file counts as golden.",
+        )
+    )
+    return cases

@@ -1,0 +1,85 @@
+"""A track is one wire format under the suite (Parquet's extensions; Skiff): it provides its
+cases, its bases with their data in canonical form, how a worker's answer becomes canonical
+data, and (registered separately) its adapters. Everything else (build, run, judge, report,
+gate) is shared and imports no track: it reaches them through `get` and `all_tracks`.
+
+Adding a track: a folder for its code, an object satisfying `Track`, and one entry-point line
+(group `parquet_conformance.tracks`). tests/toy_track.py is the smallest example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from parquet_conformance.corpus import registry
+from parquet_conformance.corpus.model import Case, Mutation
+
+
+class Track(Protocol):
+    name: str  # also the `track` of every case and base it makes
+    suffix: str  # of its case files, e.g. ".parquet"
+    default_role: str  # the role an adapter has when it names none
+    roles: Mapping[str, str]  # role -> what such a reader knows (for the manifest)
+
+    def cases(self) -> Sequence[Case]:
+        """The catalog, in a stable order; ids unique (the track checks this when it loads)."""
+        ...
+
+    def bases(self) -> Sequence[str]: ...
+
+    def base_description(self, name: str) -> str: ...
+
+    def base_file(self, name: str) -> bytes: ...
+
+    def base_expected(self, name: str) -> object:
+        """The base's data in the track's canonical form (JSON-able)."""
+        ...
+
+    def baseline_case(self, name: str) -> str | None:
+        """The case that is the base unmodified, if any: an adapter's reading of it is its baseline."""
+        ...
+
+    def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:
+        """The case's bytes, replayed from its base and mutations with this seed, and what they wrote."""
+        ...
+
+    def parse_mutation(self, obj: Mapping[str, Any]) -> Mutation:
+        """A mutation from its manifest form; ValueError naming the mutation if it is not valid."""
+        ...
+
+    def normalize(self, answer: Mapping[str, Any]) -> object:
+        """The canonical data of a worker's `read` answer; ValueError if it holds no such data."""
+        ...
+
+    def writers(self) -> dict[str, str]:
+        """Versions of the libraries that wrote the bases (recorded in the manifest)."""
+        ...
+
+    def inspect(self, path: Path) -> dict[str, Any]:
+        """What a file of this format holds (`parquet-conformance inspect`); `valid` says if it decodes."""
+        ...
+
+    def describe_inspection(self, report: Mapping[str, Any]) -> str:
+        """`inspect`'s report as text."""
+        ...
+
+
+def valid_role(track: Track, role: str) -> bool:
+    """One of the track's roles, or another of a family it has (`aware:x` where `aware:...` roles exist)."""
+    families = {r.split(":", 1)[0] for r in track.roles if ":" in r}
+    return role in track.roles or (":" in role and role.split(":", 1)[0] in families)
+
+
+def names() -> list[str]:
+    return registry.names(registry.TRACKS)
+
+
+def get(name: str) -> Track:
+    track = registry.load(registry.TRACKS, name)
+    return track  # type: ignore[return-value]
+
+
+def all_tracks() -> list[Track]:
+    return [get(n) for n in names()]

@@ -1,0 +1,1 @@
+"""The Parquet track: codec, footer model, bases, mutations, profiles, inspector, reference reader."""

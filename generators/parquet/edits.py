@@ -1,0 +1,105 @@
+"""Writing field 32767 into any struct of a Parquet file without moving its data.
+
+Compact-protocol structs carry no byte length, so bytes inserted before a struct's stop
+field shift nothing but what follows inside the footer: only the footer length changes.
+"""
+
+from __future__ import annotations
+
+import struct as _struct
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.footer import (
+    EXTENSION_ID,
+    HEADER_FORMS,
+    ParquetFooter,
+    StructRef,
+    chunk_range,
+    read_tail,
+)
+
+HEADERS = {form: raw for raw, form in HEADER_FORMS.items()}
+
+
+def extension_field(payload: bytes, header: str = "zigzag", *, declared_length: int | None = None,
+                    length_pad: int = 0) -> bytes:
+    """`header` is `spec` (08 FF FF 01, as BinaryProtocolExtensions.md writes it) or `zigzag`
+    (08 FE FF 03, as a Thrift compiler writes field 32767). `declared_length` and `length_pad`
+    write a wrong or overlong ULEB128 length on purpose."""
+    length = len(payload) if declared_length is None else declared_length
+    return HEADERS[header] + thrift.uleb(length, length_pad) + payload
+
+
+def typed_field(ftype: int, value: bytes, fid: int = EXTENSION_ID) -> bytes:
+    """A field of any type under any id, in long form: for 32767 with a non-binary type."""
+    return thrift.field_header(ftype, fid, long_form=True) + value
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace buf[start:end] with data (start == end inserts)."""
+    start: int
+    end: int
+    data: bytes
+
+
+def apply_edits(buf: bytes, edits: Iterable[Edit]) -> bytes:
+    """Applies non-overlapping edits and rewrites the footer length for those inside the footer."""
+    footer_offset, length = read_tail(buf)
+    out, pos, grow = [], 0, 0
+    for e in sorted(edits, key=lambda e: (e.start, e.end)):
+        if e.start < pos or e.end > len(buf) - 8:
+            raise ValueError(f"edit [{e.start}, {e.end}) overlaps another or the file tail")
+        out += [buf[pos:e.start], e.data]
+        pos = e.end
+        if e.start >= footer_offset:
+            grow += len(e.data) - (e.end - e.start)
+    out.append(buf[pos:len(buf) - 8])
+    return b"".join(out) + _struct.pack("<I", length + grow) + buf[-4:]
+
+
+def before_stop(ref: StructRef, data: bytes, *, drop_stop: bool = False) -> Edit:
+    """Insert `data` before the struct's stop byte (or in place of it)."""
+    stop = ref.node.stop_offset
+    return Edit(stop, stop + 1 if drop_stop else stop, data)
+
+
+def select(footer: ParquetFooter, struct: str, which: int | str) -> list[StructRef]:
+    """Structs of one kind in walk order: the `which`-th one (negative counts from the end) or `all`."""
+    refs = [r for r in footer.structs() if r.name == struct]
+    if not refs:
+        raise ValueError(f"no {struct} in this file")
+    return refs if which == "all" else [refs[int(which)]]
+
+
+def set_i64(ref: StructRef, field: str, value: int) -> Edit:
+    """Rewrite an integer field's value in place (its varint may change length)."""
+    f = ref.get(field)
+    if f is None:
+        raise ValueError(f"{ref.path}: no {field} to rewrite")
+    return Edit(f.header_end, f.end, thrift.i64_value(value))
+
+
+def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:
+    """`set_i64` by a delta, if the field is present."""
+    return [set_i64(ref, field, ref.value(field) + delta)] if ref.get(field) is not None else []
+
+
+def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit], str]:
+    """Extension in the first page header of the last column chunk of the last row group.
+
+    That header sits at a recorded offset that does not move; only the pages after it in the
+    same chunk shift, and without a page index nothing in the footer points at them. The
+    chunk's and row group's byte totals (which include page headers) grow by len(data)."""
+    rg = footer.row_groups()[-1]
+    cc = rg.children("columns")[-1]
+    md = cc.child("meta_data")
+    start, _ = chunk_range(md)
+    header = thrift.decode_struct(footer.buf, start)
+    edits = [Edit(header.stop_offset, header.stop_offset, data)]
+    for ref, field in ((md, "total_uncompressed_size"), (md, "total_compressed_size"), (rg, "total_byte_size"),
+                       (rg, "total_compressed_size")):
+        edits += add_i64(ref, field, len(data))
+    return edits, f"{cc.path}.pages[0]"

@@ -1,0 +1,115 @@
+"""`parquet-conformance inspect`: what a file's tail, footer and extensions look like."""
+
+from __future__ import annotations
+
+import mmap
+from collections import Counter
+from pathlib import Path
+
+from parquet_conformance.generators.parquet.footer import FooterError, decode_footer, parse_file, struct_extensions
+
+
+def flatbuffers_report(buf: bytes | mmap.mmap, thrift_meta: object | None) -> dict | None:
+    """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
+    verification pass, its length, and whether it says what the Thrift footer says."""
+    from parquet_conformance.generators.parquet.flatbuf.convert import (
+        FlatbufferError,
+        flatbuffer_comparable,
+        thrift_comparable,
+    )
+    from parquet_conformance.generators.parquet.profiles import ProfileError, locate
+
+    try:
+        found = locate(buf)
+    except ProfileError as e:
+        return {"profile": None, "crc_ok": False, "error": str(e)}
+    if found is None:
+        return None
+    report = {"profile": found.profile, "crc_ok": True, "crc": found.crc, "flatbuffer_offset": found.offset,
+              "flatbuffer_length": len(found.flatbuffer)}
+    try:
+        fb_meta = flatbuffer_comparable(found.flatbuffer)
+    except FlatbufferError as e:
+        return {**report, "verified": False, "error": str(e)}
+    agrees = None if thrift_meta is None else fb_meta == thrift_comparable(thrift_meta)
+    return {**report, "verified": True, "agrees_with_thrift": agrees, "error": None}
+
+
+def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
+    """Never raises on bad bytes: decoding problems become `"valid": false` and `error`.
+
+    Extensions are listed whenever the footer decodes as Thrift, even if the file breaks a
+    rule (a non-binary or duplicate field 32767); page headers are walked only in valid files.
+    """
+    size = len(buf)
+    report: dict = {"valid": False, "size": size,
+                    "magic": {"head": _magic(buf[:4]), "tail": _magic(buf[-4:]) if size >= 8 else None}}
+    try:
+        footer = decode_footer(buf, allow_after_stop=True)
+    except FooterError as e:
+        fb = flatbuffers_report(buf, None)
+        if fb and fb["profile"] == "par3" and fb["error"] is None:  # the final form: no Thrift footer
+            return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": []}
+        return {**report, "error": str(e), **({"flatbuffers_footer": fb} if fb else {})}
+    meta = footer.metadata
+    structs = footer.structs()
+    report.update({
+        "footer_offset": footer.footer_offset,
+        "footer_length": footer.footer_length,
+        "structs": dict(Counter(r.name for r in structs)),
+        "extensions": [e.describe() for e in footer.extensions(include_pages=False)],
+    })
+    fb = flatbuffers_report(buf, meta)
+    if fb:
+        report["flatbuffers_footer"] = fb
+    try:
+        parse_file(buf)
+        pages = footer.page_headers()
+    except FooterError as e:
+        return {**report, "error": str(e)}
+    report["extensions"] += [e.describe() for ref in pages for e in struct_extensions(buf, ref)]
+    created_by = meta.value(6)
+    return {**report, "valid": True, "error": None,
+            "version": meta.value(1), "num_rows": meta.value(3), "row_groups": len(meta.value(4)),
+            "columns": footer.leaf_count(),
+            "created_by": created_by.decode("utf-8", "replace") if isinstance(created_by, bytes) else None,
+            "page_headers": sum(1 for r in pages if r.name == "PageHeader")}
+
+
+def _magic(raw: bytes) -> str | None:
+    raw = bytes(raw)
+    if len(raw) < 4:
+        return None
+    return raw.decode("ascii") if all(0x20 <= b < 0x7F for b in raw) else raw.hex()
+
+
+def inspect_file(path: Path) -> dict:
+    """Maps the file instead of reading it, so that only the tail and footer are touched."""
+    with path.open("rb") as fh:
+        if path.stat().st_size == 0:
+            return {"file": str(path), **inspect_bytes(b"")}
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            return {"file": str(path), **inspect_bytes(buf)}
+
+
+def format_text(report: dict) -> str:
+    lines = [f"file: {report['file']} ({report['size']} bytes)",
+             f"magic: head {report['magic']['head']}, tail {report['magic']['tail']}"]
+    if "footer_length" in report:
+        lines.append(f"footer: {report['footer_length']} bytes at offset {report['footer_offset']}")
+    if report["valid"]:
+        lines.append(f"FileMetaData: version {report['version']}, {report['num_rows']} rows, "
+                     f"{report['row_groups']} row group(s), {report['columns']} leaf column(s), "
+                     f"created_by {report['created_by']!r}")
+        lines.append(f"page headers: {report['page_headers']}")
+    if "structs" in report:
+        lines.append("structs: " + ", ".join(f"{k} {v}" for k, v in report["structs"].items()))
+        lines.append(f"extensions: {len(report['extensions'])}")
+        for e in report["extensions"]:
+            lines.append(f"  {e['path']} ({e['struct']}): header {e['header']}, {e['type']}, offset {e['offset']}, "
+                         f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}")
+    if fb := report.get("flatbuffers_footer"):
+        lines.append("FlatBuffers footer: " + ", ".join(f"{k} {v}" for k, v in fb.items() if v is not None))
+    if not report["valid"]:
+        lines.append(f"error: {report['error']}")
+    return "\n".join(lines)

@@ -1,0 +1,106 @@
+"""The file's tail and size: the footer length, the tail magic, truncation, whole-file replacement."""
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass
+
+from parquet_conformance.generators.parquet.footer import read_tail
+from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+
+
+def _with_length(buf: bytes, length: int) -> bytes:
+    return buf[:-8] + _struct.pack("<I", length) + buf[-4:]
+
+
+@register("flip_footer_length_bit")
+@dataclass(frozen=True)
+class FlipFooterLengthBit(Mutation):
+    """XOR one bit of the 4-byte footer length."""
+
+    bit: int
+
+    def check(self) -> None:
+        if not 0 <= self.bit < 32:
+            raise MutationError(f"flip_footer_length_bit: bit {self.bit} is not in 0..31")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        (length,) = _struct.unpack("<I", buf[-8:-4])
+        return _with_length(buf, length ^ (1 << self.bit))
+
+
+@register("set_footer_length")
+@dataclass(frozen=True)
+class SetFooterLength(Mutation):
+    """Overwrite the footer length with `value`, or with the file size minus `file_size_minus`."""
+
+    value: int | None = None
+    file_size_minus: int | None = None
+
+    def check(self) -> None:
+        if (self.value is None) == (self.file_size_minus is None):
+            raise MutationError("set_footer_length takes exactly one of value and file_size_minus")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        length = len(buf) - self.file_size_minus if self.value is None else self.value  # type: ignore[operator]
+        return _with_length(buf, length)
+
+
+@register("set_tail_magic")
+@dataclass(frozen=True)
+class SetTailMagic(Mutation):
+    """Overwrite the last 4 bytes."""
+
+    magic: str
+
+    def check(self) -> None:
+        if len(self.magic.encode("ascii", "replace")) != 4:
+            raise MutationError(f"set_tail_magic: {self.magic!r} is not 4 ASCII characters")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        return buf[:-4] + self.magic.encode("ascii")
+
+
+@register("truncate_in_footer")
+@dataclass(frozen=True)
+class TruncateInFooter(Mutation):
+    """Cut the file inside its footer, keeping `fraction` of the footer bytes."""
+
+    fraction: float
+
+    def check(self) -> None:
+        if not 0 <= self.fraction < 1:
+            raise MutationError(f"truncate_in_footer: fraction {self.fraction} is not in [0, 1)")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        offset, length = read_tail(buf)
+        return buf[:offset + int(length * self.fraction)]
+
+
+@register("replace_file")
+@dataclass(frozen=True)
+class ReplaceFile(Mutation):
+    """Replace the whole file with these bytes."""
+
+    hex: str
+
+    def check(self) -> None:
+        try:
+            bytes.fromhex(self.hex)
+        except ValueError:
+            raise MutationError("replace_file: hex is not hexadecimal") from None
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        return bytes.fromhex(self.hex)
+
+
+@register("copy")
+@dataclass(frozen=True)
+class Copy(Mutation):
+    """The whole file is a stored regression file (corpus/regressions): `source` relative to the corpus
+    package. It is written from the store, checked against its sha256, never replayed from a base."""
+
+    source: str
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        raise MutationError(f"copy: {self.source} is written from the regression store, not replayed")

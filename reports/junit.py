@@ -1,0 +1,62 @@
+"""junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.reports.model import ResultsDocument
+
+# XML 1.0 cannot carry these at all, escaped or not.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def detail(cell: Cell) -> str:
+    """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data."""
+    text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
+    if cell.rows is not None:
+        text += f": {cell.rows} rows, data {cell.data_hash}"
+    if cell.error_class or cell.error_message:
+        text += f"\n{cell.error_class or '-'}: {cell.error_message or ''}"
+    return text
+
+
+def suite(doc: ResultsDocument, adapter: str) -> bytes:
+    mine = [c for c in doc.cells if c.adapter == adapter]
+    verdicts = Counter(c.verdict for c in mine)
+    root = ET.Element("testsuite", name=xml_text(f"parquet-conformance.{adapter}"), tests=str(len(mine)),
+                      failures=str(sum(v for k, v in verdicts.items() if k.is_failure)),
+                      skipped=str(verdicts[Verdict.SKIP]), errors="0", time=f"{sum(c.duration_s for c in mine):.3f}")
+    for c in mine:
+        case = ET.SubElement(root, "testcase", classname=xml_text(f"{adapter}.{c.group}"),
+                             name=xml_text(f"{c.case} [{c.role}]"), time=f"{c.duration_s:.3f}")
+        if c.verdict == Verdict.SKIP:
+            ET.SubElement(case, "skipped", message=xml_text((c.error_message or "unavailable")[:500]))
+        elif c.verdict != Verdict.PASS:
+            ET.SubElement(case, "failure", message=c.verdict.value, type=c.verdict.value).text = xml_text(detail(c))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+class JUnit:
+    name = "junit"
+
+    def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
+        folder = out / "junit"
+        folder.mkdir(exist_ok=True)
+        paths = []
+        for a in doc.adapters:
+            path = folder / f"{a.adapter}.xml"  # adapter names are checked names: no path can come of one
+            path.write_bytes(suite(doc, a.adapter))
+            paths.append(path)
+        return paths
+
+
+FORMAT = JUnit()

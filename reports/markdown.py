@@ -1,0 +1,57 @@
+"""summary.md: scores and failures for a pull-request comment; failures grouped per adapter, capped
+per adapter so that no adapter is hidden by another's."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from parquet_conformance.reports.junit import detail
+from parquet_conformance.reports.model import ResultsDocument
+
+PER_ADAPTER = 20
+
+
+def cell_text(text: object) -> str:
+    """Safe inside a Markdown table cell: one line, `|` escaped, HTML escaped."""
+    return " ".join(html.escape(str(text)).replace("|", "\\|").replace("`", "\\`").split())
+
+
+def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
+    run = doc.run
+    lines = [f"## parquet-conformance run `{cell_text(run.id)}`", "",
+             f"{len(doc.cases)} cases x {len(doc.adapters)} adapters = {len(doc.cells)} cells "
+             f"(generator {cell_text(run.generator_version)}, corpus seed {run.seed}).", "",
+             "| adapter | implementation | version | pass | fail | skip | pass rate | failures |",
+             "|---|---|---|---:|---:|---:|---:|---|"]
+    for a in doc.adapters:
+        rate = f"{a.pass_rate:.1%}" if a.pass_rate is not None else "–"
+        fails = ", ".join(f"{k[5:]} {v}" for k, v in a.failures.items()) or "–"
+        lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
+                     f"{a.passed} | {a.fail} | {a.skip} | {rate} | {fails} |")
+    for a in doc.adapters:
+        failing = [c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure]
+        if not failing:
+            continue
+        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing cells</summary>", "",
+                  "| case | role | verdict | expected | why |", "|---|---|---|---|---|"]
+        for c in failing[:per_adapter]:
+            why = detail(c).split("\n", 1)[-1] if c.error_class or c.error_message else detail(c)
+            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} | {c.expected} | "
+                         f"{cell_text(why[:200])} |")
+        if len(failing) > per_adapter:
+            lines.append(f"| … {len(failing) - per_adapter} more in results.json | | | | |")
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+class Markdown:
+    name = "markdown"
+
+    def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
+        path = out / "summary.md"
+        path.write_text(summary(doc))
+        return [path]
+
+
+FORMAT = Markdown()

@@ -1,0 +1,82 @@
+"""What every report format renders: a run's judged cells with their cases and per-adapter scores
+(results.json is this document as JSON; its JSON Schema is derived from these records)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
+from parquet_conformance.corpus.model import Citation, Expectation, Kind, Manifest
+
+RESULTS_FORMAT = "parquet-conformance-results"
+RESULTS_VERSION = 2  # 2: `track` in cells, cases and adapters; `pass` counts in `adapters` unchanged
+
+
+@dataclass(frozen=True)
+class AdapterScore:
+    adapter: str
+    implementation: str
+    version: str | None
+    track: str
+    passed: int = field(metadata={"json": "pass"})
+    fail: int
+    skip: int
+    total: int
+    pass_rate: float | None  # pass / (cells not skipped)
+    failures: dict[str, int]  # failing verdict -> count
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    id: str
+    track: str
+    title: str
+    group: str
+    kind: Kind
+    expect: dict[str, Expectation]
+    citations: list[Citation]
+    notes: str
+
+
+@dataclass(frozen=True)
+class ResultsDocument:
+    format: str
+    results_version: int
+    run: RunInfo
+    adapters: list[AdapterScore]
+    cases: list[CaseSummary]
+    cells: list[Cell]
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["adapters"] = [{("pass" if k == "passed" else k): v for k, v in a.items()} for a in out["adapters"]]
+        for case in out["cases"]:
+            case["citations"] = [{k: v for k, v in c.items() if v is not None} for c in case["citations"]]
+        return out
+
+
+def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
+    by_adapter: dict[str, list[Cell]] = {}
+    for c in cells:
+        by_adapter.setdefault(c.adapter, []).append(c)
+    out = []
+    for adapter, mine in by_adapter.items():
+        verdicts = Counter(c.verdict for c in mine)
+        judged = len(mine) - verdicts[Verdict.SKIP]
+        out.append(AdapterScore(
+            adapter=adapter, implementation=mine[0].implementation, version=mine[0].version, track=mine[0].track,
+            passed=verdicts[Verdict.PASS], fail=judged - verdicts[Verdict.PASS], skip=verdicts[Verdict.SKIP],
+            total=len(mine), pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
+            failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))
+    return out
+
+
+def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo) -> ResultsDocument:
+    ran = {c.case for c in cells}
+    cases = [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
+                         citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
+    return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
+                           cases=cases, cells=cells)
