@@ -1,3 +1,2 @@
-"""parquet-conformance: conformance suite for Parquet binary protocol extensions."""
-
-__version__ = "0.1.0"
+"""The harness: adapters and their isolated workers, the judge, the local and Spark executors, the
+results store, the gate, the pytest plugin and the command line (see docs/architecture.md)."""

@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 the thing examined is bad (an invalid file, a failed gate); 2 bad usage or
 input that cannot be used at all (missing file, unwritable directory, a corpus that does not match
-its manifest). Errors are one line on stderr, never a traceback.
+its manifest); 3 the gate could not judge every cell (harness errors: ours, not the implementation's).
+Errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -254,19 +255,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"CHANGED FAILURE    {c.case} [{c.role}]: expected {want}, got {c.verdict}")
     for e in result.not_run:
         print(f"note: {e.case} (line {e.line}) is listed but was not run")
-    status = "ok" if result.ok else "FAILED"
+    for c in result.unjudged:
+        print(f"HARNESS ERROR      {c.case} [{c.role}]: {c.error_message} "
+              f"(parquet-conformance failed, not {args.adapter})")
+    status = "ok" if result.ok and not result.unjudged else "FAILED" if not result.ok else "INCOMPLETE"
     print(f"gate {status}: {args.adapter} in run {run_id}, {len(mine)} cells, "
-          f"{sum(c.verdict.is_failure for c in mine)} failing")
-    return 0 if result.ok else 1
+          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.unjudged)} not judged")
+    return 1 if not result.ok else 3 if result.unjudged else 0
 
 
 def summary_table(cells: list) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k[5:]} {v}" for k, v in a.failures.items())
-        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5}  {detail}")
+        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
+                     f"{a.harness_errors:>5}  {detail}")
     return "\n".join(lines)
 
 
@@ -360,7 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Compare one adapter's verdicts in a run with its expected-failure list. Exit 0 "
                                      "when they match, 1 on any unexpected failure, unexpected pass or changed "
                                      "failure (each printed), 2 on bad input (a list naming unknown cases or "
-                                     "verdicts, or one cell twice). See docs/ci-gate.md.")
+                                     "verdicts, or one cell twice), 3 when cells could not be judged (harness "
+                                     "errors). See docs/ci-gate.md.")
     chk.add_argument("--adapter", required=True, metavar="NAME")
     chk.add_argument("--expected-failures", required=True, metavar="FILE",
                      help="'case-id [role] [verdict]' per line; # comments")

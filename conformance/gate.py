@@ -38,6 +38,7 @@ class GateResult:
     unexpected_passes: list[Cell]
     changed_failures: list[tuple[Cell, Verdict]]  # (the cell, the verdict its entry pinned)
     not_run: list[Entry]
+    unjudged: list[Cell]  # harness errors: the gate cannot say anything about these cells
 
     @property
     def ok(self) -> bool:
@@ -95,7 +96,7 @@ def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
     def entry_for(cell: Cell) -> Entry | None:
         return next((e for e in expected if e.covers(cell)), None)
 
-    result = GateResult([], [], [], [])
+    result = GateResult([], [], [], [], [c for c in cells if c.verdict == Verdict.HARNESS_ERROR])
     for cell in cells:
         entry = entry_for(cell)
         if cell.verdict.is_failure and entry is None:
@@ -103,7 +104,7 @@ def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
         elif cell.verdict == Verdict.PASS and entry is not None:
             result.unexpected_passes.append(cell)
         elif cell.verdict.is_failure and entry is not None and entry.verdict not in (None, cell.verdict):
-            result.changed_failures.append((cell, entry.verdict))  # type: ignore[arg-type]
+            result.changed_failures.append((cell, entry.verdict))
     result.not_run = [e for e in expected if not any(e.covers(c) for c in cells)]
     return result
 

@@ -40,8 +40,10 @@ def roles_judged(case: CaseEntry, adapter_roles: list[str]) -> list[str]:
 def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None) -> Verdict:
     """`decode`: the metadata an aware reader must use; checked only when the reader says which it used."""
     match outcome:
-        case Unavailable() | HarnessError():
+        case Unavailable():
             return Verdict.SKIP
+        case HarnessError():
+            return Verdict.HARNESS_ERROR
         case Crash() | OutOfMemory():
             return Verdict.CRASH
         case Timeout():

@@ -6,7 +6,7 @@ them through staging, the results dataset, results.json and the reports.
 place that handles one matches on the variant, and a new variant is a type error until each
 place handles it. Rows are flat (`OutcomeRow`, `Cell`) so that Spark and Parquet can carry them;
 the Arrow schemas of staging and results, and the JSON Schema of results.json, are derived from
-their fields (conformance/schemas.py).
+their fields (conformance/derived.py).
 """
 
 from __future__ import annotations
@@ -90,11 +90,17 @@ class Verdict(StrEnum):
     ACCEPTED_INVALID = "fail:accepted-invalid"
     WRONG_METADATA = "fail:wrong-metadata"  # an aware reader used the metadata the case's `decode` forbids
     SKIP = "skip"  # the implementation is unavailable here
+    HARNESS_ERROR = "harness-error"  # our side failed: the cell says nothing about the implementation
 
     @property
     def is_failure(self) -> bool:
-        """A failure of the implementation under test."""
+        """A failure of the implementation under test (a harness error is not one, nor can it be pinned)."""
         return self.value.startswith("fail:")
+
+    @property
+    def judged(self) -> bool:
+        """Whether the cell says anything about the implementation."""
+        return self not in (Verdict.SKIP, Verdict.HARNESS_ERROR)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The adapter protocol (docs/adapter-protocol.md) as typed messages, after Bowtie's `_commands.py`:
 one dataclass per message, the JSON Schema in conformance/schemas/protocol.schema.json derived from
-them (conformance/schemas.py), and one parser per direction that turns any other JSON into a
+them (conformance/derived.py), and one parser per direction that turns any other JSON into a
 ProtocolError naming what is wrong.
 
 Every string that crosses the boundary is sanitised here (`clean`): lone surrogates, NUL and
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from parquet_conformance.conformance.model import Crash, Error, Outcome, OutOfMemory, Read, Rejected
+from parquet_conformance.conformance.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Read, Rejected
 from parquet_conformance.generators.canonical import data_hash
 
 PROTOCOL_VERSION = 1
@@ -46,7 +46,7 @@ class ReadRequest:
     id: str
     path: str
     case: str
-    cmd: str = "read"
+    cmd: str = field(default="read", metadata={"required": True})
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,11 @@ class DataAnswer:
 
 @dataclass(frozen=True)
 class ErrorAnswer:
+    """`rejected`: the library refused the file; `crash` / `oom`: it lost control and the worker survived;
+    `harness-error`: the worker's own code (not the library) failed, e.g. converting the library's result."""
+
     id: str
-    outcome: Literal["rejected", "crash", "oom"]
+    outcome: Literal["rejected", "crash", "oom", "harness-error"]
     error: ErrorInfo
 
 
@@ -177,13 +180,15 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
         metadata = obj.get("metadata")
         return Read(data_hash(canonical), len(rows) if isinstance(rows, list) else 0,
                     clean(metadata, 40) if isinstance(metadata, str) else None)
-    if kind in ("rejected", "crash", "oom"):
+    if kind in ("rejected", "crash", "oom", "harness-error"):
         err = obj.get("error")
         if not isinstance(err, dict):
             err = {}
         error = Error(clean(str(err["class"]), 300) if err.get("class") is not None else None,
                       clean(str(err.get("message") or ""), MAX_TEXT) + repaired)
-        return {"rejected": Rejected, "crash": Crash, "oom": OutOfMemory}[kind](error)
+        variants: dict[str, type[Rejected | Crash | OutOfMemory | HarnessError]] = {
+            "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
+        return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
 
 

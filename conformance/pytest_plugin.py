@@ -19,10 +19,12 @@ import json
 import os
 import shlex
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from _pytest._code.code import TerminalRepr, TracebackStyle
 
 from parquet_conformance.conformance.judge import judge_cell, roles_judged
 from parquet_conformance.conformance.model import Outcome, Read, Verdict, outcome_fields
@@ -122,7 +124,8 @@ class ConformanceRun:
                 f"{self.worker.adapter.name}")
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_make_collect_report(self, collector: pytest.Collector) -> Iterator[None]:
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, pytest.CollectReport,
+                                                                                    pytest.CollectReport]:
         report = yield
         # The corpus joins the session's top-level collectors, so -k, --deselect and -m apply as usual.
         if isinstance(collector, pytest.Session) and report.passed:
@@ -210,7 +213,7 @@ class CorpusFile(pytest.File):
     """The manifest: one item per selected case."""
 
     def collect(self) -> Iterator[CaseItem]:
-        run: ConformanceRun = self.config.pluginmanager.get_plugin("parquet-conformance-run")
+        run = _run(self.config)
         for case in run.cases:
             item = CaseItem.from_parent(self, name=case.id, case=case)
             if case.id in run.xfail:
@@ -218,13 +221,19 @@ class CorpusFile(pytest.File):
             yield item
 
 
+def _run(config: pytest.Config) -> ConformanceRun:
+    run = config.pluginmanager.get_plugin("parquet-conformance-run")
+    assert isinstance(run, ConformanceRun)
+    return run
+
+
 class CaseItem(pytest.Item):
-    def __init__(self, *, case: CaseEntry, **kwargs: object) -> None:
+    def __init__(self, *, case: CaseEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
 
     def runtest(self) -> None:
-        run: ConformanceRun = self.config.pluginmanager.get_plugin("parquet-conformance-run")
+        run = _run(self.config)
         outcome, judged = run.judge(self.case)
         self.user_properties += [("verdict", str(v)) for _, _, v in judged] + [("outcome", str(outcome.kind))]
         if all(v == Verdict.SKIP for _, _, v in judged):
@@ -232,7 +241,8 @@ class CaseItem(pytest.Item):
         if any(v != Verdict.PASS for _, _, v in judged):
             raise CaseFailed(run.explain(self.case, judged, outcome))
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: str | None = None) -> str:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)

@@ -59,8 +59,8 @@ def main(argv: list[str]) -> int:
         _kill_group(pid)
         os._exit(128 + signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, stop)
+    for forwarded in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(forwarded, stop)
     while True:
         try:
             _, status = os.waitpid(pid, 0)

@@ -6,7 +6,7 @@ progress, and a lock per run being written.
     OUT/staging/run=ID/.lock             held (flock) by the process writing the run
 
 Run ids are names (corpus.model.NAME_RE): they become directory names. The Arrow schemas are the
-records' (conformance/schemas.py).
+records' (conformance/derived.py).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from parquet_conformance.conformance.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
 from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
-from parquet_conformance.conformance.schemas import OUTCOME_SCHEMA, RESULT_SCHEMA
 from parquet_conformance.corpus.model import NAME_RE
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
@@ -40,13 +41,12 @@ class RunRecord:
     cases: list[str]  # the cases the run selected
     corpus_cases: list[str]  # every case of the corpus it ran on
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, obj: dict[str, object]) -> RunRecord:
-        return cls(info=RunInfo(**obj["info"]), cases=list(obj["cases"]),  # type: ignore[arg-type]
-                   corpus_cases=list(obj["corpus_cases"]))  # type: ignore[call-overload]
+    def from_json(cls, obj: dict[str, Any]) -> RunRecord:
+        return cls(info=RunInfo(**obj["info"]), cases=list(obj["cases"]), corpus_cases=list(obj["corpus_cases"]))
 
 
 class ResultsError(ValueError):

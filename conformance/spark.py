@@ -27,9 +27,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from parquet_conformance.conformance.derived import OUTCOME_SCHEMA
 from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.model import OutcomeRow
-from parquet_conformance.conformance.schemas import OUTCOME_SCHEMA
 from parquet_conformance.corpus.model import CaseEntry
 
 CASES_PER_TASK = 4

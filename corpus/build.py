@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from parquet_conformance.corpus import regressions
+from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.dist import write_manifest_digest
 from parquet_conformance.corpus.model import (
     EXPECTATION_MEANINGS,
@@ -88,7 +88,7 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
     tracks = list(tracks) if tracks is not None else all_tracks()
     chosen = select(tracks, only, large)
     by_name = {t.name: t for t in tracks}
-    # Files found in the wild (corpus/regressions.py), after the catalog; read and checked before `out` changes.
+    # Files found in the wild (corpus/regression_store.py), after the catalog; read and checked before `out` changes.
     found = [(e, d) for e, d in regressions.case_entries(regressions.selected(only)) if e.track in by_name]
     if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")

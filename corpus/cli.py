@@ -50,7 +50,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         if path.is_dir():
             root = dist.find_root(path)
-            problems, notes = dist.verify_tree(root), []
+            problems, notes = dist.verify_tree(root), list[str]()
             label = str(root)
         elif path.is_file():
             problems, notes = dist.verify_archive(path)
@@ -89,7 +89,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_add_regression(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import regressions
+    from parquet_conformance.corpus import regression_store as regressions
 
     try:
         expect = regressions.parse_expect(args.expect)

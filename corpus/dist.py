@@ -234,7 +234,7 @@ def readme_text(manifest: Manifest) -> str:
         "Layout",
         "------",
         "manifest.json              every case: id, title, kind, base, file, sha256, expectations, citations,",
-        "                           the transformations that made it (schema: docs/manifest.md of",
+        "                           the mutations that made it (schema: docs/manifest.md of",
         "                           parquet-conformance)",
         "cases/<case id>.parquet    the files, e.g. cases/corrupt/tiny/empty.parquet",
         "bases/<base>.parquet       the unmodified files the cases start from",
@@ -330,7 +330,7 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callabl
     listed: set[str] = set()
 
     def expect_file(rel: object, sha: object, what: str) -> None:
-        if not _safe_rel(rel):
+        if not _safe_rel(rel) or not isinstance(rel, str):
             problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
             return
         listed.add(rel)
@@ -470,6 +470,7 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
             keep = (name.endswith(".json") or PurePosixPath(name).name == SUMS) and m.size <= 64 << 20
             buf = io.BytesIO() if keep else None
             src = tar.extractfile(m)
+            assert src is not None  # a regular member
             while chunk := src.read(CHUNK):
                 h.update(chunk)
                 if buf:
@@ -611,6 +612,7 @@ def safe_extract(archive: Path, into: Path) -> Path:
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 src = tar.extractfile(m)
+                assert src is not None  # plan() admits only files and directories
                 with open(target, "xb") as f:  # x: never through an existing file or link
                     shutil.copyfileobj(src, f, CHUNK)
             staging.chmod(0o755)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 _EPOCH = dt.datetime(1970, 1, 1)
 
@@ -51,13 +52,13 @@ def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> 
     return {"columns": list(columns), "rows": [[canonical_value(v) for v in row] for row in rows]}
 
 
-def canonical_table(table: object) -> dict:
+def canonical_table(table: Any) -> dict[str, Any]:
     """Canonical form of a pyarrow Table."""
     cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
     return canonical_rows(table.column_names, zip(*cols, strict=True) if cols else [])
 
 
-def data_hash(canonical: dict) -> str:
+def data_hash(canonical: object) -> str:
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 

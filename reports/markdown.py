@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from parquet_conformance.conformance.model import Verdict
 from parquet_conformance.reports.junit import detail
 from parquet_conformance.reports.model import ResultsDocument
 
@@ -22,13 +23,19 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
     lines = [f"## parquet-conformance run `{cell_text(run.id)}`", "",
              f"{len(doc.cases)} cases x {len(doc.adapters)} adapters = {len(doc.cells)} cells "
              f"(generator {cell_text(run.generator_version)}, corpus seed {run.seed}).", "",
-             "| adapter | implementation | version | pass | fail | skip | pass rate | failures |",
-             "|---|---|---|---:|---:|---:|---:|---|"]
+             "| adapter | implementation | version | pass | fail | skip | harness errors | pass rate | failures |",
+             "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for a in doc.adapters:
         rate = f"{a.pass_rate:.1%}" if a.pass_rate is not None else "–"
         fails = ", ".join(f"{k[5:]} {v}" for k, v in a.failures.items()) or "–"
         lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
-                     f"{a.passed} | {a.fail} | {a.skip} | {rate} | {fails} |")
+                     f"{a.passed} | {a.fail} | {a.skip} | {a.harness_errors} | {rate} | {fails} |")
+    ours = [c for c in doc.cells if c.verdict == Verdict.HARNESS_ERROR]
+    if ours:  # shown apart: these say nothing about any implementation
+        lines += ["", f"**{len(ours)} cells could not be judged (harness errors: parquet-conformance failed, not the "
+                  "implementation).**", "", "| case | adapter | why |", "|---|---|---|"]
+        lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text((c.error_message or '')[:200])} |"
+                  for c in ours[:per_adapter]]
     for a in doc.adapters:
         failing = [c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure]
         if not failing:

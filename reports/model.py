@@ -24,8 +24,9 @@ class AdapterScore:
     passed: int = field(metadata={"json": "pass"})
     fail: int
     skip: int
+    harness_errors: int  # cells our side could not judge: counted in no score
     total: int
-    pass_rate: float | None  # pass / (cells not skipped)
+    pass_rate: float | None  # pass / (cells judged: neither skipped nor harness errors)
     failures: dict[str, int]  # failing verdict -> count
 
 
@@ -65,11 +66,12 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
     out = []
     for adapter, mine in by_adapter.items():
         verdicts = Counter(c.verdict for c in mine)
-        judged = len(mine) - verdicts[Verdict.SKIP]
+        judged = sum(n for v, n in verdicts.items() if v.judged)
         out.append(AdapterScore(
             adapter=adapter, implementation=mine[0].implementation, version=mine[0].version, track=mine[0].track,
             passed=verdicts[Verdict.PASS], fail=judged - verdicts[Verdict.PASS], skip=verdicts[Verdict.SKIP],
-            total=len(mine), pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
+            harness_errors=verdicts[Verdict.HARNESS_ERROR], total=len(mine),
+            pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
             failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))
     return out
 

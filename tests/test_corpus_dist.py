@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.cli import main
-from parquet_conformance.corpus import dist, regressions
+from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.corpus.parquet.catalog import all_cases

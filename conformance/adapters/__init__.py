@@ -42,7 +42,11 @@ class Adapter:
     memory_limit_bytes: int | None = 8 << 30  # address space; None where a VM reserves its own (JVM)
     start_timeout_s = 120.0
 
-    def describe(self) -> dict:
+    def command(self) -> list[str]:
+        """The worker's command line."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
                 "track": self.track, "roles": list(self.roles)}
 
@@ -50,7 +54,7 @@ class Adapter:
 class PythonAdapter(Adapter):
     module = ""  # the import that must succeed
 
-    def load(self) -> object:
+    def load(self) -> Any:
         try:
             return importlib.import_module(self.module)
         except ImportError as e:

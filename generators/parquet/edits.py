@@ -95,7 +95,7 @@ def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit
     chunk's and row group's byte totals (which include page headers) grow by len(data)."""
     rg = footer.row_groups()[-1]
     cc = rg.children("columns")[-1]
-    md = cc.child("meta_data")
+    md = cc.need("meta_data")
     start, _ = chunk_range(md)
     header = thrift.decode_struct(footer.buf, start)
     edits = [Edit(header.stop_offset, header.stop_offset, data)]

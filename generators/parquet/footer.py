@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
-from parquet_conformance.generators.parquet.thrift import Field, Struct, ThriftError
+from parquet_conformance.generators.parquet.thrift import Buffer, Field, Struct, ThriftError
 
 EXTENSION_ID = 32767
 # BinaryProtocolExtensions.md writes the header as `08 FF FF 01` (ULEB128 of 32767); a compact
@@ -136,8 +136,15 @@ class StructRef:
     def value(self, field: str, default: object = None) -> Any:
         return self.node.value(field_id(self.name, field), default)
 
+    def need(self, field: str) -> StructRef:
+        """A struct-valued field that must be there; FooterError names it if it is not."""
+        ref = self.child(field)
+        if ref is None:
+            raise FooterError(f"{self.path or self.name}: no {field}")
+        return ref
+
     def child(self, field: str) -> StructRef | None:
-        """A struct-valued field as a StructRef (its type from the schema)."""
+        """A struct-valued field as a StructRef (its type from the schema), or None if absent."""
         node = self.value(field)
         if node is None:
             return None
@@ -180,7 +187,7 @@ class Extension:
 
 @dataclass
 class ParquetFooter:
-    buf: bytes
+    buf: Buffer
     footer_offset: int
     footer_length: int
     metadata: Struct
@@ -236,7 +243,7 @@ def walk(node: Struct, name: str, path: str) -> Iterator[StructRef]:
                     yield from walk(item, child, _join(path, f"{fname}[{i}]"))
 
 
-def struct_extensions(buf: bytes, ref: StructRef) -> list[Extension]:
+def struct_extensions(buf: Buffer, ref: StructRef) -> list[Extension]:
     out = []
     for f in ref.node.fields:
         if f.id not in EXTENSION_IDS:
@@ -253,7 +260,7 @@ def struct_extensions(buf: bytes, ref: StructRef) -> list[Extension]:
     return out
 
 
-def read_tail(buf: bytes) -> tuple[int, int]:
+def read_tail(buf: Buffer) -> tuple[int, int]:
     """Checks magics and the footer length; returns (footer_offset, footer_length)."""
     size = len(buf)
     if size < 12:
@@ -270,7 +277,7 @@ def read_tail(buf: bytes) -> tuple[int, int]:
     return size - 8 - length, length
 
 
-def decode_footer(buf: bytes, *, strict_varints: bool = False, allow_after_stop: bool = False) -> ParquetFooter:
+def decode_footer(buf: Buffer, *, strict_varints: bool = False, allow_after_stop: bool = False) -> ParquetFooter:
     """Decodes the tail and the FileMetaData struct, checking that it spans the footer, or with
     `allow_after_stop`, that the bytes after its stop byte are fields and a stop byte."""
     offset, length = read_tail(buf)
@@ -292,7 +299,7 @@ def decode_footer(buf: bytes, *, strict_varints: bool = False, allow_after_stop:
     raise FooterError(problem)
 
 
-def parse_file(buf: bytes) -> ParquetFooter:
+def parse_file(buf: Buffer) -> ParquetFooter:
     """Decodes and validates the tail, the footer and every struct in it; raises FooterError."""
     footer = decode_footer(buf, strict_varints=True)
     for ref in footer.structs():
@@ -301,7 +308,7 @@ def parse_file(buf: bytes) -> ParquetFooter:
     return footer
 
 
-def check_struct(buf: bytes, ref: StructRef) -> None:
+def check_struct(buf: Buffer, ref: StructRef) -> None:
     """Field types as parquet.thrift declares them, required fields, extension rules."""
     fields = SCHEMA.get(ref.name)
     if fields is None:

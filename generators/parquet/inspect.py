@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import mmap
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from parquet_conformance.generators.parquet.footer import FooterError, decode_footer, parse_file, struct_extensions
+from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
 
-def flatbuffers_report(buf: bytes | mmap.mmap, thrift_meta: object | None) -> dict | None:
+def flatbuffers_report(buf: Buffer, thrift_meta: Struct | None) -> dict[str, Any] | None:
     """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
     verification pass, its length, and whether it says what the Thrift footer says."""
     from parquet_conformance.generators.parquet.flatbuf.convert import (
@@ -35,7 +38,7 @@ def flatbuffers_report(buf: bytes | mmap.mmap, thrift_meta: object | None) -> di
     return {**report, "verified": True, "agrees_with_thrift": agrees, "error": None}
 
 
-def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
+def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     """Never raises on bad bytes: decoding problems become `"valid": false` and `error`.
 
     Extensions are listed whenever the footer decodes as Thrift, even if the file breaks a
@@ -76,14 +79,14 @@ def inspect_bytes(buf: bytes | mmap.mmap) -> dict:
             "page_headers": sum(1 for r in pages if r.name == "PageHeader")}
 
 
-def _magic(raw: bytes) -> str | None:
+def _magic(raw: Buffer) -> str | None:
     raw = bytes(raw)
     if len(raw) < 4:
         return None
     return raw.decode("ascii") if all(0x20 <= b < 0x7F for b in raw) else raw.hex()
 
 
-def inspect_file(path: Path) -> dict:
+def inspect_file(path: Path) -> dict[str, Any]:
     """Maps the file instead of reading it, so that only the tail and footer are touched."""
     with path.open("rb") as fh:
         if path.stat().st_size == 0:
@@ -92,7 +95,7 @@ def inspect_file(path: Path) -> dict:
             return {"file": str(path), **inspect_bytes(buf)}
 
 
-def format_text(report: dict) -> str:
+def format_text(report: Mapping[str, Any]) -> str:
     lines = [f"file: {report['file']} ({report['size']} bytes)",
              f"magic: head {report['magic']['head']}, tail {report['magic']['tail']}"]
     if "footer_length" in report:

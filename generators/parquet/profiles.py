@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import crc32c
 
+from parquet_conformance.generators.parquet.thrift import Buffer
+
 SPEC_EXAMPLE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:private-v0").bytes
 MIGRATION_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:ratified-v1").bytes
 ARROW_PROTOTYPE_UUID = bytes.fromhex("deadbeef" * 4)  # metadata3.cc / converter.rs
@@ -101,7 +103,7 @@ UUID_PROFILES = {SPEC_EXAMPLE_UUID: "spec-example", MIGRATION_UUID: "migration",
 ReadAt = Callable[[int, int], bytes]  # (offset, length) -> the file's bytes there
 
 
-def locate(buf: bytes, crcs: tuple[str, ...] = ("zlib",)) -> Located | None:
+def locate(buf: Buffer, crcs: tuple[str, ...] = ("zlib",)) -> Located | None:
     return locate_at(lambda offset, n: bytes(buf[offset:offset + n]), len(buf), crcs)
 
 

@@ -89,6 +89,7 @@ def check_consistency(meta: dict, data_end: int) -> None:
 def rebuilt_file(buf: bytes, choice: Choice) -> bytes:
     if choice.metadata == "thrift":
         return buf
+    assert choice.located is not None and choice.thrift_footer is not None  # chose_footer set both
     data_end = data_region_end(choice.located, buf)
     footer = choice.thrift_footer
     return bytes(buf[:data_end]) + footer + struct.pack("<I", len(footer)) + b"PAR1"
@@ -119,8 +120,9 @@ def use_new_encodings(buf: bytes) -> tuple[bytes, int]:
             thrift.decode_struct(buf, offset, offset + length)  # a page header must start there
         except thrift.ThriftError:
             continue
-        md = next(r.node for r in footer.structs() if r.path == ext.path)
-        edits += [set_i64(md, 9, offset), set_i64(md, 7, length), set_i64(md, 6, length)]
+        md = next(r for r in footer.structs() if r.path == ext.path)
+        edits += [set_i64(md, "data_page_offset", offset), set_i64(md, "total_compressed_size", length),
+                  set_i64(md, "total_uncompressed_size", length)]
         used += 1
     return (apply_edits(buf, edits) if edits else buf), used
 

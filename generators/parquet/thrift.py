@@ -12,8 +12,10 @@ in time linear in its length.
 
 from __future__ import annotations
 
+import mmap
 import struct
 from dataclasses import dataclass, field
+from typing import Any
 
 STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT, UUID = range(14)
 TYPE_NAMES = {
@@ -21,6 +23,10 @@ TYPE_NAMES = {
     BINARY: "binary", LIST: "list", SET: "set", MAP: "map", STRUCT: "struct", UUID: "uuid",
 }
 MAX_DEPTH = 64
+
+
+# What the codec reads from: file bytes, a view of them, or a mapped file.
+Buffer = bytes | bytearray | memoryview | mmap.mmap
 
 
 class ThriftError(ValueError):
@@ -38,7 +44,7 @@ class Field:
     header_start: int  # first byte of the field header
     header_end: int  # first byte of the value
     end: int  # one past the value
-    value: object  # int | float | bool | bytes | Struct | list
+    value: Any  # int | float | bool | bytes | Struct | list
 
     @property
     def header_form(self) -> str:
@@ -59,13 +65,13 @@ class Struct:
     def get(self, fid: int) -> Field | None:
         return next((f for f in self.fields if f.id == fid), None)
 
-    def value(self, fid: int, default: object = None) -> object:
+    def value(self, fid: int, default: object = None) -> Any:
         f = self.get(fid)
         return default if f is None else f.value
 
 
 class Reader:
-    def __init__(self, buf: bytes | memoryview, pos: int = 0, end: int | None = None, *,
+    def __init__(self, buf: Buffer, pos: int = 0, end: int | None = None, *,
                  strict_varints: bool = False) -> None:
         self.buf = buf
         self.pos = pos
@@ -189,7 +195,7 @@ class Reader:
             last = fid
 
 
-def decode_struct(buf: bytes | memoryview, pos: int = 0, end: int | None = None, *,
+def decode_struct(buf: Buffer, pos: int = 0, end: int | None = None, *,
                   strict_varints: bool = False) -> Struct:
     return Reader(buf, pos, end, strict_varints=strict_varints).struct()
 
@@ -233,7 +239,7 @@ def i64_value(n: int) -> bytes:
     return uleb(zigzag_encode(n))
 
 
-def encode_struct(fields: list[tuple[int, int, object]]) -> bytes:
+def encode_struct(fields: list[tuple[int, int, Any]]) -> bytes:
     """A well-formed struct from (id, type, value) in ascending id order; None values are left out.
     Values: ints for integer types, bool for bools, bytes for binary, encoded bytes for structs,
     (element type, [values]) for lists."""
@@ -249,7 +255,7 @@ def encode_struct(fields: list[tuple[int, int, object]]) -> bytes:
     return bytes(out + b"\x00")
 
 
-def _encode_value(ftype: int, value: object) -> bytes:
+def _encode_value(ftype: int, value: Any) -> bytes:
     if ftype == BYTE:
         return bytes([value & 0xFF])
     if ftype in (I16, I32, I64):

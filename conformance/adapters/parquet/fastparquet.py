@@ -40,7 +40,7 @@ class FastParquet(PythonAdapter):
         return canonical_rows([str(c) for c in df.columns], zip(*columns, strict=True) if columns else [])
 
 
-def _python(v: object, kind: int | None, scale: int, pd: object, nan_is_null: bool = False) -> object:
+def _python(v: object, kind: int | None, scale: int, pd: Any, nan_is_null: bool = False) -> object:
     if v is None or v is pd.NA or v is pd.NaT or (nan_is_null and isinstance(v, float) and v != v):
         return None
     if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):  # numpy array (nested) or scalar

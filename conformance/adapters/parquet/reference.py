@@ -1,4 +1,4 @@
-"""Our reference reader (conformance/reference.py): aware of every FlatBuffers-footer profile,
+"""Our reference reader (generators/parquet/reference.py): aware of every FlatBuffers-footer profile,
 data through pyarrow from a footer rebuilt out of the metadata it chose. It answers which
 metadata it used, so that aware-role expectations on `decode` can be checked."""
 

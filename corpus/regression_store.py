@@ -34,7 +34,7 @@ ENV = "PARQUET_CONFORMANCE_REGRESSIONS"
 INDEX = "regressions.json"
 PREFIX = "regression/"
 WORDS = tuple(e.value for e in Expectation)
-# Where the `copy` transformation says the file comes from: relative to the `corpus` package.
+# Where the `copy` mutation says the file comes from: relative to the `corpus` package.
 SOURCE_DIR = "regressions/files"
 
 
@@ -90,7 +90,7 @@ def parse_expect(items: list[str]) -> dict[str, str]:
             raise ValueError(f"--expect names role {role!r} twice")
         expect[role] = word
     if "legacy" not in expect:
-        # Aware readers fall back to the legacy expectation (conformance.verdict.expectation).
+        # Aware readers fall back to the legacy expectation (conformance/judge.py expectation).
         raise ValueError("--expect must say what a legacy reader must do, e.g. --expect legacy=reject")
     return expect
 

@@ -1,20 +1,14 @@
 """Schemas derived from the records, never written by hand: the Arrow schemas of the staging and results
-datasets, and the JSON Schemas shipped as files for other languages (corpus/schemas/manifest.schema.json,
-conformance/schemas/results.schema.json, conformance/schemas/protocol.schema.json).
-
-    python -m parquet_conformance.conformance.schemas           # rewrite the JSON Schema files
-    python -m parquet_conformance.conformance.schemas --check   # exit 1 if a file differs (a test runs this)
+datasets, and the JSON Schemas of the manifest and the adapter protocol (reports/schemas.py writes them,
+with results.json's, as files for other languages).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import sys
 import types
 import typing
 from enum import Enum
-from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
 import pyarrow as pa
@@ -24,12 +18,6 @@ from parquet_conformance.conformance.model import Cell, OutcomeRow
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
 
 JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-ROOT = Path(__file__).resolve().parent.parent
-FILES = {
-    "manifest": ROOT / "corpus" / "schemas" / "manifest.schema.json",
-    "results": ROOT / "conformance" / "schemas" / "results.schema.json",
-    "protocol": ROOT / "conformance" / "schemas" / "protocol.schema.json",
-}
 
 
 def _optional(hint: Any) -> tuple[Any, bool]:
@@ -103,7 +91,7 @@ def _json_type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
         out = {"type": "object", "additionalProperties": _json_type(get_args(hint)[1], defs)}
     elif get_origin(hint) in (typing.Union, types.UnionType):
         out = {"anyOf": [_json_type(a, defs) for a in get_args(hint)]}
-    elif dataclasses.is_dataclass(hint):
+    elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
         defs.setdefault(hint.__name__, None)
         if defs[hint.__name__] is None:
             defs[hint.__name__] = object_schema(hint, defs)
@@ -126,7 +114,9 @@ def object_schema(cls: type, defs: dict[str, Any], *, open_: bool = True) -> dic
     props, required = {}, []
     for f in dataclasses.fields(cls):
         props[_json_name(f)] = _json_type(hints[f.name], defs)
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+        no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        # A discriminator (a Literal, or a field marked required) is required even when the record defaults it.
+        if no_default or get_origin(hints[f.name]) is Literal or f.metadata.get("required"):
             required.append(_json_name(f))
     schema: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):
@@ -148,12 +138,6 @@ def manifest_schema() -> dict[str, Any]:
     return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
 
 
-def results_schema() -> dict[str, Any]:
-    from parquet_conformance.reports.model import ResultsDocument
-
-    return document_schema("parquet-conformance results.json", ResultsDocument, (Cell,))
-
-
 def protocol_schema() -> dict[str, Any]:
     """Every message of the adapter protocol, each a definition; a line is any one of them."""
     defs: dict[str, Any] = {}
@@ -165,26 +149,3 @@ def protocol_schema() -> dict[str, Any]:
     return {"$schema": JSON_SCHEMA, "title": "parquet-conformance adapter protocol, version "
             f"{protocol.PROTOCOL_VERSION}: one JSON object per line",
             "anyOf": [{"$ref": f"#/$defs/{cls.__name__}"} for cls in messages], "$defs": dict(sorted(defs.items()))}
-
-
-def rendered() -> dict[str, str]:
-    docs = {"manifest": manifest_schema(), "results": results_schema(), "protocol": protocol_schema()}
-    return {name: json.dumps(doc, indent=1, ensure_ascii=True) + "\n" for name, doc in docs.items()}
-
-
-def main(argv: list[str]) -> int:
-    texts = rendered()
-    stale = [n for n, text in texts.items() if not FILES[n].is_file() or FILES[n].read_text() != text]
-    if "--check" in argv:
-        for name in stale:
-            print(f"{FILES[name]} differs from the records; run python -m parquet_conformance.conformance.schemas")
-        return 1 if stale else 0
-    for name in stale:
-        FILES[name].parent.mkdir(parents=True, exist_ok=True)
-        FILES[name].write_text(texts[name])
-        print(f"wrote {FILES[name]}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
