@@ -17,7 +17,7 @@ from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet.footer import FooterError, parse_file
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
-from parquet_conformance.generators.parquet.mutations import apply
+from parquet_conformance.generators.parquet.mutations import MutationError, apply
 from parquet_conformance.generators.parquet.reference import read_table
 
 DEFAULT = [c for c in all_cases() if not c.large]
@@ -138,3 +138,32 @@ def test_large_cases(tmp_path: Path) -> None:
         assert ext["length"] == entry["extensions"][0]["length"]
         if entry["expect"]["legacy"] == "read":
             assert pyarrow_hash(data) == manifest["bases"]["flat"]["data_hash"]
+
+
+@pytest.mark.parametrize(("step", "message"), [
+    ({"mutation": "nope"}, "unknown mutation 'nope'; known: add_encoding_extension, "),
+    ({"op": "extend"}, "a mutation is an object with a 'mutation' name"),
+    ({"mutation": "extend", "struct": "FileMetaData"}, "mutation 'extend': .*payload"),
+    ({"mutation": "extend", "struct": "FileMetaData", "payload": {"kind": "random", "size": 8}, "colour": "red"},
+     "mutation 'extend' has no parameter 'colour'"),
+    ({"mutation": "extend", "struct": "NoSuchStruct", "payload": {"kind": "random", "size": 8}},
+     "no struct 'NoSuchStruct' in parquet.thrift"),
+    ({"mutation": "extend", "struct": "FileMetaData", "header": "long", "payload": {"kind": "random", "size": 8}},
+     "mutation 'extend': header='long' is not one of 'spec', 'zigzag'"),
+    ({"mutation": "flip_footer_length_bit", "bit": 40}, "bit 40 is not in 0..31"),
+    ({"mutation": "flip_footer_length_bit", "bit": "3"}, "bit='3' is not int"),
+    ({"mutation": "add_flatbuffer_footer", "profile": "spec-example",
+      "metadata_edits": [{"path": "FileMetaData", "struct": "FileMetaData", "field": 3, "delta": 1}]},
+     "has no field 3"),
+])
+def test_a_bad_mutation_is_one_clear_error_naming_it(step: dict, message: str) -> None:
+    with pytest.raises(MutationError, match=message):
+        TRACK.parse_mutation(step)
+
+
+def test_a_duplicate_case_id_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parquet_conformance.corpus.parquet import catalog
+
+    monkeypatch.setattr(catalog, "FAMILIES", (*catalog.FAMILIES, catalog.FAMILIES[-1]))
+    with pytest.raises(catalog.CatalogError, match=r"case id 'enc/.*' is defined 2 times"):
+        catalog.all_cases.__wrapped__()
