@@ -18,9 +18,12 @@ from parquet_conformance.conformance import protocol
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
 
 
-def read_one(adapter: PythonAdapter, path: str) -> dict[str, Any]:
+def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:
+    if op != "read" and not callable(getattr(adapter, op, None)):
+        return {"outcome": "harness-error", "error": {"class": "protocol-error",
+                                                      "message": f"adapter {adapter.name!r} has no operation {op!r}"}}
     try:
-        result = adapter.read(path)
+        result = adapter.run(op, path)
     except MemoryError as e:
         return {"outcome": "oom", "error": _error(e)}
     except RecursionError as e:
@@ -71,7 +74,7 @@ def serve(name: str) -> None:
         elif cmd == "stop":
             return
         else:  # `read`, or the operation a track defines
-            send({"id": req["id"], **read_one(adapter, req["path"])})
+            send({"id": req["id"], **read_one(adapter, req["path"], str(cmd))})
 
 
 if __name__ == "__main__":

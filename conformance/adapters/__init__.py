@@ -72,6 +72,16 @@ class PythonAdapter(Adapter):
         """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
         raise NotImplementedError
 
+    def run(self, op: str, path: str) -> Any:
+        """The library does the case's operation on the file: `read`, or a track's own (a method of that name,
+        e.g. Skiff's `decode` and `encode`). An operation the adapter lacks is an AttributeError, which the
+        worker reports as a harness error."""
+        if op == "read":
+            return self.read(path)
+        if op.startswith("_") or not callable(method := getattr(self, op, None)):
+            raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
+        return method(path)
+
     def canonical(self, result: Any) -> dict[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,
         never the library's). Default: a pyarrow Table."""
