@@ -179,16 +179,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.resume and args.run_id:
         raise UsageError("give --run-id or --resume, not both")
+    if args.repeat < 1:
+        raise UsageError("--repeat wants a positive number of rounds")
     opts = RunOptions(out=Path(args.out), specs=specs(args), corpus=Path(args.corpus) if args.corpus else None,
                       only=args.only, seed=args.seed, master=args.master, conf=_conf(args.conf), run_id=args.run_id,
-                      resume=args.resume)
+                      resume=args.resume, repeat=args.repeat)
     result = run_job(opts, progress_line)
     _end_progress()
     t = result.timings
     print(summary_table(result.cells))
+    flaky = [c for c in result.cells if c.verdict == "flaky"]
     print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
-          f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, "
-          f"reports {t.reports_s:.1f}s")
+          f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
+          f"{t.confirmed} non-pass cells in fresh workers {t.confirm_s:.1f}s, reports {t.reports_s:.1f}s")
+    print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
+        f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
           f"summary.md, junit/, results/run={result.run_id}/")
     return 0
@@ -269,7 +274,7 @@ def summary_table(cells: list) -> str:
 
     lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
     for a in scores(cells):
-        detail = ", ".join(f"{k[5:]} {v}" for k, v in a.failures.items())
+        detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
         lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
                      f"{a.harness_errors:>5}  {detail}")
     return "\n".join(lines)
@@ -349,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time)")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
+    run.add_argument("--repeat", type=int, default=1, metavar="N",
+                     help="go through the matrix N times (later rounds in shuffled order); a cell whose attempts "
+                          "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
 

@@ -98,26 +98,45 @@ def describe(spec: AdapterSpec) -> dict[str, Any]:
 Progress = Callable[[str, str], None]
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `fresh` runs
+    each in a new worker process that reads only this case (the confirmation of a non-pass cell)."""
+
+    adapters: tuple[str, ...] | None = None
+    round: int = 0
+    fresh: bool = False
+
+
 class WorkerSet:
     """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
-        self.workers = {spec.name: spec.worker() for spec in specs}
+        self.specs = {spec.name: spec for spec in specs}
+        self.workers = {name: spec.worker() for name, spec in self.specs.items()}
 
-    def run(self, case: CaseEntry, path: Path, progress: Progress | None = None) -> list[OutcomeRow]:
-        return [self.run_one(name, case, path, progress) for name, worker in self.workers.items()
-                if worker.adapter.track == case.track]
+    def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
+            progress: Progress | None = None) -> list[OutcomeRow]:
+        names = [n for n, w in self.workers.items() if w.adapter.track == case.track
+                 and (attempt.adapters is None or n in attempt.adapters)]
+        return [self.run_one(name, case, path, attempt, progress) for name in names]
 
-    def run_one(self, name: str, case: CaseEntry, path: Path, progress: Progress | None = None) -> OutcomeRow:
-        worker = self.workers[name]
+    def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
+                progress: Progress | None = None) -> OutcomeRow:
+        worker = self.specs[name].worker() if attempt.fresh else self.workers[name]
         if progress:
             progress(case.id, name)
-        timed = worker.read(str(path), case.id, case.op)
-        info = worker.info
+        try:
+            timed = worker.read(str(path), case.id, case.op)
+            info = worker.info
+        finally:
+            if attempt.fresh:
+                worker.close()
         return OutcomeRow.of(
             case=case.id, adapter=name, implementation=info.implementation if info else worker.adapter.implementation,
             version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
-            outcome=timed.outcome, duration_s=timed.duration_s)
+            outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
+            previous_case=timed.previous_case)
 
     def close(self) -> None:
         for worker in self.workers.values():
@@ -130,6 +149,6 @@ def run_cells(cases: Iterable[tuple[CaseEntry, Path]], specs: list[AdapterSpec],
     workers = WorkerSet(specs)
     try:
         for case, path in cases:
-            yield from workers.run(case, path, progress)
+            yield from workers.run(case, path, progress=progress)
     finally:
         workers.close()

@@ -72,26 +72,54 @@ def judge_cell(case: CaseEntry, base: BaseEntry, role: str, outcome: Outcome, ba
 
 
 def baselines(rows: Iterable[OutcomeRow], manifest: Manifest) -> dict[tuple[str, str], str]:
-    """(adapter, base) -> the adapter's data hash on that base's baseline case."""
+    """(adapter, base) -> the adapter's data hash on that base's baseline case, as the run's own attempt read it."""
     base_of = {b.baseline_case: name for name, b in manifest.bases.items() if b.baseline_case}
     return {(r.adapter, base_of[r.case]): r.data_hash for r in rows
-            if r.case in base_of and r.data_hash is not None}
+            if r.case in base_of and r.data_hash is not None and r.round == 0 and not r.fresh}
+
+
+def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRow]]:
+    """(case, adapter) -> its attempts, the run's own first (round 0, then later rounds, then fresh workers)."""
+    out: dict[tuple[str, str], list[OutcomeRow]] = {}
+    for r in sorted(rows, key=lambda r: (r.case, r.adapter, r.fresh, r.round)):
+        out.setdefault((r.case, r.adapter), []).append(r)
+    return out
+
+
+def describe(r: OutcomeRow) -> str:
+    where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
+    detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
+    return f"{where}: {r.outcome}" + (f" ({detail})" if detail else "")
 
 
 def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, str] | None = None) -> list[Cell]:
-    """One Cell per (outcome row, role judged). `default_roles`: track -> its default role."""
+    """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
+    when they disagree (the run's own attempt gives the outcome shown). `default_roles`: track -> its default role."""
     own = baselines(rows, manifest)
     out = []
-    for r in rows:
-        case = manifest.case(r.case)
+    for (case_id, adapter), tries in attempts(rows).items():
+        case = manifest.case(case_id)
         base = manifest.bases[case.base]
         default_role = (default_roles or {}).get(case.track, "legacy")
-        outcome = r.typed
-        for role in roles_judged(case, r.roles or [default_role]):
-            expected, verdict = judge_cell(case, base, role, outcome, own.get((r.adapter, case.base)), default_role)
-            out.append(Cell(case=r.case, track=case.track, group=case.group, kind=case.kind, adapter=r.adapter,
-                            implementation=r.implementation, version=r.version, role=role, expected=expected,
-                            verdict=verdict, duration_s=r.duration_s, outcome=r.outcome,
-                            error_class=r.error_class, error_message=r.error_message, rows=r.rows,
-                            data_hash=r.data_hash, metadata=r.metadata))
+        first = tries[0]
+        for role in roles_judged(case, first.roles or [default_role]):
+            judged = [(r, judge_cell(case, base, role, r.typed, own.get((adapter, case.base)), default_role))
+                      for r in tries]
+            expected, verdict = judged[0][1]
+            disagreement = None
+            if len({v for _, (_, v) in judged}) > 1:
+                verdict = Verdict.FLAKY
+                disagreement = "; ".join(f"{describe(r)} -> {v}" for r, (_, v) in judged)
+            out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,
+                            implementation=first.implementation, version=first.version, role=role, expected=expected,
+                            verdict=verdict, duration_s=first.duration_s, outcome=first.outcome,
+                            error_class=first.error_class, error_message=first.error_message, rows=first.rows,
+                            data_hash=first.data_hash, metadata=first.metadata, attempts=len(tries),
+                            previous_case=first.previous_case, disagreement=disagreement))
     return out
+
+
+def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:
+    """(case, adapter) of every cell to re-run in a fresh worker before it is reported: all but passes and cells
+    whose implementation is unavailable."""
+    return {(c.case, c.adapter) for c in cells if c.verdict not in (Verdict.PASS, Verdict.SKIP)}

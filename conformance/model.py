@@ -89,13 +89,14 @@ class Verdict(StrEnum):
     REJECTED_VALID = "fail:rejected-valid"
     ACCEPTED_INVALID = "fail:accepted-invalid"
     WRONG_METADATA = "fail:wrong-metadata"  # an aware reader used the metadata the case's `decode` forbids
+    FLAKY = "flaky"  # attempts at the same cell (a fresh worker, --repeat rounds) gave different verdicts
     SKIP = "skip"  # the implementation is unavailable here
     HARNESS_ERROR = "harness-error"  # our side failed: the cell says nothing about the implementation
 
     @property
     def is_failure(self) -> bool:
         """A failure of the implementation under test (a harness error is not one, nor can it be pinned)."""
-        return self.value.startswith("fail:")
+        return self.value.startswith("fail:") or self is Verdict.FLAKY
 
     @property
     def judged(self) -> bool:
@@ -105,7 +106,9 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True)
 class OutcomeRow:
-    """One adapter on one case, before judging: what executors produce and staging keeps."""
+    """One attempt of one adapter on one case, before judging: what executors produce and staging keeps.
+    Round 0 is the run's pass through the corpus (persistent workers), rounds 1.. are `--repeat` passes, and
+    `fresh` attempts are the confirmations of non-pass cells in a worker process that read nothing before."""
 
     case: str
     adapter: str
@@ -119,12 +122,21 @@ class OutcomeRow:
     data_hash: str | None
     metadata: str | None
     duration_s: float
+    round: int = 0
+    fresh: bool = False
+    previous_case: str | None = None  # what the same worker process read just before (None: a fresh process)
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
-           outcome: Outcome, duration_s: float) -> Self:
+           outcome: Outcome, duration_s: float, *, round: int = 0, fresh: bool = False,
+           previous_case: str | None = None) -> Self:
         return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
-                   duration_s=duration_s, **outcome_fields(outcome))
+                   duration_s=duration_s, round=round, fresh=fresh, previous_case=previous_case,
+                   **outcome_fields(outcome))
+
+    @property
+    def key(self) -> tuple[str, str, int, bool]:
+        return self.case, self.adapter, self.round, self.fresh
 
     @property
     def typed(self) -> Outcome:
@@ -161,6 +173,9 @@ class Cell:
     data_hash: str | None
     duration_s: float
     metadata: str | None
+    attempts: int  # outcomes judged for this cell: the run's, its --repeat rounds and its fresh-worker confirmation
+    previous_case: str | None  # what the persistent worker read just before the run's attempt
+    disagreement: str | None  # for a flaky cell: what the other attempts gave
 
     @property
     def typed(self) -> Outcome:

@@ -116,9 +116,8 @@ class Store:
         files = sorted(staging.glob("part-*.parquet")) if staging.exists() else []
         if not files:
             return []
-        rows = pq.read_table(files, schema=OUTCOME_SCHEMA).to_pylist()
-        latest = {(r["case"], r["adapter"]): r for r in rows}  # a re-run cell replaces the old one
-        return [OutcomeRow.from_row(r) for r in latest.values()]
+        rows = [OutcomeRow.from_row(r) for r in pq.read_table(files, schema=OUTCOME_SCHEMA).to_pylist()]
+        return list({r.key: r for r in rows}.values())  # a re-run attempt replaces the old one
 
     def write(self, run_id: str, cells: list[Cell], record: RunRecord) -> Path:
         """Writes (or, on resume, replaces) the run's partition of the results dataset and its _run.json."""

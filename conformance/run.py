@@ -1,20 +1,22 @@
 """The main job: corpus x adapters, locally or on Spark, judged, stored, reported.
 
-    verify the corpus -> run the cells (staging outcomes as they finish) -> judge -> results dataset
-    -> every registered report format
+    verify the corpus -> run the cells (staging outcomes as they finish; --repeat: more rounds in shuffled
+    order) -> confirm every cell that did not pass in a fresh worker -> judge (attempts that disagree: flaky)
+    -> results dataset -> every registered report format
 
 Nothing runs on a corpus that does not match its manifest and its manifest's digest (corpus/dist.py).
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from parquet_conformance.conformance import judge
-from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
+from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
 from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
 from parquet_conformance.conformance.results import RunRecord, Store, check_run_id, new_run_id
 from parquet_conformance.corpus import dist
@@ -42,6 +44,7 @@ class RunOptions:
     conf: dict[str, str] = field(default_factory=dict)
     run_id: str | None = None
     resume: str | None = None
+    repeat: int = 1  # rounds through the matrix; rounds after the first run in shuffled order
 
 
 @dataclass
@@ -49,6 +52,8 @@ class Timings:
     generation_s: float = 0.0
     spark_start_s: float = 0.0
     cells_s: float = 0.0
+    confirm_s: float = 0.0  # re-running non-pass cells in fresh workers
+    confirmed: int = 0
     reports_s: float = 0.0
 
 
@@ -96,54 +101,77 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = load_corpus(corpus)
     cases = selected(manifest, opts.only, opts.specs)
+    wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
+    by_track: dict[str, list[str]] = {}
+    for s in opts.specs:
+        by_track.setdefault(s.build().track, []).append(s.name)
+    default_roles = {t.name: t.default_role for t in tracks.all_tracks()}
+
+    def staged() -> list[OutcomeRow]:
+        return [r for r in store.staged(run_id) if r.case in wanted and r.adapter in names]
+
     with store.lock(run_id):
-        done = {(r.case, r.adapter) for r in store.staged(run_id)}
-        by_track: dict[str, set[str]] = {}
-        for s in opts.specs:
-            by_track.setdefault(s.build().track, set()).add(s.name)
-        todo = [c for c in cases if any((c.id, n) not in done for n in by_track.get(c.track, ()))]
-        t1 = time.monotonic()
+        done = {r.key for r in staged()}
 
         def stage(rows: list[OutcomeRow]) -> None:
-            store.stage(run_id, [r for r in rows if (r.case, r.adapter) not in done])
+            store.stage(run_id, [r for r in rows if r.key not in done])
 
-        def tick(finished: int, total: int) -> None:
-            if progress:
-                progress(f"[{finished}/{total}] cases done, {time.monotonic() - t0:.0f}s")
+        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str) -> None:
+            def tick(finished: int, total: int) -> None:
+                if progress:
+                    progress(f"[{finished}/{total}] {what}, {time.monotonic() - t0:.0f}s")
 
-        if opts.master == "none":
-            run_locally(todo, root, opts.specs, stage, tick)
-        else:
-            from parquet_conformance.conformance.spark import run_on_spark
+            if not jobs:
+                return
+            if opts.master == "none":
+                run_locally(jobs, root, opts.specs, stage, tick)
+            else:
+                from parquet_conformance.conformance.spark import run_on_spark
 
-            timings.spark_start_s = run_on_spark(todo, root, opts.specs, stage, master=opts.master, conf=opts.conf,
-                                                 progress=tick)
+                started = run_on_spark(jobs, root, opts.specs, stage, master=opts.master, conf=opts.conf,
+                                       progress=tick)
+                timings.spark_start_s = timings.spark_start_s or started
+
+        t1 = time.monotonic()
+        for rnd in range(opts.repeat):
+            # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
+            # other predecessors in its persistent worker.
+            order = sorted(cases, key=lambda c: -c.size) if rnd == 0 else random.Random(rnd).sample(cases, len(cases))
+            execute([(c, Attempt(round=rnd)) for c in order
+                     if any((c.id, n, rnd, False) not in done for n in by_track.get(c.track, ()))],
+                    "cases done" if opts.repeat == 1 else f"cases done in round {rnd + 1} of {opts.repeat}")
         timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
-        wanted = {c.id for c in cases}
-        outcomes = sorted((r for r in store.staged(run_id) if r.case in wanted and r.adapter in names),
-                          key=lambda r: (r.case, r.adapter))
-        default_roles = {t.name: t.default_role for t in tracks.all_tracks()}
-        cells = judge.judge(outcomes, manifest, default_roles)
         t2 = time.monotonic()
+        rows = staged()
+        confirmed = {(r.case, r.adapter) for r in rows if r.fresh}
+        unconfirmed = judge.to_confirm(judge.judge(rows, manifest, default_roles)) - confirmed
+        by_case: dict[str, list[str]] = {}
+        for case_id, adapter in sorted(unconfirmed):
+            by_case.setdefault(case_id, []).append(adapter)
+        execute([(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()],
+                "cells confirmed in fresh workers")
+        timings.confirm_s, timings.confirmed = time.monotonic() - t2, len(unconfirmed | confirmed)
+        cells = judge.judge(staged(), manifest, default_roles)
+        t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]))
         write_reports(results_document(cells, manifest, info), opts.out)
-    timings.reports_s = time.monotonic() - t2
+    timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
 
 
-def run_locally(cases: list[CaseEntry], root: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
-                progress: Callable[[int, int], None] | None = None) -> None:
-    """The same cells without Spark (`--master none`): one worker per adapter, staged per case."""
+def run_locally(jobs: list[tuple[CaseEntry, Attempt]], root: Path, specs: list[AdapterSpec],
+                stage: Callable[[list[OutcomeRow]], None], progress: Callable[[int, int], None] | None = None) -> None:
+    """The same cells without Spark (`--master none`): one persistent worker per adapter, staged per case."""
     workers = WorkerSet(specs)
     try:
-        for i, case in enumerate(cases, 1):
-            stage(workers.run(case, (root / case.file).resolve()))
+        for i, (case, attempt) in enumerate(jobs, 1):
+            stage(workers.run(case, (root / case.file).resolve(), attempt))
             if progress:
-                progress(i, len(cases))
+                progress(i, len(jobs))
     finally:
         workers.close()

@@ -28,12 +28,14 @@ from typing import Any
 import pyarrow as pa
 
 from parquet_conformance.conformance.derived import OUTCOME_SCHEMA
-from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
+from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
 from parquet_conformance.conformance.model import OutcomeRow
 from parquet_conformance.corpus.model import CaseEntry
 
 CASES_PER_TASK = 4
-TASK_SCHEMA = pa.schema([("case", pa.string()), ("data", pa.binary())])  # case: the CaseEntry as JSON
+# case: the CaseEntry as JSON; adapters, round, fresh: the Attempt (execute.py)
+TASK_SCHEMA = pa.schema([("case", pa.string()), ("data", pa.binary()), ("adapters", pa.list_(pa.string())),
+                         ("round", pa.int64()), ("fresh", pa.bool_())])
 
 
 def spark_session(master: str, conf: dict[str, str]) -> Any:
@@ -71,21 +73,25 @@ def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, 
     workers = _POOL[specs]
     with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
         for batch in batches:
-            for text, data in zip(batch.column("case").to_pylist(), batch.column("data").to_pylist(), strict=True):
-                case = CaseEntry.from_json(json.loads(text))
+            for task in batch.to_pylist():
+                case = CaseEntry.from_json(json.loads(task["case"]))
+                attempt = Attempt(tuple(task["adapters"]) if task["adapters"] is not None else None, task["round"],
+                                  task["fresh"])
                 path = Path(tmp) / f"case{Path(case.file).suffix}"
-                path.write_bytes(data)
-                rows = [r.to_row() for r in workers.run(case, path)]
+                path.write_bytes(task["data"])
+                rows = [r.to_row() for r in workers.run(case, path, attempt)]
                 yield pa.RecordBatch.from_pylist(rows, schema=OUTCOME_SCHEMA)
 
 
 # -- on the driver ----------------------------------------------------------------------
 
-def run_on_spark(cases: list[CaseEntry], corpus: Path, specs: list[AdapterSpec],
-                 stage: Callable[[list[OutcomeRow]], None],
+Job = tuple[CaseEntry, Attempt]
+
+
+def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
                  *, master: str = "local[*]", conf: dict[str, str] | None = None,
                  progress: Callable[[int, int], None] | None = None) -> float:
-    """Runs `cases` (big ones first) and hands each task's outcomes to `stage` as it finishes; returns the
+    """Runs `jobs` in the order given and hands each task's outcomes to `stage` as it finishes; returns the
     seconds Spark took to start."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
@@ -93,13 +99,15 @@ def run_on_spark(cases: list[CaseEntry], corpus: Path, specs: list[AdapterSpec],
     spark = spark_session(master, conf or {})
     started = time.monotonic() - t0
     parallelism = spark.sparkContext.defaultParallelism
-    todo = sorted(cases, key=lambda c: -c.size)  # big cases first, so they do not trail at the end
-    tasks = [todo[i:i + CASES_PER_TASK] for i in range(0, len(todo), CASES_PER_TASK)]
+    tasks = [jobs[i:i + CASES_PER_TASK] for i in range(0, len(jobs), CASES_PER_TASK)]
     frozen, schema = tuple(specs), from_arrow_schema(OUTCOME_SCHEMA)
 
-    def one_task(part: list[CaseEntry]) -> list[OutcomeRow]:
-        table = pa.table({"case": [json.dumps(c.to_json()) for c in part],
-                          "data": [(corpus / c.file).read_bytes() for c in part]}, schema=TASK_SCHEMA)
+    def one_task(part: list[Job]) -> list[OutcomeRow]:
+        table = pa.table({"case": [json.dumps(c.to_json()) for c, _ in part],
+                          "data": [(corpus / c.file).read_bytes() for c, _ in part],
+                          "adapters": [list(a.adapters) if a.adapters is not None else None for _, a in part],
+                          "round": [a.round for _, a in part], "fresh": [a.fresh for _, a in part]},
+                         schema=TASK_SCHEMA)
         df = spark.createDataFrame(table).coalesce(1)
         result = df.mapInArrow(lambda it, s=frozen: _cells_in_task(it, s), schema).toArrow()
         return [OutcomeRow.from_row(r) for r in result.to_pylist()]
@@ -114,7 +122,7 @@ def run_on_spark(cases: list[CaseEntry], corpus: Path, specs: list[AdapterSpec],
                     stage(future.result())
                     done += pending.pop(future)
                     if progress:
-                        progress(done, len(todo))
+                        progress(done, len(jobs))
         finally:
             for future in pending:
                 future.cancel()

@@ -43,6 +43,7 @@ Normalize = Callable[[Mapping[str, Any]], object]
 class Timed:
     outcome: Outcome
     duration_s: float
+    previous_case: str | None = None  # what this worker process read just before (None: a new process)
 
 
 class WorkerDied(Exception):
@@ -62,6 +63,7 @@ class Worker:
         self._buf = bytearray()
         self._ids = itertools.count(1)
         self._stderr: IO[bytes] = tempfile.TemporaryFile()
+        self.last_case: str | None = None  # the last case the current process read
 
     # -- process management ---------------------------------------------------------
 
@@ -70,6 +72,7 @@ class Worker:
         limit = self.adapter.memory_limit_bytes or 0
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self._buf = bytearray()
+        self.last_case = None
         self.proc = subprocess.Popen([sys.executable, "-S", "-E", str(REAPER), str(limit), "--", *cmd],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                                      start_new_session=True, env=env)
@@ -182,6 +185,7 @@ class Worker:
         except AdapterUnavailable as e:
             return Timed(UnavailableOutcome(str(e)), 0.0)
         mark = self._stderr.seek(0, os.SEEK_END)
+        previous, self.last_case = self.last_case, case_id
         try:
             request_id = str(next(self._ids))
             self._send(protocol.ReadRequest(request_id, path, case_id, op))
@@ -189,14 +193,13 @@ class Worker:
             outcome = protocol.parse_answer(obj, request_id, self.normalize, raw_sha)
         except TimeoutError:
             self.kill()
-            return Timed(Timeout(timeout), time.monotonic() - t0)
+            outcome = Timeout(timeout)
         except WorkerDied:
-            return Timed(self._death(mark), time.monotonic() - t0)
+            outcome = self._death(mark)
         except ProtocolError as e:
             self.kill()  # the stream is out of step: a fresh worker for the next cell
-            return Timed(HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT))),
-                         time.monotonic() - t0)
-        return Timed(outcome, time.monotonic() - t0)
+            outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
+        return Timed(outcome, time.monotonic() - t0, previous)
 
     def _death(self, mark: int) -> Outcome:
         assert self.proc is not None

@@ -54,13 +54,17 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
 
 
 def base_entry(track: Track, name: str) -> BaseEntry:
-    expected = track.base_expected(name)
+    data, expected = track.base_file(name), track.base_expected(name)
     shape = expected if isinstance(expected, dict) else {}
     return BaseEntry(
         track=track.name, description=track.base_description(name), file=f"bases/{name}{track.suffix}",
-        sha256=hashlib.sha256(track.base_file(name)).hexdigest(), expected=f"expected/{name}.json",
-        data_hash=data_hash(expected), rows=len(shape.get("rows", [])), columns=list(shape.get("columns", [])),
-        baseline_case=track.baseline_case(name))
+        size=len(data), sha256=hashlib.sha256(data).hexdigest(), expected=f"expected/{name}.json",
+        expected_size=len(expected_json(expected)), data_hash=data_hash(expected), rows=len(shape.get("rows", [])),
+        columns=list(shape.get("columns", [])), baseline_case=track.baseline_case(name))
+
+
+def expected_json(expected: object) -> bytes:
+    return dump_json(expected).encode()
 
 
 def select(tracks: Sequence[Track], only: str | None, large: bool) -> list[tuple[Track, Case]]:
@@ -111,7 +115,7 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
         track = by_name[track_name]
         base = bases[name] = base_entry(track, name)
         _write(out, base.file, track.base_file(name))
-        _write(out, base.expected, dump_json(track.base_expected(name)).encode())
+        _write(out, base.expected, expected_json(track.base_expected(name)))
     writers = {k: v for t in tracks for k, v in t.writers().items()}
     manifest = Manifest(
         format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,

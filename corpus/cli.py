@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from parquet_conformance.corpus.dist import Limits
 from parquet_conformance.corpus.errors import UsageError
 
 
@@ -74,7 +75,8 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
     into = Path(args.into)
     try:
-        root = dist.fetch(args.url, args.sha256, into, timeout=args.timeout)
+        limits = dist.Limits(max_unpacked=args.max_bytes, max_entries=args.max_entries, deadline_s=args.timeout)
+        root = dist.fetch(args.url, args.sha256, into, limits)
         problems = dist.verify_tree(root)
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
@@ -142,16 +144,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ft = cmds.add_parser(
         "fetch", help="download a corpus archive, check its sha256, unpack it safely",
-        description="Download URL (http, https, file, or a local path) into a temporary file (at most 2 GiB), "
-                    "compare its sha256 with --sha256 before opening it, then unpack it into DIR. Only plain "
-                    "files and directories under one top-level directory are unpacked: an archive with an "
-                    "absolute path, '..', a link or a device is refused whole and nothing is written. Exit 1 "
-                    "on a refused archive, 2 on a download error.")
+        description="Download URL (http, https, file, or a local path) into a temporary file (at most 2 GiB, "
+                    "within --timeout), compare its sha256 with --sha256 before opening it, then unpack it into "
+                    "DIR. Only plain files and directories under one top-level directory are unpacked, no more "
+                    "bytes and entries than its manifest lists (and --max-bytes, --max-entries): an archive with "
+                    "an absolute path, '..', a link, a device or too much content is refused whole. Files are "
+                    "checked against the manifest before they are moved into place: nothing is written on "
+                    "refusal. Exit 1 on a refused archive, 2 on a download error.")
     ft.add_argument("url", metavar="URL")
     ft.add_argument("--sha256", required=True, metavar="HEX", help="the archive's sha256 (from SHA256SUMS)")
     ft.add_argument("--into", required=True, metavar="DIR", help="where to unpack (created if absent)")
-    ft.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                    help="give up when the server sends nothing for this long (default 60)")
+    ft.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                    help="give up when the whole download is not done within this long (default 600)")
+    ft.add_argument("--max-bytes", type=int, default=Limits().max_unpacked, metavar="N",
+                    help="refuse an archive holding more than N bytes of files (default 1 GiB); it may never hold "
+                         "more than its manifest lists either")
+    ft.add_argument("--max-entries", type=int, default=Limits().max_entries, metavar="N",
+                    help="refuse an archive of more than N entries (default 100000)")
     ft.set_defaults(func=cmd_fetch)
 
     ar = cmds.add_parser(

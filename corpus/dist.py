@@ -22,11 +22,13 @@ import re
 import shutil
 import tarfile
 import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from parquet_conformance.corpus.model import GENERATOR_VERSION, Manifest
@@ -38,7 +40,21 @@ README = "README"
 MANIFEST = "manifest.json"
 MTIME = 0  # every member's mtime, and the gzip header's
 MAX_DOWNLOAD = 2 << 30
-MAX_UNPACKED = 8 << 30  # the --large corpus is about 250 MiB; this only stops a decompression bomb
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What `fetch` accepts. Unpacked bytes and entries are capped twice: by these ceilings while the archive is
+    scanned (so a bomb stops early), then by what the archive's own manifest lists (its files' sizes)."""
+
+    max_download: int = MAX_DOWNLOAD
+    max_unpacked: int = 1 << 30  # the --large corpus is about 250 MiB
+    max_entries: int = 100_000
+    deadline_s: float = 600.0  # for the whole download, however slowly the bytes come
+
+
+SLACK_BYTES = 16 << 20  # manifest.json, README and SHA256SUMS, which the manifest cannot list
+SLACK_ENTRIES = 8
 CHUNK = 1 << 20
 DATA_DIRS = ("cases", "bases", "expected")
 KINDS = {
@@ -493,34 +509,38 @@ def normalize_url(url: str) -> str:
     raise DistError(f"cannot fetch {url!r}: only http://, https:// and file:// URLs (or a local path)")
 
 
-def download(url: str, dest: Path, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD) -> str:
-    """Streams `url` into `dest`; returns its sha256. `timeout` bounds every network wait."""
+def download(url: str, dest: Path, limits: Limits = Limits()) -> str:
+    """Streams `url` into `dest`; returns its sha256. The whole download must end within the deadline: a server
+    that trickles a byte now and then is cut off as surely as one that sends nothing."""
     request = urllib.request.Request(url, headers={"User-Agent": f"parquet-conformance/{GENERATOR_VERSION}"})
     h = hashlib.sha256()
     total = 0
+    deadline = time.monotonic() + limits.deadline_s
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp, open(dest, "wb") as out:
+        with urllib.request.urlopen(request, timeout=min(60.0, limits.deadline_s)) as resp, open(dest, "wb") as out:
             length = resp.headers.get("Content-Length")
-            if length and length.isdigit() and int(length) > max_bytes:
-                raise Refused(f"{url} is {int(length)} bytes, more than the limit of {max_bytes}")
-            while chunk := resp.read(CHUNK):
+            if length and length.isdigit() and int(length) > limits.max_download:
+                raise Refused(f"{url} is {int(length)} bytes, more than the limit of {limits.max_download}")
+            while chunk := resp.read1(CHUNK):
                 total += len(chunk)
-                if total > max_bytes:
-                    raise Refused(f"{url} is more than the limit of {max_bytes} bytes")
+                if total > limits.max_download:
+                    raise Refused(f"{url} is more than the limit of {limits.max_download} bytes")
                 h.update(chunk)
                 out.write(chunk)
+                if time.monotonic() > deadline:
+                    raise TimeoutError
     except urllib.error.HTTPError as e:
         raise DistError(f"cannot download {url}: HTTP {e.code} {e.reason}") from None
     except urllib.error.URLError as e:
         raise DistError(f"cannot download {url}: {e.reason}") from None
     except TimeoutError:
-        raise DistError(f"cannot download {url}: no data for {timeout:g}s") from None
+        raise DistError(f"cannot download {url}: not done within {limits.deadline_s:g}s") from None
     except (OSError, ValueError) as e:
         raise DistError(f"cannot download {url}: {getattr(e, 'strerror', None) or e}") from None
     return h.hexdigest()
 
 
-def fetch(url: str, sha256: str, into: Path, timeout: float = 60.0, max_bytes: int = MAX_DOWNLOAD) -> Path:
+def fetch(url: str, sha256: str, into: Path, limits: Limits = Limits()) -> Path:
     """Downloads, checks the sha256, unpacks safely into `into`; returns the unpacked corpus directory."""
     sha256 = sha256.strip().lower()
     if not HEX64.fullmatch(sha256):
@@ -529,10 +549,10 @@ def fetch(url: str, sha256: str, into: Path, timeout: float = 60.0, max_bytes: i
     # The download waits outside `into`, so that a refused archive leaves nothing there.
     with tempfile.TemporaryDirectory(prefix="parquet-conformance-fetch-") as tmp:
         archive = Path(tmp) / "download.tar.gz"
-        actual = download(url, archive, timeout, max_bytes)
+        actual = download(url, archive, limits)
         if actual != sha256:
             raise Refused(f"sha256 mismatch for {url}: expected {sha256}, got {actual}; nothing was unpacked")
-        return safe_extract(archive, into)
+        return safe_extract(archive, into, limits)
 
 
 def _unsafe(m: tarfile.TarInfo, into_real: str) -> str | None:
@@ -560,13 +580,18 @@ def _unsafe(m: tarfile.TarInfo, into_real: str) -> str | None:
     return None
 
 
-def plan(tar: tarfile.TarFile, into: Path) -> tuple[str, list[tuple[tarfile.TarInfo, tuple[str, ...]]]]:
-    """Checks every member before anything is written; returns the top directory and (member, path parts)."""
+def plan(tar: tarfile.TarFile, into: Path, limits: Limits = Limits()
+         ) -> tuple[str, list[tuple[tarfile.TarInfo, tuple[str, ...]]]]:
+    """Checks every member before anything is written; returns the top directory and (member, path parts).
+    Scanning stops at the first member past a ceiling, so a bomb costs no more than the ceilings."""
     into_real = os.path.realpath(into)
     seen: set[tuple[str, ...]] = set()
-    out = []
+    out: list[tuple[tarfile.TarInfo, tuple[str, ...]]] = []
     total = 0
-    for m in tar.getmembers():
+    manifest: bytes | None = None
+    for m in tar:
+        if len(out) >= limits.max_entries:
+            raise Refused(f"refusing to unpack: more than {limits.max_entries} entries; nothing was written")
         if why := _unsafe(m, into_real):
             raise Refused(f"refusing to unpack: member {m.name!r} {why}; nothing was written")
         parts = PurePosixPath(m.name).parts
@@ -576,9 +601,13 @@ def plan(tar: tarfile.TarFile, into: Path) -> tuple[str, list[tuple[tarfile.TarI
             raise Refused(f"refusing to unpack: member {m.name!r} appears twice; nothing was written")
         seen.add(parts)
         total += m.size
-        if total > MAX_UNPACKED:
-            raise Refused(f"refusing to unpack: more than {MAX_UNPACKED} bytes of files; nothing was written")
+        if total > limits.max_unpacked:
+            raise Refused(f"refusing to unpack: more than {limits.max_unpacked} bytes of files; nothing was written")
+        if len(parts) == 2 and parts[1] == MANIFEST and m.isreg() and m.size <= 64 << 20:
+            src = tar.extractfile(m)
+            manifest = src.read() if src else None
         out.append((m, parts))
+    _within_manifest(manifest, total, len(out))
     tops = {parts[0] for _, parts in out}
     if len(tops) != 1:
         raise Refused(f"refusing to unpack: the archive must hold one top-level directory, not {len(tops)}")
@@ -588,14 +617,35 @@ def plan(tar: tarfile.TarFile, into: Path) -> tuple[str, list[tuple[tarfile.TarI
     return top, out
 
 
-def safe_extract(archive: Path, into: Path) -> Path:
+def _within_manifest(text: bytes | None, total: int, entries: int) -> None:
+    """The archive holds no more than its manifest lists (plus the few files it cannot list)."""
+    if text is None:
+        raise Refused(f"refusing to unpack: no {MANIFEST} at the archive's top; nothing was written")
+    try:
+        manifest = load_manifest(text, MANIFEST)
+    except DistError as e:
+        raise Refused(f"refusing to unpack: {e}; nothing was written") from None
+    files = corpus_files(manifest)
+    listed = sum(c.size for c in manifest.cases) + sum(b.size + b.expected_size for b in manifest.bases.values())
+    dirs = {str(p) for f in files for p in PurePosixPath(f).parents}
+    if total > listed + SLACK_BYTES:
+        raise Refused(f"refusing to unpack: {total} bytes of files where the manifest lists {listed}; "
+                      "nothing was written")
+    if entries > len(files) + len(dirs) + SLACK_ENTRIES:
+        raise Refused(f"refusing to unpack: {entries} entries where the manifest lists {len(files)} files; "
+                      "nothing was written")
+
+
+def safe_extract(archive: Path, into: Path, limits: Limits = Limits()) -> Path:
+    """Unpacks into a hidden directory next to the target, checks every file against the manifest there, and
+    only then renames it into place: nothing that failed a check ever appears under its real name."""
     try:
         tar = tarfile.open(archive, "r:*")
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         raise Refused(f"refusing to unpack: not a readable tar archive ({e})") from None
     with tar:
         try:
-            top, members = plan(tar, into)
+            top, members = plan(tar, into, limits)
         except (tarfile.TarError, EOFError, zlib.error) as e:
             raise Refused(f"refusing to unpack: broken tar archive ({e}); nothing was written") from None
         dest = into / top
@@ -615,6 +665,9 @@ def safe_extract(archive: Path, into: Path) -> Path:
                 assert src is not None  # plan() admits only files and directories
                 with open(target, "xb") as f:  # x: never through an existing file or link
                     shutil.copyfileobj(src, f, CHUNK)
+            if problems := verify_tree(staging):
+                more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
+                raise Refused(f"refusing the archive: {problems[0]}{more}; nothing was unpacked")
             staging.chmod(0o755)
             staging.rename(dest)
         except OSError as e:

@@ -172,8 +172,10 @@ class BaseEntry:
     track: str
     description: str
     file: str
+    size: int
     sha256: str
     expected: str
+    expected_size: int
     data_hash: str
     rows: int
     columns: list[str]

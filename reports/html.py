@@ -11,7 +11,7 @@ from parquet_conformance.reports.model import ResultsDocument
 
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
           Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc", Verdict.WRONG_METADATA: "meta",
-          Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+          Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
 
 
 def css_class(verdict: Verdict) -> str:

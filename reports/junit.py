@@ -21,6 +21,8 @@ def xml_text(text: str) -> str:
 def detail(cell: Cell) -> str:
     """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data."""
     text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
+    if cell.disagreement:
+        text += f"; attempts disagree: {cell.disagreement}"
     if cell.rows is not None:
         text += f": {cell.rows} rows, data {cell.data_hash}"
     if cell.error_class or cell.error_message:

@@ -27,7 +27,7 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
              "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for a in doc.adapters:
         rate = f"{a.pass_rate:.1%}" if a.pass_rate is not None else "–"
-        fails = ", ".join(f"{k[5:]} {v}" for k, v in a.failures.items()) or "–"
+        fails = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items()) or "–"
         lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
                      f"{a.passed} | {a.fail} | {a.skip} | {a.harness_errors} | {rate} | {fails} |")
     ours = [c for c in doc.cells if c.verdict == Verdict.HARNESS_ERROR]

@@ -378,12 +378,16 @@ def test_safe_extract_refuses_a_path_through_a_symlink_already_in_dir(tmp_path: 
     assert list(outside.iterdir()) == []
 
 
-def test_a_plain_archive_from_another_tool_unpacks(tmp_path: Path) -> None:
+def test_a_corpus_packed_by_another_tool_unpacks(small: Path, tmp_path: Path) -> None:
+    """`tar czf a.tar.gz ./top` style: `./` prefixes, no directory entries of its own but the top."""
     archive = tmp_path / "a.tar.gz"
-    build_archive(archive, [member("./top", tarfile.DIRTYPE, b""), member("./top/sub/file", data=b"hello")])
+    files = sorted(p for p in small.rglob("*") if p.is_file())
+    build_archive(archive, [member("./top", tarfile.DIRTYPE, b"")] +
+                  [member(f"./top/{p.relative_to(small).as_posix()}", data=p.read_bytes()) for p in files])
     root = dist.safe_extract(archive, tmp_path / "into")
     assert root == tmp_path / "into" / "top"
-    assert (root / "sub" / "file").read_bytes() == b"hello"
+    assert (root / "manifest.json").read_bytes() == (small / "manifest.json").read_bytes()
+    assert dist.verify_tree(root) == []
 
 
 # -- regression cases --------------------------------------------------------------------------

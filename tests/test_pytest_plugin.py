@@ -13,7 +13,7 @@ import pytest
 
 from parquet_conformance.corpus.build import generate
 
-FAKE = Path(__file__).parent / "fakes" / "fake_worker.py"
+FAKE = Path(__file__).parent / "hostile" / "worker.py"
 # A base (the baseline), four files to reject, a golden file to read, a file that may be read or rejected.
 CASES = "base/flat,corrupt/tiny/*,ext/file-metadata/flat/spec-header,corrupt/footer-length/bit-0-within-file"
 

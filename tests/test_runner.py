@@ -28,7 +28,7 @@ from parquet_conformance.conformance.workers import Timed, Worker
 from parquet_conformance.corpus.model import Expectation, Manifest
 from parquet_conformance.corpus.parquet import TRACK
 
-FAKE = Path(__file__).parent / "fakes" / "fake_worker.py"
+FAKE = Path(__file__).parent / "hostile" / "worker.py"
 
 
 def fake(mode: str, timeout: float = 60.0, memory: int | None = None) -> Worker:

@@ -22,7 +22,7 @@ from parquet_conformance.reports.schemas import FILES
 from tests.helpers import CLI
 
 REPO = Path(__file__).resolve().parent.parent
-FAKE = Path(__file__).parent / "fakes" / "fake_worker.py"
+FAKE = Path(__file__).parent / "hostile" / "worker.py"
 
 
 def schema(name: str) -> jsonschema.protocols.Validator:

@@ -1,0 +1,34 @@
+"""Hostile tests: misbehaving workers, malicious corpora and archives, hostile strings, gate edge cases."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+WORKER = Path(__file__).parent / "worker.py"
+
+
+def token() -> str:
+    """A marker for a worker's command line: every process it leaves behind still carries it."""
+    return f"hostile-{uuid.uuid4().hex[:12]}"
+
+
+def fake_command(mode: str, mark: str) -> list[str]:
+    return [sys.executable, str(WORKER), mode, mark]
+
+
+def survivors(mark: str) -> list[str]:
+    """Live processes whose whole command line (-ww: never cut to a terminal's width) carries `mark`."""
+    lines = subprocess.run(["ps", "-ww", "-eo", "pid,stat,args"], capture_output=True, text=True, check=True).stdout
+    return [ln for ln in lines.splitlines() if mark in ln and " Z" not in ln and "ps -ww" not in ln]
+
+
+def assert_nothing_left(mark: str, within_s: float = 10.0) -> None:
+    """No process carrying `mark` is alive (zombies of a dead parent do not count) once `within_s` passed."""
+    deadline = time.monotonic() + within_s
+    while (left := survivors(mark)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, f"processes left behind: {left}"

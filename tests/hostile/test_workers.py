@@ -1,0 +1,121 @@
+"""A worker that misbehaves in every way we know of: each misbehaviour is the outcome of one cell (or a
+harness error when it breaks the protocol), the next cell runs in a fresh worker, strings are sanitised
+at the boundary, and no process it started survives."""
+
+from __future__ import annotations
+
+import pytest
+
+from parquet_conformance.conformance.adapters import CommandAdapter
+from parquet_conformance.conformance.model import (
+    Crash,
+    HarnessError,
+    Outcome,
+    OutOfMemory,
+    Read,
+    Rejected,
+    Timeout,
+    Unavailable,
+)
+from parquet_conformance.conformance.workers import Timed, Worker
+from parquet_conformance.corpus.parquet import TRACK
+from tests.hostile import assert_nothing_left, fake_command, token
+
+
+def fake(mode: str, mark: str, timeout: float = 60.0, memory: int | None = None) -> Worker:
+    adapter = CommandAdapter()
+    adapter.name = adapter.implementation = f"fake-{mode}"
+    adapter.timeout_s, adapter.memory_limit_bytes = timeout, memory
+    return Worker(adapter, fake_command(mode, mark), TRACK.normalize)
+
+
+def bad_then_good(mode: str, **kw: float | int | None) -> tuple[Timed, Timed]:
+    mark = token()
+    worker = fake(mode, mark, **kw)  # type: ignore[arg-type]
+    try:
+        return worker.read("/x/bad.parquet", "c/bad"), worker.read("/x/good.parquet", "c/good")
+    finally:
+        worker.close()
+        assert_nothing_left(mark)
+
+
+def check(outcome: Outcome, kind: type, *text: str) -> None:
+    assert isinstance(outcome, kind), outcome
+    message = getattr(getattr(outcome, "error", None), "message", "") or getattr(outcome, "reason", "")
+    for t in text:
+        assert t in message, message
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("segfault", Crash, ()),
+    ("abort", Crash, ("panicked at src/footer.rs:42:9",)),
+    ("garbage", HarnessError, ("not JSON",)),
+    ("bad-rows", HarnessError, ("malformed data",)),
+    ("big-line", HarnessError, ("longer than 16777216 bytes",)),
+    ("early", HarnessError, ("expected the answer to request 2, got one for id '3'",)),
+    ("child-holds-stdout", Crash, ()),
+    ("surviving-child", Rejected, ("rejected, with a child",)),
+    ("exit-after-read", Crash, ()),
+])
+def test_each_misbehaviour_is_one_cell_and_the_next_runs(mode: str, kind: type, text: tuple[str, ...]) -> None:
+    bad, good = bad_then_good(mode)
+    check(bad.outcome, kind, *text)
+    assert isinstance(good.outcome, Read) and good.outcome.rows == 2
+
+
+def test_a_signal_is_named() -> None:
+    bad, _ = bad_then_good("segfault")
+    assert isinstance(bad.outcome, Crash) and bad.outcome.error.cls == "killed by SIGSEGV"
+    bad, _ = bad_then_good("abort")
+    assert isinstance(bad.outcome, Crash) and bad.outcome.error.cls == "killed by SIGABRT"
+
+
+def test_a_hang_is_a_timeout_and_costs_the_timeout_only() -> None:
+    bad, good = bad_then_good("hang", timeout=1.0)
+    assert bad.outcome == Timeout(1.0) and isinstance(good.outcome, Read)
+
+
+def test_unbounded_allocation_is_oom() -> None:
+    bad, good = bad_then_good("alloc", memory=1 << 30)
+    check(bad.outcome, OutOfMemory, "MemoryError")
+    assert isinstance(good.outcome, Read)
+
+
+def test_a_worker_whose_child_holds_stdout_is_a_crash_at_once() -> None:
+    """The worker exits, its child keeps the pipe open: not a 60 s timeout, and the child is killed."""
+    bad, _ = bad_then_good("child-holds-stdout")  # with the 60 s timeout: a wait for the pipe would be a Timeout
+    assert isinstance(bad.outcome, Crash) and bad.outcome.error.cls == "exited with code 3"
+
+
+@pytest.mark.parametrize(("mode", "cls", "message"), [
+    ("surrogate", "E\ufffd", "lone \ufffd surrogate [sanitised; sha256 of the raw text "),
+    ("nul", "E", "nul \ufffd and \ufffd bell [sanitised; sha256 of the raw text "),
+    ("bad-utf8", "E", "invalid \ufffd\ufffd utf-8 [invalid UTF-8 replaced; sha256 of the raw line "),
+])
+def test_strings_are_sanitised_at_the_boundary(mode: str, cls: str, message: str) -> None:
+    bad, _ = bad_then_good(mode)
+    assert isinstance(bad.outcome, Rejected)
+    assert bad.outcome.error.cls is not None and bad.outcome.error.cls.startswith(cls)
+    assert bad.outcome.error.message.startswith(message)
+    bad.outcome.error.message.encode("utf-8")  # storable: no lone surrogate left
+
+
+def test_a_worker_that_dies_at_start_or_refuses_is_unavailable() -> None:
+    mark = token()
+    for mode, reason in (("exit-at-start", "worker did not start"), ("refuse", "libfoo is not installed")):
+        worker = fake(mode, mark)
+        outcome = worker.read("/x/good.parquet").outcome
+        worker.close()
+        check(outcome, Unavailable, reason)
+    missing = Worker(CommandAdapter(), ["/nonexistent/worker"], TRACK.normalize)
+    check(missing.read("/x/good.parquet").outcome, Unavailable, "/nonexistent/worker")
+    missing.close()
+    assert_nothing_left(mark)
+
+
+def test_closing_kills_a_child_that_ignores_sigterm() -> None:
+    mark = token()
+    worker = fake("surviving-child", mark)
+    worker.read("/x/bad.parquet")
+    worker.close()
+    assert_nothing_left(mark)
