@@ -90,7 +90,7 @@ def test_too_many_entries_are_refused(corpus: Path, tmp_path: Path) -> None:
 
 def test_a_member_that_fails_the_manifest_is_never_moved_into_place(corpus: Path, tmp_path: Path) -> None:
     members = corpus_members(corpus)
-    name, data = next((n, d) for n, d in members if n.endswith(".parquet") and "cases/" in n)
+    name = next(n for n, _ in members if n.endswith(".parquet") and "cases/" in n)
     tampered = [(n, (d[:-1] + b"!") if n == name else d) for n, d in members]  # type: ignore[operator]
     digest = archive_of(tmp_path / "a.tar.gz", tampered)  # the archive's sha256 is right; a member is not
     err = refused(fetch(tmp_path / "a.tar.gz", digest, tmp_path / "into"), tmp_path / "into")
