@@ -235,6 +235,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"adapter {args.adapter!r} is not in run {run_id} (it has: {', '.join(adapters)})")
     if all(c.verdict == "skip" for c in mine):
         raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}")
+    if record is not None and Path(record.info.corpus).is_dir():  # the corpus is still here: it must be the one run
+        from parquet_conformance.conformance.run import load_corpus
+
+        _, _, digest = load_corpus(Path(record.info.corpus))
+        if digest != record.info.corpus_digest:
+            raise UsageError(f"{record.info.corpus} changed since run {run_id} (manifest digest {digest[:16]}, the run "
+                             f"used {record.info.corpus_digest[:16]})")
     if record is not None and record.info.only != args.only:
         what = f"only {record.info.only!r}" if record.info.only else "the whole corpus"
         raise UsageError(f"run {run_id} covered {what}; the gate checks {args.only or 'the whole corpus'!r} "

@@ -55,7 +55,11 @@ def parse_expected(text: str, known_cases: set[str] | None = None) -> list[Entry
         case, rest = parts[0], parts[1:]
         if not CASE_ID_RE.fullmatch(case):
             raise GateError(f"line {n}: {case!r} is not a case id")
-        role = rest.pop(0) if rest and ROLE_RE.fullmatch(rest[0]) and not rest[0].startswith("fail") else None
+        # A verdict, or anything written like one (`fail:...`), is never read as a role.
+        verdicts = {v.value for v in Verdict}
+        is_role = bool(rest) and ROLE_RE.fullmatch(rest[0]) is not None and rest[0] not in verdicts \
+            and not rest[0].startswith("fail:")
+        role = rest.pop(0) if is_role else None
         verdict = None
         if rest:
             word = rest.pop(0)

@@ -123,6 +123,11 @@ def clean(text: str, limit: int | None = None) -> str:
     return _BAD_CHARS.sub("\ufffd", cut) + f" [sanitised; sha256 of the raw text {raw}]"
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """A reason fit for one line of a table: whitespace folded, cut at `limit`, sanitised."""
+    return clean(" ".join(text.split()), limit)
+
+
 def decode_line(line: bytes) -> tuple[str, str | None]:
     """A line from a worker as text, and the sha256 of the raw line if it was not UTF-8 (its invalid bytes
     become U+FFFD: an error answer is still usable, data is not; see `parse_answer`)."""

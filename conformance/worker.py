@@ -70,7 +70,11 @@ def serve(name: str) -> None:
                     id=req["id"], adapter=info["adapter"], implementation=info["implementation"],
                     version=adapter.version(), roles=info["roles"], engine=info["engine"])))
             except AdapterUnavailable as e:
-                send(protocol.to_json(protocol.UnavailableReply(req["id"], str(e))))
+                send(protocol.to_json(protocol.UnavailableReply(req["id"], protocol.one_line(str(e)))))
+            except Exception as e:  # the library would not even load: it is unavailable here, say why in one line
+                last = str(e).strip().splitlines()[-1:] or [""]
+                reason = f"{type(e).__name__} while starting: {last[0]}"
+                send(protocol.to_json(protocol.UnavailableReply(req["id"], protocol.one_line(reason))))
         elif cmd == "stop":
             return
         else:  # `read`, or the operation a track defines

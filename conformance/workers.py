@@ -94,7 +94,8 @@ class Worker:
             raise
         except (OSError, TimeoutError, WorkerDied, ProtocolError, ValueError) as e:
             self.kill()
-            self.unavailable = protocol.clean(f"worker did not start: {e}: {self.stderr_tail(800)}".strip(), 2000)
+            tail = self.stderr_tail(800).strip().splitlines()[-1:]  # the last line: the error, not its traceback
+            self.unavailable = protocol.one_line(f"worker did not start: {e}" + (f": {tail[0]}" if tail else ""))
             raise AdapterUnavailable(self.unavailable) from None
         if isinstance(reply, protocol.UnavailableReply):
             self.kill()

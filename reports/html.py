@@ -35,7 +35,7 @@ class Html:
 
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "report.html"
-        path.write_text(render(doc))
+        path.write_text(render(doc), errors="replace")  # a lone surrogate from another tool's cells: "?"
         return [path]
 
 

@@ -7,15 +7,15 @@ import html
 from pathlib import Path
 
 from parquet_conformance.conformance.model import Verdict
-from parquet_conformance.reports.junit import detail
+from parquet_conformance.reports.junit import detail, xml_text
 from parquet_conformance.reports.model import ResultsDocument
 
 PER_ADAPTER = 20
 
 
 def cell_text(text: object) -> str:
-    """Safe inside a Markdown table cell: one line, `|` escaped, HTML escaped."""
-    return " ".join(html.escape(str(text)).replace("|", "\\|").replace("`", "\\`").split())
+    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, HTML escaped, no control characters."""
+    return " ".join(html.escape(xml_text(str(text))).replace("|", "\\|").replace("`", "\\`").split())
 
 
 def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
@@ -57,7 +57,7 @@ class Markdown:
 
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "summary.md"
-        path.write_text(summary(doc))
+        path.write_text(summary(doc), errors="replace")
         return [path]
 
 

@@ -3,7 +3,7 @@ worker starts once; results come back through Arrow (`DataFrame.toArrow`)."""
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 
 
 class Spark(PythonAdapter):
@@ -19,6 +19,7 @@ class Spark(PythonAdapter):
         from pyspark.sql import SparkSession
 
         self.load()
+        require_program("java")
         self.session = (SparkSession.builder.master("local[1]").appName("parquet-conformance-adapter")
                         .config("spark.ui.enabled", "false")
                         .config("spark.driver.memory", "2g")

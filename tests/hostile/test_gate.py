@@ -1,0 +1,88 @@
+"""The gate's edge cases: a list that names what does not exist, pins what cannot be pinned, or names a cell
+twice is refused whole (exit 2); a run of part of the corpus is gated only as such; flaky cells can be pinned;
+harness errors make the gate incomplete (exit 3), never the implementation's failure."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from parquet_conformance.conformance.gate import GateError, parse_expected
+from parquet_conformance.corpus.build import generate
+from tests.helpers import CLI
+from tests.hostile import WORKER, assert_nothing_left, token
+
+KNOWN = {"base/flat", "corrupt/tiny/empty"}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("base/flatt\n", "line 1: base/flatt is not a case of the corpus"),
+    ("base/flat fail:nonsense\n", "line 1: 'fail:nonsense' is not a verdict"),
+    ("base/flat harness-error\n", "line 1: harness-error is not a failure"),
+    ("base/flat pass\n", "line 1: pass is not a failure"),
+    ("base/flat\nbase/flat fail:crash\n", "line 2: base/flat is already listed on line 1"),
+    ("base/flat legacy\nbase/flat\n", "line 2: base/flat is already listed on line 1"),
+    ("base/flat\nbase/flat legacy\n", "line 2: base/flat is already listed on line 1"),
+    ("base/flat legacy fail:crash extra\n", "line 1: expected 'case-id [role] [verdict]'"),
+    ("../../etc/passwd\n", "is not a case id"),
+])
+def test_a_bad_list_is_refused_naming_the_line(text: str, message: str) -> None:
+    with pytest.raises(GateError, match=re.escape(message)):
+        parse_expected(text, KNOWN)
+
+
+def test_a_good_list() -> None:
+    entries = parse_expected("# c\nbase/flat legacy flaky\ncorrupt/tiny/empty aware:x fail:crash  # why\n", KNOWN)
+    assert [(e.case, e.role, e.verdict) for e in entries] == [
+        ("base/flat", "legacy", "flaky"), ("corrupt/tiny/empty", "aware:x", "fail:crash")]
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("gate") / "corpus"
+    generate(out, only="base/flat,corrupt/tiny/*")
+    return out
+
+
+def test_a_partial_run_is_gated_only_as_one(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--adapter", "pyarrow",
+               "--only", "corrupt/tiny/*").returncode == 0
+    gate = ["check", "--adapter", "pyarrow", "--results", str(out / "results"), "--expected-failures",
+            str(tmp_path / "f.txt")]
+    refused = cli(*gate, "--write-expected-failures")
+    assert refused.returncode == 2 and "covered only 'corrupt/tiny/*'" in refused.stderr
+    assert not (tmp_path / "f.txt").exists()
+    assert cli(*gate, "--write-expected-failures", "--only", "corrupt/tiny/*").returncode == 0
+    assert cli(*gate, "--only", "corrupt/tiny/*").returncode == 0
+    (tmp_path / "f.txt").write_text("base/flatt\n")
+    typo = cli(*gate, "--only", "corrupt/tiny/*")
+    assert typo.returncode == 2 and "base/flatt is not a case" in typo.stderr
+
+
+def test_flaky_cells_can_be_pinned_and_harness_errors_leave_the_gate_incomplete(corpus: Path, tmp_path: Path) -> None:
+    mark = token()
+    out = tmp_path / "out"
+    # stateful: rejects a file when fresh, returns other data once it has read something: the corrupt cases
+    # (read after base/flat) are wrong data in the run, rejected in a fresh worker: flaky.
+    for name, mode in (("stateful", "stateful"), ("broken", "bad-rows")):
+        proc = cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--run-id", name,
+                   "--adapter-cmd", f"{name}=python3 {WORKER} {mode} {mark} --all-bad")
+        assert proc.returncode == 0, proc.stderr
+    failures = tmp_path / "f.txt"
+    gate = ["check", "--results", str(out / "results"), "--expected-failures", str(failures)]
+    assert cli(*gate, "--adapter", "stateful", "--run", "stateful", "--write-expected-failures").returncode == 0
+    assert "flaky" in failures.read_text()
+    assert cli(*gate, "--adapter", "stateful", "--run", "stateful").returncode == 0
+    failures.write_text("")
+    incomplete = cli(*gate, "--adapter", "broken", "--run", "broken")
+    assert incomplete.returncode == 3
+    assert "HARNESS ERROR" in incomplete.stdout and "gate INCOMPLETE" in incomplete.stdout
+    assert_nothing_left(mark)
