@@ -86,6 +86,12 @@ def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRo
     return out
 
 
+def same_outcome(a: OutcomeRow, b: OutcomeRow) -> bool:
+    """Attempts agree when the outcome is of one kind and, for a read, the data and the metadata used are the same
+    (error messages may differ: addresses, timings)."""
+    return a.outcome == b.outcome and (a.outcome != "read" or (a.data_hash, a.metadata) == (b.data_hash, b.metadata))
+
+
 def describe(r: OutcomeRow) -> str:
     where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
     detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
@@ -94,7 +100,8 @@ def describe(r: OutcomeRow) -> str:
 
 def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, str] | None = None) -> list[Cell]:
     """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
-    when they disagree (the run's own attempt gives the outcome shown). `default_roles`: track -> its default role."""
+    when their outcomes differ (the run's own attempt gives the outcome shown). `default_roles`: track -> its
+    default role."""
     own = baselines(rows, manifest)
     out = []
     for (case_id, adapter), tries in attempts(rows).items():
@@ -107,7 +114,7 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
                       for r in tries]
             expected, verdict = judged[0][1]
             disagreement = None
-            if len({v for _, (_, v) in judged}) > 1:
+            if not all(same_outcome(first, r) for r in tries[1:]):
                 verdict = Verdict.FLAKY
                 disagreement = "; ".join(f"{describe(r)} -> {v}" for r, (_, v) in judged)
             out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,

@@ -1,6 +1,5 @@
-"""Isolation: crashes, hangs, memory blow-ups and protocol violations of a worker become outcomes,
-the worker is restarted, and the run goes on. The workers here are small fakes written for
-these tests; the real libraries are exercised in test_adapters.py."""
+"""The judge: verdicts from outcomes and expectations, the baseline rule, attempts that disagree (flaky), and a
+run that goes on across crashes. Misbehaving workers themselves are in tests/hostile/test_workers.py."""
 
 from __future__ import annotations
 
@@ -9,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.adapters import CommandAdapter
 from parquet_conformance.conformance.execute import AdapterSpec, run_cells
 from parquet_conformance.conformance.judge import classify, judge
 from parquet_conformance.conformance.model import (
     Crash,
     Error,
-    HarnessError,
     OutcomeRow,
     OutOfMemory,
     Read,
@@ -24,73 +21,9 @@ from parquet_conformance.conformance.model import (
     Unavailable,
     Verdict,
 )
-from parquet_conformance.conformance.workers import Timed, Worker
 from parquet_conformance.corpus.model import Expectation, Manifest
-from parquet_conformance.corpus.parquet import TRACK
 
 FAKE = Path(__file__).parent / "hostile" / "worker.py"
-
-
-def fake(mode: str, timeout: float = 60.0, memory: int | None = None) -> Worker:
-    adapter = CommandAdapter()
-    adapter.name = adapter.implementation = f"fake-{mode}"
-    adapter.timeout_s, adapter.memory_limit_bytes = timeout, memory
-    return Worker(adapter, [sys.executable, str(FAKE), mode], TRACK.normalize)
-
-
-def read_bad_then_good(worker: Worker) -> tuple[Timed, Timed]:
-    try:
-        return worker.read("/x/bad.parquet"), worker.read("/x/good.parquet")
-    finally:
-        worker.close()
-
-
-def test_segfault_is_a_crash_and_the_worker_restarts() -> None:
-    bad, good = read_bad_then_good(fake("segfault"))
-    assert isinstance(bad.outcome, Crash) and bad.outcome.error.cls == "killed by SIGSEGV"
-    assert isinstance(good.outcome, Read) and good.outcome.rows == 2
-
-
-def test_abort_keeps_the_panic_text() -> None:
-    bad, good = read_bad_then_good(fake("abort"))
-    assert isinstance(bad.outcome, Crash) and bad.outcome.error.cls == "killed by SIGABRT"
-    assert "panicked at src/footer.rs:42:9" in bad.outcome.error.message
-    assert isinstance(good.outcome, Read)
-
-
-def test_hang_is_a_timeout() -> None:
-    bad, good = read_bad_then_good(fake("hang", timeout=1.0))
-    assert bad.outcome == Timeout(1.0)
-    assert isinstance(good.outcome, Read)
-
-
-def test_unbounded_allocation_is_oom() -> None:
-    bad, good = read_bad_then_good(fake("alloc", memory=1 << 30))
-    assert isinstance(bad.outcome, OutOfMemory)
-    assert "MemoryError" in bad.outcome.error.message
-    assert isinstance(good.outcome, Read)
-
-
-def test_garbage_on_stdout_is_a_harness_error_and_the_worker_restarts() -> None:
-    """Anything but the answer to the request in flight breaks the protocol: ours to report, never the reader's."""
-    bad, good = read_bad_then_good(fake("garbage"))
-    assert isinstance(bad.outcome, HarnessError) and bad.outcome.error.cls == "protocol-error"
-    assert "not JSON" in bad.outcome.error.message
-    assert isinstance(good.outcome, Read)
-
-
-def test_malformed_rows_are_a_harness_error() -> None:
-    bad, good = read_bad_then_good(fake("bad-rows"))
-    assert isinstance(bad.outcome, HarnessError) and "malformed data" in bad.outcome.error.message
-    assert isinstance(good.outcome, Read)
-
-
-def test_refusal_and_missing_program_are_unavailable() -> None:
-    bad, _ = read_bad_then_good(fake("refuse"))
-    assert bad.outcome == Unavailable("libfoo is not installed")
-    worker = Worker(CommandAdapter(), ["/nonexistent/worker"], TRACK.normalize)
-    assert isinstance(worker.read("/x/good.parquet").outcome, Unavailable)
-    worker.close()
 
 
 def manifest(cases: list[tuple[str, str]], base_hash: str = "h") -> Manifest:
@@ -98,7 +31,8 @@ def manifest(cases: list[tuple[str, str]], base_hash: str = "h") -> Manifest:
     return Manifest.from_json({
         "format": "parquet-conformance-manifest", "manifest_version": 2, "generator": {"name": "t", "version": "0"},
         "seed": 0, "only": None, "large": False, "tracks": ["parquet"], "expectations": {}, "roles": {},
-        "bases": {"b": {"track": "parquet", "description": "", "file": "bases/b.parquet", "sha256": "0" * 64,
+        "bases": {"b": {"track": "parquet", "description": "", "file": "bases/b.parquet", "sha256": "0" * 64, "size": 1,
+                        "expected_size": 1,
                         "expected": "expected/b.json", "data_hash": base_hash, "rows": 1, "columns": ["x"],
                         "baseline_case": "base/b"}},
         "cases": [{"id": i, "track": "parquet", "title": i, "group": i.split("/")[0], "kind": "corrupt", "base": "b",
@@ -149,3 +83,46 @@ def test_baseline_forgives_representation_not_extensions() -> None:
 
     rows = [row("base/b", "mine"), row("ext/x", "mine"), row("ext/y", "changed")]
     assert [c.verdict for c in judge(rows, m)] == ["fail:wrong-data", "pass", "fail:wrong-data"]
+
+
+def attempt(case: str, data_hash: str | None, *, round: int = 0, fresh: bool = False,
+            previous: str | None = None) -> OutcomeRow:
+    outcome = Read(data_hash, 1) if data_hash else Rejected(Error("E", "refused"))
+    return OutcomeRow.of(case, "a", "a", "1", ["legacy"], outcome, 0.0, round=round, fresh=fresh,
+                         previous_case=previous)
+
+
+def test_attempts_that_agree_give_one_verdict() -> None:
+    m = manifest([("base/b", "read"), ("corrupt/x", "reject")])
+    rows = [attempt("base/b", "h"), attempt("corrupt/x", None, previous="base/b"),
+            attempt("corrupt/x", None, fresh=True), attempt("corrupt/x", None, round=1)]
+    cells = {c.case: c for c in judge(rows, m)}
+    assert (cells["corrupt/x"].verdict, cells["corrupt/x"].attempts) == (Verdict.PASS, 3)
+    assert cells["corrupt/x"].previous_case == "base/b" and cells["corrupt/x"].disagreement is None
+
+
+def test_attempts_that_disagree_are_flaky_with_every_outcome() -> None:
+    m = manifest([("base/b", "read"), ("corrupt/x", "reject")])
+    rows = [attempt("base/b", "h"), attempt("corrupt/x", "h", previous="base/b"),
+            attempt("corrupt/x", None, fresh=True)]
+    cell = next(c for c in judge(rows, m) if c.case == "corrupt/x")
+    assert cell.verdict == Verdict.FLAKY and cell.verdict.is_failure
+    assert cell.outcome == "read" and cell.previous_case == "base/b"  # the run's own attempt is the one shown
+    assert cell.disagreement == ("the run: read (data h) -> fail:accepted-invalid; "
+                                 "a fresh worker: rejected (E) -> pass")
+
+
+def test_only_the_runs_own_attempt_is_a_baseline() -> None:
+    m = manifest([("base/b", "read"), ("ext/x", "read")], base_hash="expected")
+    rows = [attempt("base/b", "mine"), attempt("base/b", "other", fresh=True), attempt("ext/x", "mine")]
+    verdicts = {c.case: c.verdict for c in judge(rows, m)}
+    assert verdicts == {"base/b": Verdict.FLAKY, "ext/x": Verdict.PASS}  # two readings of other data: flaky
+
+
+def test_cells_to_confirm_are_every_non_pass_but_the_unavailable() -> None:
+    from parquet_conformance.conformance.judge import to_confirm
+
+    m = manifest([("base/b", "read"), ("corrupt/x", "reject"), ("corrupt/y", "reject")])
+    rows = [attempt("base/b", "h"), attempt("corrupt/x", "h"), attempt("corrupt/y", None),
+            OutcomeRow.of("corrupt/y", "gone", "g", None, ["legacy"], Unavailable("no"), 0.0)]
+    assert to_confirm(judge(rows, m)) == {("corrupt/x", "a")}
