@@ -1,8 +1,30 @@
-"""Implementation-neutral rows: every value as a typed, JSON-able token.
+"""Implementation-neutral data: every value as a typed, JSON-able token.
 
-Borrowed from toml-test's tagged JSON (`{"type": "integer", "value": "42"}`): integers,
-floats, decimals and timestamps travel as strings so that no JSON library rounds them,
-NaN and -0.0 stay distinct, and text never compares equal to binary.
+Borrowed from toml-test's tagged JSON (`{"type": "integer", "value": "42"}`): integers, floats,
+decimals and temporal values travel as strings so that no JSON library rounds them, NaN and -0.0
+stay distinct, and text never compares equal to binary.
+
+    null, true, false        themselves
+    "text"                   UTF-8 text
+    {"int": "42"}            an integer of any width
+    {"float": "1.5"}         repr of the double (float16 and float32 widened exactly), "nan", "inf", "-0.0"
+    {"bin": "00ff"}          bytes, as hex
+    {"dec": "12.34"}         a decimal, at its scale
+    {"date": "2001-02-03"}   a date (proleptic Gregorian; years outside 0..9999 as "+10000-01-01", "-0001-...")
+    {"ts_ns": "..."}         a timestamp: nanoseconds since 1970-01-01 as written, whatever the unit or zone
+    {"time_ns": "..."}       a time of day: nanoseconds since midnight
+    {"uuid": "…-…"}          a UUID, lowercase with hyphens
+    {"bin": "…"}             also an interval, in the 12 bytes of Parquet's INTERVAL (months, days, millis;
+                             u32 LE each), whichever Arrow interval type a reader returns
+    [...]                    a list; a map is a list of [key, value] pairs
+    {"struct": {...}}        a struct, field name -> value
+
+Temporal values are integers in one unit, so a reader that returns microseconds and one that returns
+nanoseconds for the same instant compare equal, and no value outside Python's datetime range (year
+1..9999) can make the conversion fail. Arrow data is converted column by column from the Arrow
+buffers (`canonical_table`); `canonical_value` converts the Python values other readers give.
+Older tokens from external workers (`ts_us`, `ts_ms`, `time_us`, `time_ms`) are accepted by
+`normalize` and become the tokens above.
 """
 
 from __future__ import annotations
@@ -12,15 +34,134 @@ import decimal
 import hashlib
 import json
 import math
+import struct
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+_UNIT_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_DATE = dt.date(1970, 1, 1)
+
+
+# -- dates in any year (Howard Hinnant's civil_from_days / days_from_civil) ------------------------
+
+
+def date_text(days: int) -> str:
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    y = yoe + era * 400 + (m <= 2)
+    year = f"{y:04d}" if 0 <= y <= 9999 else f"{y:+05d}"  # ISO 8601: four digits, signed beyond them
+    return f"{year}-{m:02d}-{d:02d}"
+
+
+def date_days(text: str) -> int:
+    sign = -1 if text.startswith("-") else 1
+    year_s, month_s, day_s = text.lstrip("+-").rsplit("-", 2)
+    y, m, d = sign * int(year_s), int(month_s), int(day_s)
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+# -- Arrow data -----------------------------------------------------------------------------------
+
+
+def canonical_table(table: Any) -> dict[str, Any]:
+    """Canonical form of a pyarrow Table."""
+    cols = [canonical_array(table.column(i)) for i in range(table.num_columns)]
+    return {"columns": list(table.column_names), "rows": [list(r) for r in zip(*cols, strict=True)]}
+
+
+def _ints(arr: pa.Array) -> list[int | None]:
+    """The integer behind each value of a temporal array, read from its buffers (no Python datetime)."""
+    width = pa.int32() if arr.type.bit_width == 32 else pa.int64()
+    return arr.view(width).to_pylist()
+
+
+def _interval(months: int, days: int, millis: int) -> dict[str, str]:
+    return {"bin": struct.pack("<III", months & 0xFFFFFFFF, days & 0xFFFFFFFF, millis & 0xFFFFFFFF).hex()}
+
+
+def _day_time(arr: pa.ChunkedArray) -> list[object]:
+    """Arrow's day_time_interval, which pyarrow's Python layer cannot hand over (arrow-rs returns Parquet INTERVAL
+    this way): read through nanoarrow. It has no months, so a reader that returns it loses them."""
+    import nanoarrow
+
+    return [None if v is None else _interval(0, *v) for v in nanoarrow.Array(arr).iter_py()]
+
+
+def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.type.id == pa.lib.Type_INTERVAL_DAY_TIME:
+            return _day_time(arr)
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    t = arr.type
+    if pa.types.is_interval(t):  # month_day_nano
+        return [None if v is None else _interval(v.months, v.days, v.nanoseconds // 1_000_000)
+                for v in arr.to_pylist()]
+    if isinstance(t, pa.ExtensionType):
+        if t.extension_name == "arrow.uuid":
+            return [None if b is None else {"uuid": str(uuid.UUID(bytes=b))} for b in arr.storage.to_pylist()]
+        return canonical_array(arr.storage)
+    if pa.types.is_dictionary(t):
+        return canonical_array(arr.dictionary_decode())
+    if pa.types.is_timestamp(t):
+        return [None if v is None else {"ts_ns": str(v * _UNIT_NS[t.unit])} for v in _ints(arr)]
+    if pa.types.is_date32(t):
+        return [None if v is None else {"date": date_text(v)} for v in _ints(arr)]
+    if pa.types.is_date64(t):
+        return [None if v is None else {"date": date_text(v // 86_400_000)} for v in _ints(arr)]
+    if pa.types.is_time(t):
+        return [None if v is None else {"time_ns": str(v * _UNIT_NS[t.unit])} for v in _ints(arr)]
+    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+        return canonical_array(arr.cast(pa.large_list(t.value_type)))
+    if pa.types.is_map(t):
+        arr = arr.take(pa.array(range(len(arr)), pa.int64()))  # a copy whose keys and items are its own entries
+        pairs = [[k, v] for k, v in zip(canonical_array(arr.keys), canonical_array(arr.items), strict=True)]
+        offsets, valid = arr.offsets.to_pylist(), arr.is_valid().to_pylist()
+        return [pairs[offsets[i]:offsets[i + 1]] if valid[i] else None for i in range(len(arr))]
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _split(arr, canonical_array(arr.flatten()))
+    if pa.types.is_struct(t):
+        fields = [(t.field(i).name, canonical_array(arr.field(i))) for i in range(t.num_fields)]
+        valid = arr.is_valid().to_pylist()
+        return [{"struct": {name: values[j] for name, values in fields}} if valid[j] else None
+                for j in range(len(arr))]
+    return [canonical_value(v) for v in arr.to_pylist()]
+
+
+def _split(arr: pa.Array, values: list[object]) -> list[object]:
+    """`values` (the flattened children) cut back into the lists of `arr`, with its null lists."""
+    lengths = arr.value_lengths().to_pylist()  # null for a null list, whose values flatten() skipped
+    valid = arr.is_valid().to_pylist()
+    out: list[object] = []
+    pos = 0
+    for n, ok in zip(lengths, valid, strict=True):
+        out.append(values[pos:pos + n] if ok else None)
+        pos += n or 0
+    return out
+
+
+# -- Python values --------------------------------------------------------------------------------
 
 
 def canonical_value(v: object) -> object:
     if v is None:
         return None
+    if hasattr(v, "value") and hasattr(v, "to_pydatetime"):  # a pandas Timestamp: its nanoseconds, unrounded
+        return {"ts_ns": str(v.value)}
     if hasattr(v, "item") and not isinstance(v, (bytes, str)):  # numpy scalar
         v = v.item()
     if isinstance(v, bool):
@@ -38,9 +179,14 @@ def canonical_value(v: object) -> object:
     if isinstance(v, dt.datetime):
         if v.tzinfo is not None:
             v = v.astimezone(dt.UTC).replace(tzinfo=None)
-        return {"ts_us": str((v - _EPOCH) // dt.timedelta(microseconds=1))}
+        return {"ts_ns": str((v - _EPOCH) // dt.timedelta(microseconds=1) * 1000)}
     if isinstance(v, dt.date):
-        return {"date": v.isoformat()}
+        return {"date": date_text((v - _EPOCH_DATE).days)}
+    if isinstance(v, dt.time):
+        us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+        return {"time_ns": str(us * 1000)}
+    if isinstance(v, uuid.UUID):
+        return {"uuid": str(v)}
     if isinstance(v, dict):
         return {"struct": {str(k): canonical_value(x) for k, x in v.items()}}
     if isinstance(v, (list, tuple)):
@@ -48,14 +194,8 @@ def canonical_value(v: object) -> object:
     raise TypeError(f"no canonical form for {type(v).__name__}")
 
 
-def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> dict:
+def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> dict[str, Any]:
     return {"columns": list(columns), "rows": [[canonical_value(v) for v in row] for row in rows]}
-
-
-def canonical_table(table: Any) -> dict[str, Any]:
-    """Canonical form of a pyarrow Table."""
-    cols = [table.column(i).to_pylist() for i in range(table.num_columns)]
-    return canonical_rows(table.column_names, zip(*cols, strict=True) if cols else [])
 
 
 def data_hash(canonical: object) -> str:
@@ -63,14 +203,23 @@ def data_hash(canonical: object) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def normalize(canonical: dict) -> dict:
-    """Re-canonicalize tokens from another program: `{"float": "1.0E-300"}` becomes
-    `{"float": "1e-300"}`, `{"int": "007"}` becomes `{"int": "7"}`. Raises ValueError on
+# -- tokens from other programs -------------------------------------------------------------------
+
+_SCALE_NS = {"ts_ns": ("ts_ns", 1), "ts_us": ("ts_ns", 1000), "ts_ms": ("ts_ns", 1_000_000),
+             "time_ns": ("time_ns", 1), "time_us": ("time_ns", 1000), "time_ms": ("time_ns", 1_000_000)}
+
+
+def normalize(canonical: dict[str, Any]) -> dict[str, Any]:
+    """Re-canonicalize tokens from another program: `{"float": "1.0E-300"}` becomes `{"float": "1e-300"}`,
+    `{"int": "007"}` becomes `{"int": "7"}`, `{"ts_us": "5"}` becomes `{"ts_ns": "5000"}`. Raises ValueError on
     anything that is not a token."""
     columns = canonical["columns"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
         raise ValueError("columns must be a list of strings")
-    return {"columns": columns, "rows": [[_token(v) for v in row] for row in canonical["rows"]]}
+    rows = canonical["rows"]
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise ValueError("rows must be a list of lists")
+    return {"columns": columns, "rows": [[_token(v) for v in row] for row in rows]}
 
 
 def _token(v: object) -> object:
@@ -83,12 +232,19 @@ def _token(v: object) -> object:
         if tag == "struct" and isinstance(x, dict):
             return {"struct": {str(k): _token(y) for k, y in x.items()}}
         if isinstance(x, str):
-            if tag in ("int", "ts_us"):
+            if tag == "int":
                 return {tag: str(int(x))}
+            if tag in _SCALE_NS:
+                name, factor = _SCALE_NS[tag]
+                return {name: str(int(x) * factor)}
             if tag == "float":
                 return canonical_value(float(x))
             if tag == "bin":
                 return {"bin": bytes.fromhex(x).hex()}
-            if tag in ("dec", "date"):
-                return {tag: x}
+            if tag == "date":
+                return {"date": date_text(date_days(x))}
+            if tag == "uuid":
+                return {"uuid": str(uuid.UUID(x))}
+            if tag == "dec":
+                return {"dec": str(decimal.Decimal(x))}
     raise ValueError(f"not a canonical value: {json.dumps(v)[:80]}")

@@ -19,6 +19,7 @@ from parquet_conformance.generators.parquet.footer import FooterError, parse_fil
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.mutations import MutationError, apply
 from parquet_conformance.generators.parquet.reference import read_table
+from tests.helpers import upstream_failures
 
 DEFAULT = [c for c in all_cases() if not c.large]
 EXT_KEYS = ("struct", "path", "header", "length", "sha256")
@@ -72,13 +73,13 @@ def test_case(case_id: str, corpus_dir: Path, manifest: dict) -> None:
         assert report["valid"], report["error"]
         got = sorted(json.dumps({k: e[k] for k in EXT_KEYS}) for e in report["extensions"])
         assert got == sorted(json.dumps(e) for e in entry["extensions"])
-        assert pyarrow_hash(data) == base_hash
+        assert_pyarrow_reads(case_id, data, base_hash)
     else:
         with pytest.raises(FooterError):
             parse_file(data)
         assert inspect_bytes(data)["valid"] is False
         if entry["expect"]["legacy"] == "read":  # valid Thrift: pyarrow, a legacy reader, must read it
-            assert pyarrow_hash(data) == base_hash
+            assert_pyarrow_reads(case_id, data, base_hash)
 
 
 AWARE = [c.id for c in DEFAULT if any(role.startswith("aware:") for role in c.expect)]
@@ -125,7 +126,21 @@ def test_expected_data_files_match_the_bases(corpus_dir: Path, manifest: dict) -
     for name, base in manifest["bases"].items():
         expected = json.loads((corpus_dir / base["expected"]).read_text())
         assert data_hash(expected) == base["data_hash"]
-        assert pyarrow_hash((corpus_dir / base["file"]).read_bytes()) == base["data_hash"], name
+        assert_pyarrow_reads(base["baseline_case"], (corpus_dir / base["file"]).read_bytes(), base["data_hash"])
+        assert read_table((corpus_dir / base["file"]).read_bytes())[1].metadata == "thrift"
+        assert data_hash(canonical_table(read_table((corpus_dir / base["file"]).read_bytes())[0])) == \
+            base["data_hash"], f"the reference reader must read {name} exactly"
+
+
+PYARROW_BUGS = upstream_failures("pyarrow")
+
+
+def assert_pyarrow_reads(case_id: str, data: bytes, base_hash: str) -> None:
+    """pyarrow reads exactly the base data, unless tests/upstream/pyarrow.txt pins a bug of its on this case."""
+    if case_id in PYARROW_BUGS:
+        assert pyarrow_hash(data) != base_hash, f"pyarrow reads {case_id} now: take it off tests/upstream/pyarrow.txt"
+    else:
+        assert pyarrow_hash(data) == base_hash
 
 
 def test_large_cases(tmp_path: Path) -> None:
@@ -165,5 +180,5 @@ def test_a_duplicate_case_id_is_an_error(monkeypatch: pytest.MonkeyPatch) -> Non
     from parquet_conformance.corpus.parquet import catalog
 
     monkeypatch.setattr(catalog, "FAMILIES", (*catalog.FAMILIES, catalog.FAMILIES[-1]))
-    with pytest.raises(catalog.CatalogError, match=r"case id 'enc/.*' is defined 2 times"):
+    with pytest.raises(catalog.CatalogError, match=r"case id 'types/.*' is defined 2 times"):
         catalog.all_cases.__wrapped__()

@@ -6,14 +6,19 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import io
+import struct
+import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
+from parquet_conformance.generators.parquet import thrift
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
 # filter (nothing in the footer points between pages, see docs/spec-notes.md on PageHeader).
@@ -23,10 +28,16 @@ WRITE_OPTIONS = dict(compression="none", data_page_version="1.0", write_statisti
 
 @dataclass(frozen=True)
 class Base:
+    """`build` gives the data every reader must return. Most bases write exactly that table; the typed ones write
+    `written` (physical stand-ins, e.g. 12-byte binaries for INT96) and then `annotate` the footer with what pyarrow
+    cannot write (the physical type INT96, ConvertedType INTERVAL, BSON, ENUM, a DECIMAL on BYTE_ARRAY)."""
+
     name: str
     description: str
     build: Callable[[], pa.Table]
     options: tuple[tuple[str, object], ...] = ()
+    written: Callable[[], pa.Table] | None = None
+    annotate: dict[str, dict[str, tuple[int, Any]]] = field(default_factory=dict)  # column -> SchemaElement fields
 
 
 def _flat() -> pa.Table:
@@ -90,6 +101,133 @@ def _dictionary() -> pa.Table:
     })
 
 
+_JULIAN_EPOCH = 2440588  # the Julian day of 1970-01-01, where INT96 counts its days from
+
+
+def _int96(day: int, nanos: int) -> bytes:
+    """An INT96 timestamp as Impala and Spark write it: nanoseconds of the day (i64) and the Julian day (i32), LE."""
+    return struct.pack("<qi", nanos, day + _JULIAN_EPOCH)
+
+
+def _ns(day: int, nanos: int) -> int:
+    return day * 86_400_000_000_000 + nanos
+
+
+INT96_IN_RANGE = [(0, 1), None, (-25567, 0), (19_000, 86_399_999_999_999), (106_751, 0), (-106_751, 5)]
+# Beyond the nanosecond range: whole microseconds, which is what a 64-bit timestamp can still hold there.
+INT96_EXTREMES = [(3_000_000, 0), None, (-800_000, 12_000), (2_932_896, 1_000), (-719_162, 0),
+                  (10**7, 86_399_999_999_000)]
+
+
+def _all_types(stand_ins: bool = False) -> pa.Table:
+    """Every physical and logical type a reader may return, with nulls and extremes. With `stand_ins`, the columns
+    pyarrow cannot write as such are plain binaries that `annotate` turns into their type in the footer."""
+    n = 6
+
+    def col(values: list, typ: pa.DataType) -> pa.Array:
+        assert len(values) == n
+        return pa.array(values, typ)
+
+    dec = decimal.Decimal
+    days = [0, None, -800_000, 2_932_896, 3_000_000, -719_162]  # 1970, 221 BC, 9999-12-31, year 10183, year 1
+    int96 = [None if v is None else (_int96(*v) if stand_ins else _ns(*v)) for v in INT96_IN_RANGE]
+    decb = [dec("-123.45"), None, dec("0.01"), dec("99999999.99"), dec("-0.00"), dec("1.00")]
+    return pa.table({
+        "i8": col([-128, 127, None, 0, -1, 1], pa.int8()),
+        "i16": col([-32768, 32767, None, 0, -1, 1], pa.int16()),
+        "i32": col([-2**31, 2**31 - 1, None, 0, -1, 1], pa.int32()),
+        "i64": col([-2**63, 2**63 - 1, None, 0, -1, 1], pa.int64()),
+        "u8": col([0, 255, None, 1, 128, 7], pa.uint8()),
+        "u16": col([0, 65535, None, 1, 32768, 7], pa.uint16()),
+        "u32": col([0, 2**32 - 1, None, 1, 2**31, 7], pa.uint32()),
+        "u64": col([0, 2**64 - 1, None, 1, 2**63, 7], pa.uint64()),
+        "f16": pa.array(np.array([1.5, -0.0, 65504, np.nan, 6e-8, np.inf], dtype=np.float16)),
+        "f32": col([3.4028235e38, -0.0, None, float("nan"), 1e-45, float("-inf")], pa.float32()),
+        "f64": col([1.7976931348623157e308, -0.0, None, float("nan"), 5e-324, float("inf")], pa.float64()),
+        "bool": col([True, False, None, True, False, True], pa.bool_()),
+        "utf8": col(["", "Grüße", None, "nul\x00inside", "emoji \U0001f600", "x" * 300], pa.string()),
+        "large_utf8": col(["a", "", None, "日本語", "b", "c"], pa.large_string()),
+        "utf8_view": col(["view", "", None, "a much longer string than twelve bytes", "v", "w"], pa.string_view()),
+        "bin": col([b"", b"\x00\xff", None, bytes(range(256)), b"x", b"y"], pa.binary()),
+        "large_bin": col([b"a", b"", None, b"\xfe", b"b", b"c"], pa.large_binary()),
+        "bin_view": col([b"", b"a longer binary value than twelve", None, b"\x01", b"b", b"c"], pa.binary_view()),
+        "fixed5": col([b"abcde", b"\x00" * 5, None, b"\xff" * 5, b"12345", b"zzzzz"], pa.binary(5)),
+        "dec9_2": col([dec("-9999999.99"), dec("9999999.99"), None, dec("0.00"), dec("-0.01"), dec("1.00")],
+                      pa.decimal128(9, 2)),
+        "dec18_3": col([dec("-999999999999999.999"), dec("999999999999999.999"), None, dec("0.000"), dec("1.500"),
+                        dec("-2.250")], pa.decimal128(18, 3)),
+        "dec38_10": col([dec("-" + "9" * 28 + "." + "9" * 10), dec("1E-10"), None, dec("0E-10"), dec("1.5"), dec("2")],
+                        pa.decimal128(38, 10)),
+        "dec76_5": col([dec("-" + "9" * 71 + ".99999"), dec("1.00000"), None, dec("0E-5"), dec("3"), dec("4")],
+                       pa.decimal256(76, 5)),
+        "dec_bytes": pa.array([None if v is None else int(v.scaleb(2)).to_bytes(5, "big", signed=True)
+                               for v in decb], pa.binary()) if stand_ins else col(decb, pa.decimal128(10, 2)),
+        "date": col(days, pa.date32()),
+        "time_ms": col([0, 86_399_999, None, 1, 43_200_000, 5], pa.time32("ms")),
+        "time_us": col([0, 86_399_999_999, None, 1, 43_200_000_000, 5], pa.time64("us")),
+        "time_ns": col([0, 86_399_999_999_999, None, 1, 43_200_000_000_001, 5], pa.time64("ns")),
+        "ts_s": col([0, None, -62_135_596_800, 253_402_300_799, 1, -1], pa.timestamp("s")),
+        "ts_ms": col([0, None, -62_135_596_800_000, 253_402_300_799_999, 1, -1], pa.timestamp("ms")),
+        "ts_us": col([0, None, -62_135_596_800_000_000, 253_402_300_799_999_999, 1, -1], pa.timestamp("us")),
+        "ts_ns": col([0, None, -2**63 + 1, 2**63 - 1, 1, -1], pa.timestamp("ns")),
+        "ts_us_utc": col([0, None, 1, -1, 10**15, -(10**15)], pa.timestamp("us", tz="UTC")),
+        "ts_ns_zone": col([0, None, 1, -1, 10**18, -(10**18)], pa.timestamp("ns", tz="America/New_York")),
+        "int96": pa.array(int96, pa.binary(12)) if stand_ins else col(int96, pa.timestamp("ns")),
+        "interval": col([None if i == 1 else struct.pack("<III", i, 31 * i, 86_400_000 - i) for i in range(n)],
+                        pa.binary(12)),
+        "uuid": col([None if i == 2 else uuid.UUID(int=(i * 0x1234567890ABCDEF) << 64 | i).bytes for i in range(n)],
+                    pa.uuid()),
+        "json": col(['{"a": 1}', "[]", None, '"text"', "null", '{"nested": {"b": [1, 2.5]}}'], pa.json_()),
+        "bson": col([b"\x05\x00\x00\x00\x00", None, b"\x0c\x00\x00\x00\x10a\x00\x01\x00\x00\x00\x00",
+                     b"\x05\x00\x00\x00\x00", b"\x05\x00\x00\x00\x00", b"\x05\x00\x00\x00\x00"],
+                    pa.binary()),
+        "enum": col([b"RED", b"GREEN", None, b"BLUE", b"RED", b""], pa.binary()),
+        "null": pa.nulls(n),
+        "list": col([[1, None], [], None, [2**31 - 1], [-1, -2, -3], [0]], pa.list_(pa.int32())),
+        "list_list": col([[["a"], []], [None], None, [["b", None]], [], [[""]]], pa.list_(pa.list_(pa.string()))),
+        "list_struct": col([[{"a": 1, "b": "x"}], [None], None, [{"a": None, "b": None}], [], [{"a": 2, "b": "y"}]],
+                           pa.list_(pa.struct([("a", pa.int64()), ("b", pa.string())]))),
+        "large_list": col([[1], None, [], [2, 3], [2**62], [-1]], pa.large_list(pa.int64())),
+        "fixed_list": col([[1, 2], None, [3, None], [0, 0], [-1, 1], [7, 8]], pa.list_(pa.int16(), 2)),
+        "map": col([[("a", 1)], None, [], [("b", None), ("c", 3)], [("", -1)], [("d", 4)]],
+                   pa.map_(pa.string(), pa.int64())),
+        "map_struct": col([[(1, {"x": 0.5})], [], None, [(2, None)], [(3, {"x": None})], [(-1, {"x": -1.5})]],
+                          pa.map_(pa.int32(), pa.struct([("x", pa.float64())]))),
+        "struct": col([{"a": 1, "b": {"c": "x", "d": [1.5]}}, None, {"a": None, "b": None},
+                       {"a": 2, "b": {"c": None, "d": []}}, {"a": 3, "b": {"c": "y", "d": None}},
+                       {"a": 4, "b": {"c": "z", "d": [None]}}],
+                      pa.struct([("a", pa.int32()), ("b", pa.struct([("c", pa.string()),
+                                                                    ("d", pa.list_(pa.float64()))]))])),
+        "dict": pa.array(["red", "green", None, "red", "red", "blue"]).dictionary_encode(),
+    })
+
+
+def _int96_extremes(stand_ins: bool = False) -> pa.Table:
+    """INT96 instants outside what a nanosecond timestamp holds (and outside Python's years 1..9999)."""
+    values = [None if v is None else (_int96(*v) if stand_ins else _ns(*v)) for v in INT96_EXTREMES]
+    if stand_ins:
+        return pa.table({"int96": pa.array(values, pa.binary(12))})
+    # No Arrow type holds these instants; the expected data is written straight as tokens (see base_expected).
+    return pa.table({"int96": pa.array(values, pa.decimal256(40, 0))})
+
+
+def _logical(member: int, body: bytes = b"\x00") -> tuple[int, bytes]:
+    """A LogicalType union value with one member (parquet.thrift field ids) for SchemaElement.logicalType."""
+    return thrift.STRUCT, thrift.encode_struct([(member, thrift.STRUCT, body)])
+
+
+INT96, CONVERTED_INTERVAL, CONVERTED_BSON, CONVERTED_ENUM, CONVERTED_DECIMAL = 3, 21, 20, 4, 5
+ANNOTATE_ALL_TYPES: dict[str, dict[str, tuple[int, Any]]] = {
+    "int96": {"type": (thrift.I32, INT96)},
+    "interval": {"converted_type": (thrift.I32, CONVERTED_INTERVAL)},
+    "bson": {"converted_type": (thrift.I32, CONVERTED_BSON), "logicalType": _logical(13)},
+    "enum": {"converted_type": (thrift.I32, CONVERTED_ENUM), "logicalType": _logical(4)},
+    "dec_bytes": {"converted_type": (thrift.I32, CONVERTED_DECIMAL), "scale": (thrift.I32, 2),
+                  "precision": (thrift.I32, 10),
+                  "logicalType": _logical(5, thrift.encode_struct([(1, thrift.I32, 2), (2, thrift.I32, 10)]))},
+}
+
+
 def _wide() -> pa.Table:
     return pa.table({f"c{i:04d}": pa.array([i, None if i % 7 == 0 else -i, i * 3], pa.int32())
                      for i in range(1000)})
@@ -105,7 +243,23 @@ BASES: dict[str, Base] = {b.name: b for b in [
     Base("dictionary", "200 rows of low-cardinality columns, dictionary-encoded", _dictionary,
          (("use_dictionary", True),)),
     Base("wide", "3 rows x 1000 int32 columns", _wide),
+    Base("all-types", "6 rows of every physical and logical type a reader may return, with nulls and extremes: "
+         "signed and unsigned integers, float16/32/64 with NaN, -0.0, inf and subnormals, text and binary in plain, "
+         "large and view layouts, fixed-size binary, DECIMAL on INT32, INT64, FIXED_LEN_BYTE_ARRAY (precision 38 "
+         "and 76) and BYTE_ARRAY, DATE beyond years 1..9999, TIME in ms/us/ns, TIMESTAMP in s/ms/us/ns with and "
+         "without a zone, INT96 (within the nanosecond range), INTERVAL, UUID, FLOAT16, JSON, BSON, ENUM, a null "
+         "column, lists of lists and of structs, large and fixed-size lists, maps, nested structs, dictionary",
+         _all_types, (("store_decimal_as_integer", True), ("write_statistics", False)),
+         written=lambda: _all_types(stand_ins=True), annotate=ANNOTATE_ALL_TYPES),
+    Base("int96-extremes", "6 INT96 timestamps outside the nanosecond range (years 221 BC, 1, 9999, 10183, "
+         "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
+         written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
 ]}
+
+
+# The bases the extension families are built on; the typed ones (all-types, int96-extremes) have a family of
+# their own (corpus/parquet/catalog/types.py), so a reader that lacks a type does not fail every extension case.
+EXTENSION_BASES = ("flat", "nested", "multi-row-group", "dictionary", "wide")
 
 
 @cache
@@ -115,14 +269,36 @@ def base_table(name: str) -> pa.Table:
 
 @cache
 def base_bytes(name: str) -> bytes:
+    base = BASES[name]
     sink = io.BytesIO()
-    pq.write_table(base_table(name), sink, **{**WRITE_OPTIONS, **dict(BASES[name].options)})
-    return sink.getvalue()
+    pq.write_table((base.written or base.build)(), sink, **{**WRITE_OPTIONS, **dict(base.options)})
+    return _annotated(sink.getvalue(), base.annotate) if base.annotate else sink.getvalue()
+
+
+def _annotated(data: bytes, annotate: dict[str, dict[str, tuple[int, Any]]]) -> bytes:
+    """Set SchemaElement fields of the named leaf columns; a new physical `type` goes into their ColumnMetaData too
+    (INT96 and FIXED_LEN_BYTE_ARRAY values are both 12 plain bytes, so the pages stay as written)."""
+    from parquet_conformance.generators.parquet.edits import apply_edits, set_fields
+    from parquet_conformance.generators.parquet.footer import parse_file
+
+    footer = parse_file(data)
+    edits = []
+    leaves = [r for r in footer.root.children("schema") if not r.value("num_children")]
+    for i, leaf in enumerate(leaves):
+        fields = annotate.get(leaf.value("name").decode(), {})
+        edits += set_fields(leaf, fields) if fields else []
+        if "type" in fields:
+            for rg in footer.row_groups():
+                edits += set_fields(rg.children("columns")[i].need("meta_data"), {"type": fields["type"]})
+    return apply_edits(data, edits)
 
 
 @cache
-def base_expected(name: str) -> dict:
-    return canonical_table(base_table(name))
+def base_expected(name: str) -> dict[str, Any]:
+    data = canonical_table(base_table(name))
+    if name == "int96-extremes":  # instants no Arrow timestamp holds: nanoseconds as exact integers
+        data["rows"] = [[None if v is None else {"ts_ns": v["dec"]}] for (v,) in data["rows"]]
+    return data
 
 
 def base_hash(name: str) -> str:

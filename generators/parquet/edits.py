@@ -9,6 +9,7 @@ from __future__ import annotations
 import struct as _struct
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.footer import (
@@ -17,6 +18,7 @@ from parquet_conformance.generators.parquet.footer import (
     ParquetFooter,
     StructRef,
     chunk_range,
+    field_id,
     read_tail,
 )
 
@@ -80,6 +82,23 @@ def set_i64(ref: StructRef, field: str, value: int) -> Edit:
     if f is None:
         raise ValueError(f"{ref.path}: no {field} to rewrite")
     return Edit(f.header_end, f.end, thrift.i64_value(value))
+
+
+def set_fields(ref: StructRef, values: dict[str, tuple[int, Any]]) -> list[Edit]:
+    """Edits that give `ref`'s fields these (wire type, value)s: a field present is rewritten in place (same wire
+    type), the others are appended before the stop byte. For annotations pyarrow cannot write."""
+    edits, missing = [], []
+    for name, (ftype, value) in values.items():
+        fid = field_id(ref.name, name)
+        if (f := ref.node.get(fid)) is not None:
+            if f.type != ftype or ftype in (thrift.TRUE, thrift.FALSE):  # a bool's value is in its header
+                raise ValueError(f"{ref.path}.{name}: cannot rewrite a {thrift.TYPE_NAMES[f.type]} in place")
+            edits.append(Edit(f.header_end, f.end, thrift.encode_value(ftype, value)))
+        else:
+            missing.append((fid, ftype, value))
+    if missing:
+        edits.append(before_stop(ref, thrift.encode_fields(sorted(missing))))
+    return edits
 
 
 def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 from parquet_conformance.generators.parquet.edits import apply_edits
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
@@ -128,11 +129,31 @@ def use_new_encodings(buf: bytes) -> tuple[bytes, int]:
 
 
 def read_table(buf: bytes) -> tuple[object, Choice]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     choice = choose_footer(buf)
     data = rebuilt_file(buf, choice)
     if choice.metadata == "thrift":
         data, choice.new_encodings = use_new_encodings(data)
-    return pq.read_table(pa.BufferReader(data)), choice
+    return read_exactly(data), choice
+
+
+INT64_MAX_US = (1 << 63) // 1000  # microseconds past this do not fit a 64-bit nanosecond timestamp
+
+
+def read_exactly(data: bytes) -> Any:
+    """pyarrow reads INT96 into nanoseconds and wraps instants beyond that range without a word; the reference
+    reads such a column again in microseconds, which hold every INT96 day, and keeps that where it was needed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(pa.BufferReader(data))
+    schema = pq.ParquetFile(pa.BufferReader(data)).schema
+    int96 = [c.path for c in schema if c.physical_type == "INT96" and "." not in c.path]
+    if not int96:
+        return table
+    wide = pq.read_table(pa.BufferReader(data), columns=int96, coerce_int96_timestamp_unit="us")
+    for name in int96:
+        micros = wide.column(name).cast(pa.int64())
+        if (pc.max(pc.abs(micros)).as_py() or 0) >= INT64_MAX_US:
+            table = table.set_column(table.schema.get_field_index(name), name, wide.column(name))
+    return table

@@ -239,6 +239,19 @@ def i64_value(n: int) -> bytes:
     return uleb(zigzag_encode(n))
 
 
+def encode_fields(fields: list[tuple[int, int, Any]]) -> bytes:
+    """Fields to splice into an existing struct: the first in long form (its id absolute, whatever came
+    before it), the rest as deltas from it; no stop byte."""
+    out, last = bytearray(), None
+    for fid, ftype, value in fields:
+        if ftype in (TRUE, FALSE):
+            out += field_header(TRUE if value else FALSE, fid, last or 0, long_form=last is None)
+        else:
+            out += field_header(ftype, fid, last or 0, long_form=last is None) + encode_value(ftype, value)
+        last = fid
+    return bytes(out)
+
+
 def encode_struct(fields: list[tuple[int, int, Any]]) -> bytes:
     """A well-formed struct from (id, type, value) in ascending id order; None values are left out.
     Values: ints for integer types, bool for bools, bytes for binary, encoded bytes for structs,
@@ -250,12 +263,12 @@ def encode_struct(fields: list[tuple[int, int, Any]]) -> bytes:
         if ftype in (TRUE, FALSE):
             out += field_header(TRUE if value else FALSE, fid, last)
         else:
-            out += field_header(ftype, fid, last) + _encode_value(ftype, value)
+            out += field_header(ftype, fid, last) + encode_value(ftype, value)
         last = fid
     return bytes(out + b"\x00")
 
 
-def _encode_value(ftype: int, value: Any) -> bytes:
+def encode_value(ftype: int, value: Any) -> bytes:
     if ftype == BYTE:
         return bytes([value & 0xFF])
     if ftype in (I16, I32, I64):
@@ -269,5 +282,5 @@ def _encode_value(ftype: int, value: Any) -> bytes:
         head = bytes([(len(items) << 4) | etype]) if len(items) < 15 else bytes([0xF0 | etype]) + uleb(len(items))
         if etype in (TRUE, FALSE):
             return head + bytes(TRUE if v else FALSE for v in items)
-        return head + b"".join(_encode_value(etype, v) for v in items)
+        return head + b"".join(encode_value(etype, v) for v in items)
     raise ValueError(f"cannot encode type {ftype}")

@@ -47,9 +47,7 @@ def _python(v: object, kind: int | None, scale: int, pd: Any, nan_is_null: bool 
         v = v.tolist()
     if isinstance(v, list):
         return [_python(x, None, 0, pd) for x in v]
-    if isinstance(v, pd.Timestamp):
-        v = v.to_pydatetime()
-    if kind == DATE and isinstance(v, dt.datetime):
+    if kind == DATE and isinstance(v, dt.datetime):  # a pandas Timestamp is a datetime: canonical_value keeps its ns
         return v.date()
     if kind == DECIMAL and isinstance(v, float) and v == v:
         return decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale))

@@ -16,9 +16,9 @@ from collections import Counter
 from functools import cache
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog import corrupt, encodings, flatbuffers, golden, nonconforming
+from parquet_conformance.corpus.parquet.catalog import corrupt, encodings, flatbuffers, golden, nonconforming, types
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types)
 
 
 class CatalogError(ValueError):

@@ -20,7 +20,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     UUID_MUST,
     fb,
 )
-from parquet_conformance.generators.parquet.bases import BASES
+from parquet_conformance.generators.parquet.bases import EXTENSION_BASES
 from parquet_conformance.generators.parquet.mutations.flatbuffer import DamageFlatbufferFooter, MetadataEdit
 
 
@@ -28,7 +28,7 @@ def cases() -> list[Case]:
     """FlatBuffers FileMetaData footers: the "Examples / Footer" half of the spec."""
     se, mig, ap, p3 = "aware:spec-example", "aware:migration", "aware:arrow-prototype", "aware:par3"
     cases = []
-    for base in BASES:
+    for base in EXTENSION_BASES:
         for form in FORMS:
             cases.append(
                 Case(

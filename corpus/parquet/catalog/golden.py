@@ -19,7 +19,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     ZIGZAG,
     ext,
 )
-from parquet_conformance.generators.parquet.bases import BASES
+from parquet_conformance.generators.parquet.bases import BASES, EXTENSION_BASES
 from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
 
 
@@ -37,7 +37,7 @@ def cases() -> list[Case]:
         )
         for name, b in BASES.items()
     ]
-    for base in BASES:
+    for base in EXTENSION_BASES:
         for slug, (struct, which) in STRUCTS.items():
             for form in FORMS:
                 cases.append(

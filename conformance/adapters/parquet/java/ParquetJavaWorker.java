@@ -13,11 +13,16 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
@@ -65,31 +70,45 @@ public final class ParquetJavaWorker {
   }
 
   static void read(String path, ObjectNode resp) {
+    // The library reads and assembles every record; what it raises is its outcome.
+    MessageType schema;
+    List<Group> groups = new ArrayList<>();
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
-      MessageType schema = reader.getFooter().getFileMetaData().getSchema();
-      ArrayNode columns = JSON.createArrayNode();
-      for (Type f : schema.getFields()) columns.add(f.getName());
-      ArrayNode rows = JSON.createArrayNode();
+      schema = reader.getFooter().getFileMetaData().getSchema();
       PageReadStore pages;
       while ((pages = reader.readNextRowGroup()) != null) {
         RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
             .getRecordReader(pages, new GroupRecordConverter(schema));
-        for (long i = 0; i < pages.getRowCount(); i++) {
-          Group g = records.read();
-          ArrayNode row = rows.addArray();
-          for (int c = 0; c < schema.getFieldCount(); c++) row.add(field(g, c, schema.getType(c)));
-        }
+        for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
       }
-      resp.put("outcome", "read").set("columns", columns);
-      resp.set("rows", rows);
     } catch (Throwable t) {
       String cls = t.getClass().getName();
       String outcome = t instanceof OutOfMemoryError ? "oom"
           : (t instanceof Error || CRASHES.contains(cls)) ? "crash" : "rejected";
-      StackTraceElement[] st = t.getStackTrace();
-      String where = st.length > 0 ? " (at " + st[0] + ")" : "";
-      resp.put("outcome", outcome).putObject("error").put("class", cls).put("message", t.getMessage() + where);
+      error(resp, outcome, t);
+      return;
     }
+    // Our conversion of what it returned into tokens: a mistake here is ours, a harness error.
+    try {
+      ArrayNode columns = JSON.createArrayNode();
+      for (Type f : schema.getFields()) columns.add(f.getName());
+      ArrayNode rows = JSON.createArrayNode();
+      for (Group g : groups) {
+        ArrayNode row = rows.addArray();
+        for (int c = 0; c < schema.getFieldCount(); c++) row.add(field(g, c, schema.getType(c)));
+      }
+      resp.put("outcome", "read").set("columns", columns);
+      resp.set("rows", rows);
+    } catch (Throwable t) {
+      error(resp, t instanceof OutOfMemoryError ? "oom" : "harness-error", t);
+    }
+  }
+
+  static void error(ObjectNode resp, String outcome, Throwable t) {
+    StackTraceElement[] st = t.getStackTrace();
+    String where = st.length > 0 ? " (at " + st[0] + ")" : "";
+    resp.put("outcome", outcome).putObject("error").put("class", t.getClass().getName())
+        .put("message", t.getMessage() + where);
   }
 
   static JsonNode field(Group g, int i, Type type) {
@@ -106,16 +125,26 @@ public final class ParquetJavaWorker {
     if (type.isPrimitive()) return primitive(g, i, r, type.asPrimitiveType());
     Group child = g.getGroup(i, r);
     GroupType gt = type.asGroupType();
-    if (gt.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation) {
-      // three-level list: <list> (LIST) { repeated group list { <element> } }
+    LogicalTypeAnnotation ann = gt.getLogicalTypeAnnotation();
+    boolean map = ann instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation
+        || ann instanceof LogicalTypeAnnotation.MapKeyValueTypeAnnotation;
+    if (ann instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation || map) {
+      // three-level list: <list> (LIST) { repeated group list { <element> } }; a map: { repeated group key_value
+      // { key; value } }, each entry a [key, value] pair
       ArrayNode list = JSON.createArrayNode();
       Type repeated = gt.getType(0);
       for (int k = 0; k < child.getFieldRepetitionCount(0); k++) {
         if (repeated.isPrimitive()) {
           list.add(primitive(child, 0, k, repeated.asPrimitiveType()));
+          continue;
+        }
+        Group item = child.getGroup(0, k);
+        GroupType it = repeated.asGroupType();
+        if (map) {
+          ArrayNode pair = list.addArray();
+          pair.add(field(item, 0, it.getType(0)));
+          pair.add(it.getFieldCount() > 1 ? field(item, 1, it.getType(1)) : JSON.nullNode());
         } else {
-          Group item = child.getGroup(0, k);
-          GroupType it = repeated.asGroupType();
           list.add(it.getFieldCount() == 1 ? field(item, 0, it.getType(0)) : struct(item, it));
         }
       }
@@ -136,9 +165,17 @@ public final class ParquetJavaWorker {
     return JSON.createObjectNode().put(tag, value);
   }
 
+  static final long JULIAN_EPOCH = 2440588L;
+  static final BigInteger NANOS_PER_DAY = BigInteger.valueOf(86_400_000_000_000L);
+
+  static String unit(LogicalTypeAnnotation.TimeUnit u) {
+    return switch (u) { case MILLIS -> "ms"; case MICROS -> "us"; default -> "ns"; };
+  }
+
   static JsonNode primitive(Group g, int i, int r, PrimitiveType t) {
     LogicalTypeAnnotation ann = t.getLogicalTypeAnnotation();
     int scale = ann instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation d ? d.getScale() : -1;
+    boolean unsigned = ann instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation it && !it.isSigned();
     switch (t.getPrimitiveTypeName()) {
       case BOOLEAN:
         return JSON.getNodeFactory().booleanNode(g.getBoolean(i, r));
@@ -146,20 +183,27 @@ public final class ParquetJavaWorker {
         int v = g.getInteger(i, r);
         if (ann instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation)
           return token("date", LocalDate.ofEpochDay(v).toString());
+        if (ann instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation tm)
+          return token("time_" + unit(tm.getUnit()), Integer.toString(v));
         if (scale >= 0) return token("dec", new BigDecimal(BigInteger.valueOf(v), scale).toPlainString());
-        return token("int", Integer.toString(v));
+        return token("int", unsigned ? Integer.toUnsignedString(v) : Integer.toString(v));
       }
       case INT64: {
         long v = g.getLong(i, r);
-        if (ann instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
-          switch (ts.getUnit()) {
-            case MILLIS: return token("ts_us", Long.toString(v * 1000));
-            case MICROS: return token("ts_us", Long.toString(v));
-            default: return token("ts_us", Long.toString(Math.floorDiv(v, 1000)));
-          }
-        }
+        if (ann instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts)
+          return token("ts_" + unit(ts.getUnit()), Long.toString(v));
+        if (ann instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation tm)
+          return token("time_" + unit(tm.getUnit()), Long.toString(v));
         if (scale >= 0) return token("dec", new BigDecimal(BigInteger.valueOf(v), scale).toPlainString());
-        return token("int", Long.toString(v));
+        return token("int", unsigned ? Long.toUnsignedString(v) : Long.toString(v));
+      }
+      case INT96: {
+        // nanoseconds of the day (i64) and the Julian day (i32), little-endian: an instant, however far out
+        ByteBuffer b = ByteBuffer.wrap(g.getInt96(i, r).getBytes()).order(ByteOrder.LITTLE_ENDIAN);
+        long nanos = b.getLong(0);
+        long day = (b.getInt(8) & 0xFFFFFFFFL) - JULIAN_EPOCH;
+        return token("ts_ns", BigInteger.valueOf(day).multiply(NANOS_PER_DAY).add(BigInteger.valueOf(nanos))
+            .toString());
       }
       case FLOAT:
         return token("float", Double.toString((double) g.getFloat(i, r)));
@@ -167,11 +211,28 @@ public final class ParquetJavaWorker {
         return token("float", Double.toString(g.getDouble(i, r)));
       default: {
         Binary b = g.getBinary(i, r);
-        if (scale >= 0) return token("dec", new BigDecimal(new BigInteger(b.getBytes()), scale).toPlainString());
-        if (ann instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation)
+        byte[] bytes = b.getBytes();
+        if (scale >= 0) return token("dec", new BigDecimal(new BigInteger(bytes), scale).toPlainString());
+        if (ann instanceof LogicalTypeAnnotation.UUIDLogicalTypeAnnotation) {
+          ByteBuffer u = ByteBuffer.wrap(bytes);
+          return token("uuid", new UUID(u.getLong(), u.getLong()).toString());
+        }
+        if (ann instanceof LogicalTypeAnnotation.Float16LogicalTypeAnnotation)
+          return token("float", Double.toString(half(bytes)));
+        if (ann instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation
+            || ann instanceof LogicalTypeAnnotation.JsonLogicalTypeAnnotation)
           return JSON.getNodeFactory().textNode(b.toStringUsingUTF8());
-        return token("bin", HexFormat.of().formatHex(b.getBytes()));
+        return token("bin", HexFormat.of().formatHex(bytes));
       }
     }
+  }
+
+  /** An IEEE 754 half-precision float (2 bytes, little-endian) as a double. */
+  static double half(byte[] le) {
+    int h = (le[0] & 0xFF) | (le[1] & 0xFF) << 8;
+    int sign = (h >> 15) == 0 ? 1 : -1, exp = (h >> 10) & 0x1F, frac = h & 0x3FF;
+    if (exp == 0) return sign * Math.scalb((double) frac, -24);
+    if (exp == 31) return frac == 0 ? sign * Double.POSITIVE_INFINITY : Double.NaN;
+    return sign * Math.scalb((double) (frac | 0x400), exp - 25);
   }
 }

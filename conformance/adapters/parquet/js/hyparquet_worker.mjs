@@ -14,10 +14,10 @@ console.log = console.error // nothing but answers on stdout
 
 // Keep full precision where hyparquet's defaults would round to a JS Date.
 const parsers = {
-  timestampFromMilliseconds: (ms) => ({ ts_us: (BigInt(ms) * 1000n).toString() }),
+  timestampFromMilliseconds: (ms) => ({ ts_ms: BigInt(ms).toString() }),
   timestampFromMicroseconds: (us) => ({ ts_us: BigInt(us).toString() }),
-  timestampFromNanoseconds: (ns) => ({ ts_us: (BigInt(ns) / 1000n).toString() }),
-  dateFromDays: (days) => ({ date: new Date(days * 86400000).toISOString().slice(0, 10) }),
+  timestampFromNanoseconds: (ns) => ({ ts_ns: BigInt(ns).toString() }),
+  dateFromDays: (days) => ({ date: new Date(days * 86400000).toISOString().split('T')[0] }),
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -35,7 +35,8 @@ function token(value, node) {
     for (const child of node.children) fields[child.element.name] = token(value[child.element.name], child)
     return { struct: fields }
   }
-  if (typeof value === 'object' && !(value instanceof Uint8Array) && ('ts_us' in value || 'date' in value)) return value
+  if (typeof value === 'object' && !(value instanceof Uint8Array) &&
+    ['ts_ms', 'ts_us', 'ts_ns', 'date'].some((tag) => tag in value)) return value
   if (el.converted_type === 'DECIMAL') return { dec: Number(value).toFixed(el.scale || 0) }
   switch (el.type) {
     case 'BOOLEAN': return value
