@@ -25,7 +25,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-@pytest.mark.parametrize("mode", ["hang", "surviving-child"])
+@pytest.mark.parametrize("mode", ["hang", "child-then-hang"])
 def test_nothing_outlives_the_driver(corpus: Path, tmp_path: Path, sig: signal.Signals, mode: str) -> None:
     mark = token()
     command = f"{sys.executable} {WORKER} {mode} {mark} --all-bad"
@@ -34,7 +34,7 @@ def test_nothing_outlives_the_driver(corpus: Path, tmp_path: Path, sig: signal.S
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        # Wait until the worker is busy (hang) or has left its child behind (surviving-child).
+        # Wait until the worker is busy (hang) or busy with its child left behind (child-then-hang).
         while len(survivors(mark)) < (1 if mode == "hang" else 2) and time.monotonic() < deadline:
             assert driver.poll() is None, "the driver ended before the worker started"
             time.sleep(0.1)

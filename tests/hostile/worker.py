@@ -3,7 +3,7 @@ file whose name contains "bad", or every file with `--all-bad` (good files read 
 hold a token that tests use to find every process it left behind (children inherit their command line).
 
 Modes: segfault, abort, hang, alloc, garbage, bad-rows, refuse, big-line, surrogate, nul, bad-utf8, early,
-child-holds-stdout, surviving-child, exit-at-start, exit-after-read, stateful, none (reads everything).
+child-holds-stdout, surviving-child, child-then-hang, exit-at-start, exit-after-read, stateful, none (reads everything).
 """
 
 from __future__ import annotations
@@ -78,6 +78,9 @@ def bad(req: dict) -> dict | None:
     if MODE == "surviving-child":
         sleeper()
         return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "rejected, with a child"}}
+    if MODE == "child-then-hang":  # keeps the run busy while a child of the worker is alive
+        sleeper()
+        time.sleep(3600)
     if MODE == "exit-after-read":
         os._exit(0)
     if MODE == "stateful":  # a library that carries state: other data once it has read something before
