@@ -17,6 +17,7 @@ YSON keeps apart from the int64 `42`. Integer and double columns need no such ta
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -86,7 +87,7 @@ def _row(row: object) -> list[object]:
         raise ValueError(f"row columns are a map or [name, value] pairs, got {str(columns)[:80]}")
     kept = [(name, _canonical_token(tok)) for name, tok in pairs if tok is not None]
     if len({name for name, _ in kept}) < len(kept):
-        return [index, sorted([name, tok] for name, tok in kept)]
+        return [index, sorted(([name, tok] for name, tok in kept), key=lambda p: (p[0], json.dumps(p[1])))]
     return [index, dict(kept)]
 
 

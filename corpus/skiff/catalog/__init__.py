@@ -12,10 +12,10 @@ from collections import Counter
 from functools import cache
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.skiff.catalog import seed
+from parquet_conformance.corpus.skiff.catalog import ambiguous, corrupt, encoding, generated, schemas, seed, types
 from parquet_conformance.generators.skiff.bases import Base
 
-FAMILIES = (seed,)
+FAMILIES = (seed, types, generated, corrupt, schemas, encoding, ambiguous)
 
 
 class CatalogError(ValueError):
