@@ -42,6 +42,7 @@ class RunOptions:
     conf: dict[str, str] = field(default_factory=dict)
     run_id: str | None = None
     resume: str | None = None
+    tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
 
 
 @dataclass
@@ -92,7 +93,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
             progress(f"generating the corpus into {corpus}")
-        generate(corpus, seed=opts.seed)
+        generate(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None)
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = load_corpus(corpus)
     cases = selected(manifest, opts.only, opts.specs)
