@@ -21,7 +21,7 @@ def _node(name: str | None, wire_type: str, *children: dict[str, Any]) -> dict[s
     out: dict[str, Any] = {"wire_type": wire_type}
     if name is not None:
         out["name"] = name
-    if children:
+    if children or wire_type == "tuple":  # a composite type lists its children, none included
         out["children"] = list(children)
     return out
 
