@@ -45,6 +45,8 @@ class SkiffTrack:
 
     def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:
         steps = [m for m in case.mutations if isinstance(m, mutations.Mutation)]
+        if len(steps) != len(case.mutations):
+            raise ValueError(f"case {case.id}: a mutation that is not a Skiff mutation")
         return mutations.apply(self.base_file(case.base), steps, seed), None
 
     def parse_mutation(self, obj: Mapping[str, Any]) -> Mutation:

@@ -124,3 +124,18 @@ def test_inspect_a_skiff_case(corpus: Path) -> None:
     bad = cli("inspect", str(corpus / "cases/skiff/corrupt/variant8-tag-2/decode.json"), "--track", "skiff")
     assert bad.returncode == 1 and "tag 2 is out of range" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_one_report_holds_parquet_readers_and_skiff_codecs(tmp_path: Path) -> None:
+    corpus, out = tmp_path / "corpus", tmp_path / "out"
+    assert cli("generate", "--out", str(corpus), "--only", "base/flat,skiff/seed/*").returncode == 0
+    proc = cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none",
+               *adapter_args("pyarrow", *ADAPTERS))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["run"]["tracks"] == ["parquet", "skiff"]
+    tracks = {(c["adapter"], c["track"]) for c in doc["cells"]}
+    assert tracks == {("pyarrow", "parquet"), ("skiff-reference", "skiff"), ("ytsaurus-skiff", "skiff")}
+    assert len(doc["cells"]) == 1 + 2 * 26
+    html = (out / "report.html").read_text()
+    assert all(name in html for name in ("base/flat", "skiff/seed/int64-42/decode", "pyarrow", "ytsaurus-skiff"))
