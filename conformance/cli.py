@@ -103,13 +103,19 @@ def specs(args: argparse.Namespace) -> list:
     from parquet_conformance.conformance import adapters
     from parquet_conformance.conformance.execute import AdapterSpec
 
-    names = args.adapter or ([] if args.adapter_cmd else adapters.names())
+    only_tracks = set(getattr(args, "track", None) or [])
+    if only_tracks:
+        _tracks(args)  # an unknown track name fails here, naming the known ones
+    names = args.adapter or ([] if args.adapter_cmd else
+                             [n for n in adapters.names() if not only_tracks or adapters.get(n).track in only_tracks])
     external = [AdapterSpec.parse_external(t, args.external_track) for t in args.adapter_cmd or []]
     chosen = [AdapterSpec(n) for n in names] + external
     for spec in chosen:
         spec.build()  # an unknown name fails here, before anything runs
     if dupes := sorted({s.name for s in chosen if [x.name for x in chosen].count(s.name) > 1}):
         raise UsageError(f"adapter {dupes[0]!r} is given twice")
+    if only_tracks and (other := [s.name for s in chosen if s.build().track not in only_tracks]):
+        raise UsageError(f"adapter {other[0]!r} is not of the track(s) {', '.join(sorted(only_tracks))}")
     return chosen
 
 
@@ -183,7 +189,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--repeat wants a positive number of rounds")
     opts = RunOptions(out=Path(args.out), specs=specs(args), corpus=Path(args.corpus) if args.corpus else None,
                       only=args.only, seed=args.seed, master=args.master, conf=_conf(args.conf), run_id=args.run_id,
-                      resume=args.resume, repeat=args.repeat)
+                      resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
     result = run_job(opts, progress_line)
     _end_progress()
     t = result.timings
@@ -364,6 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--repeat", type=int, default=1, metavar="N",
                      help="go through the matrix N times (later rounds in shuffled order); a cell whose attempts "
                           "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
+    run.add_argument("--track", action="append", metavar="NAME",
+                     help="only this track's cases and adapters (repeatable; default: every track)")
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
 

@@ -45,6 +45,7 @@ class RunOptions:
     run_id: str | None = None
     resume: str | None = None
     repeat: int = 1  # rounds through the matrix; rounds after the first run in shuffled order
+    tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
 
 
 @dataclass
@@ -97,7 +98,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
             progress(f"generating the corpus into {corpus}")
-        generate(corpus, seed=opts.seed)
+        generate(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None)
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = load_corpus(corpus)
     cases = selected(manifest, opts.only, opts.specs)

@@ -44,7 +44,11 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
 
 def _error(e: BaseException) -> dict[str, str]:
     cls = type(e)
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": str(e)[:protocol.MAX_TEXT]}
+    try:
+        message = str(e)
+    except Exception as inner:  # a library's exception whose str() raises (ytsaurus-yson): still its refusal
+        message = f"[str() of the exception raised {type(inner).__name__}: {inner}]"
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message[:protocol.MAX_TEXT]}
 
 
 def serve(name: str) -> None:

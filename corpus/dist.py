@@ -242,8 +242,10 @@ def readme_text(manifest: Manifest) -> str:
         "(apache/parquet-format BinaryProtocolExtensions.md). Each file comes with a machine-readable",
         "statement of what a reader must do with it.",
         "",
-        f"Written by {gen.get('name', 'parquet-conformance')} {gen['version']} (bases written by pyarrow "
-        f"{gen.get('pyarrow', '?')}), {', '.join(built)}.",
+        f"Written by {gen.get('name', 'parquet-conformance')} {gen['version']}"
+        + (f" (bases written by pyarrow {gen['pyarrow']})" if "pyarrow" in gen else "") + f", {', '.join(built)}.",
+        f"Tracks (wire formats): {', '.join(manifest.tracks)}; each case's \"track\" says which, its \"op\" what a",
+        "reader is asked to do with the file (docs/manifest.md of parquet-conformance).",
         f"{len(manifest.cases)} cases ({', '.join(f'{n} {k}' for k, n in kinds.items())}) "
         f"from {len(manifest.bases)} bases.",
         "",
@@ -273,9 +275,10 @@ def readme_text(manifest: Manifest) -> str:
         "",
     ]
     lines += [f"  {role:<16} {text}" for role, text in manifest.roles.items()]
+    if any(role.startswith("aware:") for role in manifest.roles):
+        lines += ["  aware:<profile>  a reader that implements an extension profile; where a case names no",
+                  "                   expectation for it, the legacy one applies"]
     lines += [
-        "  aware:<profile>  a reader that implements an extension profile; where a case names no",
-        "                   expectation for it, the legacy one applies",
         "",
         "Kinds (what the strict decoder of parquet-conformance concludes about the file):",
         "",

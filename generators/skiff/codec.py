@@ -28,7 +28,8 @@ from .schema import (
     table_layout,
 )
 
-__all__ = ["Row", "SkiffDecodeError", "SkiffEncodeError", "Value", "decode", "decode_rows", "encode", "encode_rows"]
+__all__ = ["Row", "SkiffDecodeError", "SkiffEncodeError", "Value", "decode", "decode_rows", "encode", "encode_rows",
+           "row_spans", "yson_spans"]
 
 Value: TypeAlias = "bool | int | float | bytes | tuple[int, Value] | list[Value] | None"
 Row: TypeAlias = "tuple[int, dict[str, yson.YsonValue]]"
@@ -247,14 +248,15 @@ class _Reader:
 # --- table row streams ------------------------------------------------------------------------
 
 def encode_rows(table_schemas: Sequence[SkiffSchema], rows: Iterable[tuple[int, Mapping[str, yson.YsonValue]]], *,
-                row_index_name: str = ROW_INDEX, range_index_name: str = RANGE_INDEX) -> bytes:
+                row_index_name: str = ROW_INDEX, range_index_name: str = RANGE_INDEX, lenient: bool = False) -> bytes:
     """A job input stream: per row, the u16 table index, then the row under that table's schema
     (seed 004 «Использование skiff serialization library для передачи табличных данных»).
 
     Dense columns are always written: a missing or None value needs a nullable `variant8<nothing;T>`
     column (tag 0). Sparse columns are written only when present and not None. Every other column goes
-    into `$other_columns` as a YSON map (`{}` when there are none); without `$other_columns` it is an error."""
-    layouts = _layouts(table_schemas, row_index_name, range_index_name)
+    into `$other_columns` as a YSON map (`{}` when there are none); without `$other_columns` it is an error.
+    `lenient`: the upstream reading of the table rules (schema.validate_table_schema)."""
+    layouts = _layouts(table_schemas, row_index_name, range_index_name, lenient)
     out = bytearray()
     for number, (table_index, columns) in enumerate(rows):
         path = f"row {number}"
@@ -265,10 +267,11 @@ def encode_rows(table_schemas: Sequence[SkiffSchema], rows: Iterable[tuple[int, 
     return bytes(out)
 
 
-def _layouts(table_schemas: Sequence[SkiffSchema], row_index_name: str, range_index_name: str) -> list[TableLayout]:
+def _layouts(table_schemas: Sequence[SkiffSchema], row_index_name: str, range_index_name: str,
+             lenient: bool) -> list[TableLayout]:
     if not 0 < len(table_schemas) <= MAX_TABLES:
         raise ValueError(f"a row stream needs 1 to {MAX_TABLES} table schemas, got {len(table_schemas)}")
-    return [table_layout(schema, row_index_name=row_index_name, range_index_name=range_index_name)
+    return [table_layout(schema, row_index_name=row_index_name, range_index_name=range_index_name, lenient=lenient)
             for schema in table_schemas]
 
 
@@ -277,9 +280,9 @@ def _encode_row(layout: TableLayout, columns: Mapping[str, yson.YsonValue], out:
     if reserved:
         raise SkiffEncodeError(f"{path}: {sorted(reserved)} name the row's layout, not columns")
     for column in layout.dense:
-        _encode_dense(column, columns.get(_name(column)), out, f"{path}.{column.name}")
+        _encode_dense(column, columns.get(_name(column)), out, f"{path}.{column.name}", layout.lenient)
     if layout.sparse:
-        _encode_sparse(layout.sparse, columns, out, path)
+        _encode_sparse(layout.sparse, columns, out, path, layout.lenient)
     described = {_name(column) for column in (*layout.dense, *layout.sparse)}
     others = {name: value for name, value in columns.items() if name not in described}
     if layout.other_columns:
@@ -294,8 +297,8 @@ def _name(column: SkiffSchema) -> str:
     return column.name
 
 
-def _encode_dense(column: SkiffSchema, value: yson.YsonValue, out: bytearray, path: str) -> None:
-    inner = optional_inner(column)
+def _encode_dense(column: SkiffSchema, value: yson.YsonValue, out: bytearray, path: str, lenient: bool) -> None:
+    inner = optional_inner(column, lenient)
     if value is None:
         if inner is None:
             raise SkiffEncodeError(f"{path}: missing or null, but {column.wire_type} is not nullable "
@@ -309,12 +312,12 @@ def _encode_dense(column: SkiffSchema, value: yson.YsonValue, out: bytearray, pa
 
 
 def _encode_sparse(sparse: tuple[SkiffSchema, ...], columns: Mapping[str, yson.YsonValue], out: bytearray,
-                   path: str) -> None:
+                   path: str, lenient: bool) -> None:
     for tag, column in enumerate(sparse):
         value = columns.get(_name(column))
         if value is not None:
             out += tag.to_bytes(2, "little")
-            _encode(column, _column_value(value, f"{path}.{column.name}"), out, f"{path}.{column.name}")
+            _encode_dense(column, value, out, f"{path}.{column.name}", lenient)  # a lenient sparse may be optional
     out += _terminator(WireType.REPEATED_VARIANT16).to_bytes(2, "little")
 
 
@@ -333,10 +336,10 @@ def _yson(others: dict[str, yson.YsonValue], path: str) -> bytes:
 
 
 def decode_rows(table_schemas: Sequence[SkiffSchema], data: bytes, *, row_index_name: str = ROW_INDEX,
-                range_index_name: str = RANGE_INDEX) -> list[Row]:
+                range_index_name: str = RANGE_INDEX, lenient: bool = False) -> list[Row]:
     """The rows of a job input stream (see encode_rows). A row holds its non-null dense and sparse
     columns and the `$other_columns` map's entries (nulls included: YSON can say `#`)."""
-    layouts = _layouts(table_schemas, row_index_name, range_index_name)
+    layouts = _layouts(table_schemas, row_index_name, range_index_name, lenient)
     reader = _Reader(bytes(data))
     rows: list[Row] = []
     while reader.remaining:
@@ -352,18 +355,22 @@ def decode_rows(table_schemas: Sequence[SkiffSchema], data: bytes, *, row_index_
 def _decode_row(layout: TableLayout, reader: _Reader, path: str) -> dict[str, yson.YsonValue]:
     columns: dict[str, yson.YsonValue] = {}
     for column in layout.dense:
-        value = reader.value(column, f"{path}.{column.name}")
-        if optional_inner(column) is not None:
-            assert isinstance(value, tuple)
-            value = value[1]  # tag 0 decodes to (0, None): a null, left out of the row
+        value = _unwrap(column, reader.value(column, f"{path}.{column.name}"), layout.lenient)
         if value is not None:
             columns[_name(column)] = _as_column(value)
     if layout.sparse:
-        _decode_sparse(layout.sparse, reader, columns, path)
+        _decode_sparse(layout.sparse, reader, columns, path, layout.lenient)
     if layout.other_columns:
         described = {_name(column) for column in (*layout.dense, *layout.sparse)}
         _decode_other_columns(reader, columns, described, path)
     return columns
+
+
+def _unwrap(column: SkiffSchema, value: Value, lenient: bool) -> Value:
+    if optional_inner(column, lenient) is not None:
+        assert isinstance(value, tuple)
+        return value[1]  # tag 0 decodes to (0, None): a null, left out of the row
+    return value
 
 
 def _as_column(value: Value) -> yson.YsonValue:
@@ -372,7 +379,7 @@ def _as_column(value: Value) -> yson.YsonValue:
 
 
 def _decode_sparse(sparse: tuple[SkiffSchema, ...], reader: _Reader, columns: dict[str, yson.YsonValue],
-                   path: str) -> None:
+                   path: str, lenient: bool) -> None:
     node = SkiffSchema(WireType.REPEATED_VARIANT16, SPARSE_COLUMNS, sparse)
     while True:
         if reader.remaining < 2:
@@ -385,7 +392,9 @@ def _decode_sparse(sparse: tuple[SkiffSchema, ...], reader: _Reader, columns: di
         name = _name(sparse[tag])
         if name in columns:
             raise SkiffDecodeError(f"{path}: sparse column {name!r} appears twice", start)
-        columns[name] = _as_column(reader.value(sparse[tag], f"{path}.{name}"))
+        value = _unwrap(sparse[tag], reader.value(sparse[tag], f"{path}.{name}"), lenient)
+        if value is not None:
+            columns[name] = _as_column(value)
 
 
 def _decode_other_columns(reader: _Reader, columns: dict[str, yson.YsonValue], described: set[str],
@@ -404,3 +413,41 @@ def _decode_other_columns(reader: _Reader, columns: dict[str, yson.YsonValue], d
     if clash:
         raise SkiffDecodeError(f"{where}: columns {clash} are also dense or sparse", body)
     columns.update(others)
+
+
+def yson_spans(table_schemas: Sequence[SkiffSchema], data: bytes) -> list[tuple[int, int]]:
+    """Where each yson32 field (its u32 length and its body) lies in a row stream (u16 table index, then the row),
+    read with the generic codec and no table rules, so that a stream's YSON can be compared as values or
+    respelled. SkiffDecodeError if the stream does not decode."""
+    return _spans(table_schemas, data).spans
+
+
+def row_spans(table_schemas: Sequence[SkiffSchema], data: bytes) -> list[tuple[int, int]]:
+    """Where each row (its table index included) lies in a row stream, read as in yson_spans."""
+    return _spans(table_schemas, data).rows
+
+
+def _spans(table_schemas: Sequence[SkiffSchema], data: bytes) -> _SpanReader:
+    reader = _SpanReader(bytes(data))
+    while reader.remaining:
+        start = reader.pos
+        index = reader.unsigned(TABLE_INDEX_WIDTH, "table index")
+        if index >= len(table_schemas):
+            raise SkiffDecodeError(f"table index {index} is out of range [0, {len(table_schemas)})", start)
+        reader.value(table_schemas[index], "row")
+        reader.rows.append((start, reader.pos))
+    return reader
+
+
+class _SpanReader(_Reader):
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.spans: list[tuple[int, int]] = []
+        self.rows: list[tuple[int, int]] = []
+
+    def string(self, path: str, wire_type: WireType) -> bytes:
+        start = self.pos
+        body = super().string(path, wire_type)
+        if wire_type == WireType.YSON32:
+            self.spans.append((start, self.pos))
+        return body

@@ -25,7 +25,7 @@ from enum import StrEnum
 
 __all__ = ["COLUMN_TYPES", "COMPOSITE_TYPES", "KEY_SWITCH", "OTHER_COLUMNS", "RANGE_INDEX", "ROW_INDEX",
            "SPARSE_COLUMNS", "WIRE_TYPES", "SkiffSchema", "SkiffSchemaError", "TableLayout", "WireType",
-           "optional_inner", "parse_format_attributes", "parse_schema", "short_string", "table_layout",
+           "column_types", "optional_inner", "parse_format_attributes", "parse_schema", "short_string", "table_layout",
            "to_description", "validate_table_schema"]
 
 SEED = "seed 004 «Формат Skiff»"
@@ -87,6 +87,9 @@ COMPOSITE_TYPES = frozenset({WireType.TUPLE, WireType.VARIANT8, WireType.VARIANT
 # Seed «Ограничения на skiff-схему таблицы»: the types a dense or sparse column may have.
 COLUMN_TYPES = frozenset({WireType.INT64, WireType.UINT64, WireType.BOOLEAN, WireType.DOUBLE, WireType.STRING32,
                           WireType.YSON32})
+# The upstream reading (`lenient`): every simple type but nothing may be a column; newer upstream table schemas
+# accept them (UPSTREAM_MATCH_CPP), the released binding accepts them when the schema is made.
+LENIENT_COLUMN_TYPES = frozenset(w for w in WireType if w not in COMPOSITE_TYPES and w != WireType.NOTHING)
 # Most children a node can address: the tag width, less the terminator tag for repeated variants.
 MAX_CHILDREN = {WireType.VARIANT8: 0x100, WireType.VARIANT16: 0x10000, WireType.REPEATED_VARIANT8: 0xFF,
                 WireType.REPEATED_VARIANT16: 0xFFFF}
@@ -243,17 +246,23 @@ class TableLayout:
     dense: tuple[SkiffSchema, ...]
     sparse: tuple[SkiffSchema, ...]
     other_columns: bool
+    lenient: bool = False  # columns may be any simple type, or its variant8<nothing;T>, sparse ones included
 
 
 def validate_table_schema(schema: SkiffSchema, *, row_index_name: str = ROW_INDEX,
-                          range_index_name: str = RANGE_INDEX) -> None:
+                          range_index_name: str = RANGE_INDEX, lenient: bool = False) -> None:
     """Raise SkiffSchemaError unless `schema` meets seed 004 «Ограничения на skiff-схему таблицы»
-    (plus UPSTREAM_MATCH_CPP's rule that no column name appears twice)."""
-    table_layout(schema, row_index_name=row_index_name, range_index_name=range_index_name)
+    (plus UPSTREAM_MATCH_CPP's rule that no column name appears twice).
+
+    `lenient` is the upstream reading of three rules the seed states more narrowly (docs/spec-notes.md#skiff):
+    an unknown `$name` is a dense column, a column may have any simple type but nothing (int8 ... uint256), and
+    a sparse column may be `variant8<nothing;T;>`. The strict reading is the reference; the lenient one builds
+    the data of cases whose expectation is `either`."""
+    table_layout(schema, row_index_name=row_index_name, range_index_name=range_index_name, lenient=lenient)
 
 
 def table_layout(schema: SkiffSchema, *, row_index_name: str = ROW_INDEX,
-                 range_index_name: str = RANGE_INDEX) -> TableLayout:
+                 range_index_name: str = RANGE_INDEX, lenient: bool = False) -> TableLayout:
     """The TableLayout of a valid table schema (see validate_table_schema)."""
     if schema.wire_type != WireType.TUPLE:
         raise SkiffSchemaError(f"table schema root must be tuple, got {schema.wire_type}")
@@ -266,12 +275,12 @@ def table_layout(schema: SkiffSchema, *, row_index_name: str = ROW_INDEX,
         if name == OTHER_COLUMNS:
             _check_other_columns(child, index, count)
         elif name == SPARSE_COLUMNS:
-            sparse = _check_sparse_columns(child, index, count, schema, seen)
+            sparse = _check_sparse_columns(child, index, count, schema, seen, lenient)
         else:
-            _check_dense(child, name, row_index_name, range_index_name)
+            _check_dense(child, name, row_index_name, range_index_name, lenient)
             dense.append(child)
     has_other = bool(schema.children) and schema.children[-1].name == OTHER_COLUMNS
-    return TableLayout(tuple(dense), sparse, has_other)
+    return TableLayout(tuple(dense), sparse, has_other, lenient)
 
 
 def _unique_name(child: SkiffSchema, where: str, seen: set[str]) -> str:
@@ -291,7 +300,7 @@ def _check_other_columns(child: SkiffSchema, index: int, count: int) -> None:
 
 
 def _check_sparse_columns(child: SkiffSchema, index: int, count: int, root: SkiffSchema,
-                          seen: set[str]) -> tuple[SkiffSchema, ...]:
+                          seen: set[str], lenient: bool) -> tuple[SkiffSchema, ...]:
     if child.wire_type != WireType.REPEATED_VARIANT16:
         raise SkiffSchemaError(f"{SPARSE_COLUMNS} must be repeated_variant16, got {short_string(child)}")
     last = count - 2 if root.children[-1].name == OTHER_COLUMNS else count - 1
@@ -302,32 +311,36 @@ def _check_sparse_columns(child: SkiffSchema, index: int, count: int, root: Skif
         name = _unique_name(column, f"child #{position} of {SPARSE_COLUMNS}", seen)
         if name.startswith("$"):
             raise SkiffSchemaError(f"sparse column {name!r} has a special name ('$' names cannot be sparse)")
-        if column.wire_type not in COLUMN_TYPES:
+        if column.wire_type not in column_types(lenient) and not (lenient and optional_inner(column, lenient)):
             raise SkiffSchemaError(f"sparse column {name!r} must be one of {_column_type_list()}, "
                                    f"got {short_string(column)}")
     return child.children
 
 
-def _check_dense(child: SkiffSchema, name: str, row_index_name: str, range_index_name: str) -> None:
+def _check_dense(child: SkiffSchema, name: str, row_index_name: str, range_index_name: str, lenient: bool) -> None:
     if name == KEY_SWITCH:
         if child.wire_type != WireType.BOOLEAN:
             raise SkiffSchemaError(f"{KEY_SWITCH} must be boolean, got {short_string(child)}")
     elif name in (row_index_name, range_index_name):
         if short_string(child) != "variant8<nothing;int64;>":
             raise SkiffSchemaError(f"{name} must be variant8<nothing;int64;>, got {short_string(child)}")
-    elif name.startswith("$"):
+    elif name.startswith("$") and not lenient:
         raise SkiffSchemaError(f"column {name!r}: unknown special name (names starting with '$' are reserved)")
-    elif optional_inner(child) is None and child.wire_type not in COLUMN_TYPES:
+    elif optional_inner(child, lenient) is None and child.wire_type not in column_types(lenient):
         raise SkiffSchemaError(f"dense column {name!r} must be one of {_column_type_list()} or "
                                f"variant8<nothing;T;> of one of them, got {short_string(child)}")
 
 
-def optional_inner(schema: SkiffSchema) -> SkiffSchema | None:
+def column_types(lenient: bool = False) -> frozenset[WireType]:
+    return LENIENT_COLUMN_TYPES if lenient else COLUMN_TYPES
+
+
+def optional_inner(schema: SkiffSchema, lenient: bool = False) -> SkiffSchema | None:
     """T for a nullable column `variant8<nothing;T>` with T a column type, else None."""
     if schema.wire_type != WireType.VARIANT8 or len(schema.children) != 2:
         return None
     nothing, inner = schema.children
-    ok = nothing.wire_type == WireType.NOTHING and inner.wire_type in COLUMN_TYPES
+    ok = nothing.wire_type == WireType.NOTHING and inner.wire_type in column_types(lenient)
     return inner if ok else None
 
 

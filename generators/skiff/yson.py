@@ -11,11 +11,12 @@ float, strings are bytes (YSON strings are byte strings), lists are list, maps a
 from __future__ import annotations
 
 import math
+import random
 import re
 import struct
 from typing import TypeAlias
 
-__all__ = ["YsonError", "YsonUint64", "YsonValue", "dumps", "loads"]
+__all__ = ["YsonError", "YsonUint64", "YsonValue", "dumps", "dumps_varied", "loads"]
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
@@ -127,6 +128,70 @@ def _string_text(value: bytes) -> bytes:
             out += b"\\x%02x" % byte
     out += b'"'
     return bytes(out)
+
+
+def dumps_varied(value: YsonValue, rng: random.Random) -> bytes:
+    """`value` in one of YSON's many spellings, chosen by `rng`: binary or text scalars, quoted or bare
+    strings, whitespace, trailing `;`. Same value, other bytes: what a reader must not care about."""
+    out = bytearray()
+    _write_varied(value, out, rng)
+    return bytes(out)
+
+
+def _space(rng: random.Random) -> bytes:
+    return rng.choice([b"", b"", b" ", b"\n  ", b"\t"])
+
+
+def _write_varied(value: YsonValue, out: bytearray, rng: random.Random) -> None:
+    out += _space(rng)
+    binary = rng.random() < 0.5
+    if isinstance(value, list | dict):
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+        out += b"{" if isinstance(value, dict) else b"["
+        for index, (key, item) in enumerate(items):
+            out += b";" if index else b""
+            if isinstance(key, str):
+                _write_string_varied(key.encode(), out, rng)
+                out += _space(rng) + b"="
+            _write_varied(item, out, rng)
+        out += (b";" if items and rng.random() < 0.5 else b"") + _space(rng)
+        out += b"}" if isinstance(value, dict) else b"]"
+    elif isinstance(value, bytes):
+        _write_string_varied(value, out, rng)
+    elif binary and isinstance(value, bool):
+        out.append(TRUE_MARKER if value else FALSE_MARKER)
+    elif binary and isinstance(value, YsonUint64):
+        out += bytes([UINT64_MARKER]) + _varint(int(value))
+    elif binary and isinstance(value, int):
+        out += bytes([INT64_MARKER]) + _varint((value << 1) ^ (value >> 63))
+    elif binary and isinstance(value, float):
+        out += bytes([DOUBLE_MARKER]) + struct.pack("<d", value)
+    else:
+        _write(value, out)
+    out += _space(rng)
+
+
+def _write_string_varied(value: bytes, out: bytearray, rng: random.Random) -> None:
+    choice = rng.randrange(3)
+    if choice == 0:
+        out += bytes([STRING_MARKER]) + _varint(len(value) << 1)
+        out += value
+    elif choice == 1:
+        text = _string_text(value)
+        out += text if text.startswith(b'"') else b'"' + text + b'"'
+    else:
+        out += _string_text(value)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if not value:
+            out.append(byte)
+            return bytes(out)
+        out.append(byte | 0x80)
 
 
 # --- reading ---------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""The YTsaurus C++ Skiff codec through its Python binding (`pip install ytsaurus-yson`: yt_yson_bindings),
+called as a user job calls it: `SkiffSchema` per table, `load_skiff` over the input stream, `create_record` and
+`dump_skiff` into one stream per output table. The binding can abort the process on some inputs: that happens
+in this worker, and the harness records it as a `crash` cell.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+from importlib import metadata
+from typing import Any
+
+from parquet_conformance.conformance.adapters import AdapterUnavailable
+from parquet_conformance.conformance.adapters.skiff import Decoded, Encoded, SkiffAdapter, load_case
+
+# The control columns' names are arguments of the binding; these are the seed's.
+RANGE_INDEX, ROW_INDEX = "$range_index", "$row_index"
+
+
+class YtsaurusSkiff(SkiffAdapter):
+    name = "ytsaurus-skiff"
+    implementation = "YTsaurus Skiff codec (C++, Python binding yt_yson_bindings)"
+    module = "yt_yson_bindings"
+
+    def load(self) -> Any:
+        try:
+            return importlib.import_module(self.module)
+        except ImportError as e:
+            raise AdapterUnavailable(f"ytsaurus-yson is not installed ({e}); "
+                                     "pip install 'parquet-conformance[skiff]'") from None
+
+    def prepare(self) -> None:
+        self.lib = self.load()
+        from yt.yson import yson_types  # the binding's value types, for `token`
+
+        self.types = yson_types
+
+    def version(self) -> str:
+        return metadata.version("ytsaurus-yson")
+
+    def _schemas(self, fmt: dict[str, Any]) -> list[Any]:
+        registry = fmt.get("skiff_schema_registry", {})
+        return [self.lib.SkiffSchema([table], registry, RANGE_INDEX, ROW_INDEX) for table in fmt["table_skiff_schemas"]]
+
+    def decode(self, path: str) -> Decoded:
+        doc = load_case(path)
+        schemas = self._schemas(doc["format"])
+        rows = []
+        stream = io.BytesIO(bytes.fromhex(doc["stream"]))
+        # encoding=None: strings stay bytes (with the default UTF-8, a non-UTF-8 string32 raises ImportError).
+        for record in self.lib.load_skiff(stream, schemas, RANGE_INDEX, ROW_INDEX, raw=False, encoding=None):
+            schema = record.get_schema()  # the only way to the table index: the very SkiffSchema passed in
+            index = next(i for i, s in enumerate(schemas) if s is schema)
+            rows.append((index, list(record.items())))
+        return Decoded(rows)
+
+    def encode(self, path: str) -> Encoded:
+        doc = load_case(path)
+        schemas = self._schemas(doc["format"])
+        records: list[Any] = []
+        current = 0
+        for index, columns in doc["rows"]:
+            if index != current:
+                records.append(self.lib.SkiffTableSwitch(index))
+                current = index
+            # A row for a table the format lacks is written as a user's bug would be: the switch says where.
+            record = schemas[index if index < len(schemas) else 0].create_record()
+            for name, tok in columns.items():
+                record[name] = self.value(tok)
+            records.append(record)
+        streams = [io.BytesIO() for _ in schemas]
+        self.lib.dump_skiff(records, streams, schemas)
+        return Encoded(doc["format"], [s.getvalue() for s in streams])
+
+    def value(self, tok: Any) -> Any:
+        """A token as the Python value a user hands the binding: bytes for strings, YsonUint64 for `42u`."""
+        if isinstance(tok, list):
+            return [self.value(x) for x in tok]
+        if not isinstance(tok, dict):
+            return tok
+        ((tag, x),) = tok.items()
+        converters = {"int": int, "uint": self.types.YsonUint64, "float": float, "bin": bytes.fromhex,
+                      "struct": lambda items: {k: self.value(v) for k, v in items.items()}}
+        return converters[tag](x)
+
+    def token(self, value: Any) -> object:
+        t = self.types
+        if getattr(value, "has_attributes", lambda: False)():
+            raise TypeError("YSON attributes have no Skiff token")
+        if value is None or isinstance(value, t.YsonEntity):
+            return None
+        if isinstance(value, bool | t.YsonBoolean):
+            return bool(value)
+        if isinstance(value, t.YsonUint64):
+            return {"uint": str(int(value))}
+        if isinstance(value, int):
+            return {"int": str(int(value))}
+        if isinstance(value, float):
+            return {"float": "nan" if value != value else repr(float(value))}
+        if isinstance(value, str):
+            value = value.encode()
+        if isinstance(value, bytes):
+            return {"bin": bytes(value).hex()}
+        if isinstance(value, list | tuple):
+            return [self.token(v) for v in value]
+        if isinstance(value, dict):
+            return {"struct": {(k.decode() if isinstance(k, bytes) else str(k)): self.token(v)
+                               for k, v in value.items()}}
+        raise TypeError(f"no Skiff token for {type(value).__name__}")
+
+
+ADAPTER = YtsaurusSkiff()
