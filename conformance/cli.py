@@ -103,9 +103,14 @@ def specs(args: argparse.Namespace) -> list:
     from parquet_conformance.conformance import adapters
     from parquet_conformance.conformance.execute import AdapterSpec
 
-    names = args.adapter or ([] if args.adapter_cmd else adapters.names())
+    matrix = []
+    if getattr(args, "versions", None):
+        from parquet_conformance.conformance.versions import matrix_specs
+
+        matrix = matrix_specs(Path(args.versions))
+    default = [] if args.adapter_cmd or matrix else adapters.names(default_run=args.command == "run")
     external = [AdapterSpec.parse_external(t, args.external_track) for t in args.adapter_cmd or []]
-    chosen = [AdapterSpec(n) for n in names] + external
+    chosen = [AdapterSpec.parse(n) for n in args.adapter or default] + external + matrix
     for spec in chosen:
         spec.build()  # an unknown name fails here, before anything runs
     if dupes := sorted({s.name for s in chosen if [x.name for x in chosen].count(s.name) > 1}):
