@@ -20,6 +20,7 @@ from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
 from parquet_conformance.conformance.envs import check_version
 from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.conformance.protocol import StartReply
 from parquet_conformance.conformance.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import NAME_RE, CaseEntry
@@ -116,6 +117,12 @@ def describe(spec: AdapterSpec) -> dict[str, Any]:
         worker.close()
 
 
+def implementation(info: StartReply) -> str:
+    """The implementation a row names, with the engine underneath when it is another library (daft on arrow-rs
+    59, parquet-wasm 0.6.1 on arrow-rs 51), so that a report never counts one engine twice by accident."""
+    return f"{info.implementation} [{info.engine}]" if info.engine else info.implementation
+
+
 Progress = Callable[[str, str], None]
 
 
@@ -136,7 +143,7 @@ class WorkerSet:
         timed = worker.read(str(path), case.id, case.op)
         info = worker.info
         return OutcomeRow.of(
-            case=case.id, adapter=name, implementation=info.implementation if info else worker.adapter.implementation,
+            case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
             outcome=timed.outcome, duration_s=timed.duration_s)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.envs import version_key
 
 
@@ -25,10 +25,15 @@ class Daft(PythonAdapter):
     default_run = False
 
     def describe(self) -> dict[str, Any]:
-        version = version_key(self.release or "")
-        engine = ("parquet2 (vendored) + parquet-format-safe Thrift" if version < version_key("0.7.5") else
-                  "arrow-rs parquet 57.3" if version < version_key("0.7.16") else "arrow-rs parquet 59")
-        return {**super().describe(), "engine": f"{engine} via daft {self.release}"}
+        """In the worker: the decoder of the daft that is loaded (the harness only knows the release asked for)."""
+        try:
+            release = self.version()
+        except AdapterUnavailable:  # in the harness, without daft
+            release = self.release or ""
+        key = version_key(release)
+        engine = ("parquet2 (vendored) + parquet-format-safe Thrift" if key < version_key("0.7.5") else
+                  "arrow-rs parquet 57.3" if key < version_key("0.7.16") else "arrow-rs parquet 59")
+        return {**super().describe(), "engine": f"{engine} via daft {release}"}
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(os.path.abspath(path)).to_arrow()

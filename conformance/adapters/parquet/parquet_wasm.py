@@ -41,7 +41,8 @@ class ParquetWasm(CommandAdapter):
 
     def command(self) -> list[str]:
         node = require_program("node")
-        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment()))]
+        engine = self.describe()["engine"] or ""
+        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment())), engine]
 
 
 ADAPTER = ParquetWasm()

@@ -1,7 +1,7 @@
 // parquet-wasm worker for parquet-conformance (docs/adapter-protocol.md): arrow-rs compiled to wasm reads the
 // file into an Arrow IPC stream; apache-arrow (JS) decodes it and this worker walks the Arrow data directly
 // (validity bitmaps, offsets, children) into canonical tokens: exact int64 and timestamps, decimals, -0.0, NaN.
-// Usage: node parquet_wasm_worker.mjs <dir holding node_modules/parquet-wasm and apache-arrow>
+// Usage: node parquet_wasm_worker.mjs <dir holding node_modules/parquet-wasm and apache-arrow> [engine]
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
@@ -123,7 +123,7 @@ for await (const line of createInterface({ input: process.stdin })) {
   if (req.cmd === 'start') {
     out(problem ? { id: req.id, ok: false, unavailable: `parquet-wasm cannot be loaded: ${problem}` }
       : { id: req.id, ok: true, adapter: 'parquet-wasm', implementation: 'parquet-wasm (arrow-rs in WebAssembly)',
-        version, roles: ['legacy'] })
+        version, roles: ['legacy'], ...(process.argv[3] ? { engine: process.argv[3] } : {}) })
   } else if (req.cmd === 'read') {
     let ipc
     try { // the library, as a user calls it
