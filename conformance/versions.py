@@ -188,7 +188,8 @@ def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: 
             if isinstance(outcome, Unavailable):
                 return None
             baselines[base_name] = outcome.data_hash if isinstance(outcome, Read) else None
-        verdicts, outcomes = [], {}
+        verdicts: list[tuple[str, str]] = []
+        outcomes: dict[str, Outcome] = {}
         for case in cases:
             outcome = worker.read(str((root / case.file).resolve()), case.id, case.op).outcome
             if isinstance(outcome, Unavailable):
