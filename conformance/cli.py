@@ -106,10 +106,16 @@ def specs(args: argparse.Namespace) -> list:
     only_tracks = set(getattr(args, "track", None) or [])
     if only_tracks:
         _tracks(args)  # an unknown track name fails here, naming the known ones
-    names = args.adapter or ([] if args.adapter_cmd else
-                             [n for n in adapters.names() if not only_tracks or adapters.get(n).track in only_tracks])
+    matrix = []
+    if getattr(args, "versions", None):
+        from parquet_conformance.conformance.versions import matrix_specs
+
+        matrix = matrix_specs(Path(args.versions))
+    default = [] if args.adapter_cmd or matrix else [
+        n for n in adapters.names(default_run=args.command == "run")
+        if not only_tracks or adapters.get(n).track in only_tracks]
     external = [AdapterSpec.parse_external(t, args.external_track) for t in args.adapter_cmd or []]
-    chosen = [AdapterSpec(n) for n in names] + external
+    chosen = [AdapterSpec.parse(n) for n in args.adapter or default] + external + matrix
     for spec in chosen:
         spec.build()  # an unknown name fails here, before anything runs
     if dupes := sorted({s.name for s in chosen if [x.name for x in chosen].count(s.name) > 1}):
@@ -282,6 +288,36 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if not result.ok else 3 if result.unjudged else 0
 
 
+def cmd_envs(args: argparse.Namespace) -> int:
+    from parquet_conformance.conformance import envs
+    from parquet_conformance.conformance.execute import AdapterSpec
+
+    if args.action == "prune":
+        names = None if not args.all else [e.name for e in envs.listing()]
+        if args.release:
+            names = [AdapterSpec.parse(r).build().environment().name for r in args.release]
+        removed = envs.prune(names)
+        print(f"removed {len(removed)} environments, {envs.human(sum(e.size for e in removed))}: "
+              + (", ".join(e.name for e in removed) or "none"))
+        return 0
+    rows = envs.listing()
+    for e in rows:
+        state = f"made in {e.seconds}s" if e.ready else "incomplete"
+        print(f"{e.name:<32} {e.package:<18} {e.version:<12} {envs.human(e.size):>10}  {state}")
+    print(f"{len(rows)} environments, {envs.human(sum(e.size for e in rows))} in {envs.root()}")
+    return 0
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from parquet_conformance.conformance.versions import bisect, bisection_text
+
+    result = bisect(args.adapter, args.case, args.from_version, args.to_version,
+                    Path(args.corpus) if args.corpus else None, progress_line)
+    _end_progress()
+    print(bisection_text(result))
+    return 0
+
+
 def summary_table(cells: list) -> str:
     from parquet_conformance.reports.model import scores
 
@@ -372,8 +408,33 @@ def build_parser() -> argparse.ArgumentParser:
                           "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
     run.add_argument("--track", action="append", metavar="NAME",
                      help="only this track's cases and adapters (repeatable; default: every track)")
+    run.add_argument("--versions", metavar="FILE",
+                     help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
+                          "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
+
+    env = sub.add_parser("envs", help="list or free the environments of released versions",
+                         description="Released versions (--adapter NAME==VERSION or NAME@VERSION, --versions, "
+                                     "bisect, pinned adapters) run in environments created on first use under "
+                                     "~/.cache/parquet-conformance/envs. `list` shows them with their sizes; "
+                                     "`prune` removes the incomplete ones, the named releases, or --all.")
+    env.add_argument("action", choices=["list", "prune"])
+    env.add_argument("release", nargs="*", metavar="NAME==VERSION", help="prune: these releases' environments")
+    env.add_argument("--all", action="store_true", help="prune: every environment")
+    env.set_defaults(func=cmd_envs)
+
+    bis = sub.add_parser("bisect", help="the first release of an implementation whose verdict on a case changed",
+                         description="Run one case (or every case a glob selects) over the released versions of "
+                                     "an adapter's package, each in its cached environment: the oldest, the newest, "
+                                     "then a binary search for the first release whose verdicts differ from the "
+                                     "oldest's. Prints every release tried and both outcomes at the boundary.")
+    bis.add_argument("--adapter", required=True, metavar="NAME", help="a registered adapter, e.g. polars")
+    bis.add_argument("--case", required=True, metavar="ID", help="a case id, or globs, e.g. 'ext/file-metadata/*'")
+    bis.add_argument("--from", dest="from_version", metavar="V", help="the oldest release to consider")
+    bis.add_argument("--to", dest="to_version", metavar="V", help="the newest release to consider")
+    bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
+    bis.set_defaults(func=cmd_bisect)
 
     rep = sub.add_parser("report", help="compare two runs: cells whose verdict changed",
                          description="List the cells (case, adapter, role) whose verdict differs between two runs "

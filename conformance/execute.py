@@ -18,7 +18,9 @@ from typing import Any
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
+from parquet_conformance.conformance.envs import check_version
 from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.conformance.protocol import StartReply
 from parquet_conformance.conformance.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import NAME_RE, CaseEntry
@@ -30,13 +32,31 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class AdapterSpec:
-    """A registered adapter by name, or an external one by command line (`NAME=COMMAND`), with an optional
-    per-cell timeout that overrides the adapter's own."""
+    """A registered adapter by name, a release of one (`NAME==VERSION`, `NAME@VERSION`: its cells are named
+    `NAME-VERSION`), or an external one by command line (`NAME=COMMAND`), with an optional per-cell timeout
+    that overrides the adapter's own."""
 
     name: str
     command: str | None = None
     track: str = "parquet"  # for an external adapter: the track its worker reads
     timeout_s: float | None = None
+    release: str | None = None  # a released version, run in an environment of its own (conformance/envs.py)
+    of: str | None = None  # the registered adapter a release belongs to
+
+    @staticmethod
+    def parse(text: str) -> AdapterSpec:
+        """NAME, NAME==VERSION (PyPI) or NAME@VERSION (npm)."""
+        name, sep, version = text.partition("==")
+        if not sep and "@" in text:
+            name, sep, version = text.rpartition("@")
+        if not sep:
+            return AdapterSpec(text.strip())
+        name, version = name.strip(), version.strip()
+        try:
+            check_version(version)
+        except ValueError as e:
+            raise SpecError(f"--adapter {text}: {e}") from None
+        return AdapterSpec(f"{name}-{version}", release=version, of=name)
 
     @staticmethod
     def parse_external(text: str, track: str = "parquet") -> AdapterSpec:
@@ -66,9 +86,11 @@ class AdapterSpec:
     def build(self) -> Adapter:
         if self.command is None:
             try:
-                adapter = copy.copy(adapters.get(self.name))  # a copy: the timeout below stays with this spec
+                adapter = copy.copy(adapters.get(self.of or self.name))  # a copy: changes stay with this spec
             except LookupError as e:
                 raise SpecError(str(e)) from None
+            if self.release is not None:
+                adapter.release = self.release
         else:
             adapter = CommandAdapter()
             adapter.name, adapter.implementation, adapter.track = self.name, self.name, self.track
@@ -84,7 +106,7 @@ class AdapterSpec:
 def describe(spec: AdapterSpec) -> dict[str, Any]:
     """Start the adapter's worker once: its description, or why it is unavailable."""
     worker = spec.worker()
-    base = worker.adapter.describe()
+    base = {**worker.adapter.describe(), "adapter": spec.name}  # a release is named NAME-VERSION
     try:
         info = worker.start()
         return {**base, "implementation": info.implementation, "engine": info.engine or base["engine"],
@@ -93,6 +115,12 @@ def describe(spec: AdapterSpec) -> dict[str, Any]:
         return {**base, "version": None, "available": False, "reason": str(e)}
     finally:
         worker.close()
+
+
+def implementation(info: StartReply) -> str:
+    """The implementation a row names, with the engine underneath when it is another library (daft on arrow-rs
+    59, parquet-wasm 0.6.1 on arrow-rs 51), so that a report never counts one engine twice by accident."""
+    return f"{info.implementation} [{info.engine}]" if info.engine else info.implementation
 
 
 Progress = Callable[[str, str], None]
@@ -133,7 +161,7 @@ class WorkerSet:
             if attempt.fresh:
                 worker.close()
         return OutcomeRow.of(
-            case=case.id, adapter=name, implementation=info.implementation if info else worker.adapter.implementation,
+            case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
             previous_case=timed.previous_case)

@@ -1,5 +1,6 @@
-"""`python -m parquet_conformance.conformance.worker ADAPTER`: serve one Python adapter over the
-JSON-lines protocol (docs/adapter-protocol.md).
+"""`python -m parquet_conformance.conformance.worker ADAPTER [RELEASE]`: serve one Python adapter (a release
+of it, for an adapter whose library lives outside this Python) over the JSON-lines protocol
+(docs/adapter-protocol.md).
 
 The protocol stream is a private copy of the original stdout; fd 1 itself is pointed at stderr,
 so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt it. The
@@ -51,13 +52,15 @@ def _error(e: BaseException) -> dict[str, str]:
     return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message[:protocol.MAX_TEXT]}
 
 
-def serve(name: str) -> None:
+def serve(name: str, release: str | None = None) -> None:
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     adapter = get(name)
     if not isinstance(adapter, PythonAdapter):
         raise SystemExit(f"{name} is not a Python adapter")
+    if release is not None:
+        adapter.release = release
 
     def send(msg: dict[str, Any]) -> None:
         proto.write(json.dumps(msg, ensure_ascii=True) + "\n")
@@ -86,4 +89,4 @@ def serve(name: str) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], *sys.argv[2:3])

@@ -94,6 +94,10 @@ def _interval(months: int, days: int, millis: int) -> dict[str, str]:
     return {"bin": struct.pack("<III", months & 0xFFFFFFFF, days & 0xFFFFFFFF, millis & 0xFFFFFFFF).hex()}
 
 
+# pyarrow before 20 has no name for this type id (nor a way to make such an array).
+DAY_TIME_ID = getattr(pa.lib, "Type_INTERVAL_DAY_TIME", -1)
+
+
 def _day_time(arr: pa.ChunkedArray) -> list[object]:
     """Arrow's day_time_interval, which pyarrow's Python layer cannot hand over (arrow-rs returns Parquet INTERVAL
     this way): read through nanoarrow. It has no months, so a reader that returns it loses them."""
@@ -104,7 +108,7 @@ def _day_time(arr: pa.ChunkedArray) -> list[object]:
 
 def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
     if isinstance(arr, pa.ChunkedArray):
-        if arr.type.id == pa.lib.Type_INTERVAL_DAY_TIME:
+        if arr.type.id == DAY_TIME_ID:
             return _day_time(arr)
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     t = arr.type

@@ -10,6 +10,10 @@ Two kinds:
 - `PythonAdapter`: the library is imported inside `python -m parquet_conformance.conformance.worker NAME`;
   `read` returns the canonical data of the file (e.g. `arrow_rows(table)`).
 - `CommandAdapter`: the worker is another program (Java, Node, anything) given by `command()`.
+
+An adapter with a `release` runs that released version of its `package` in an environment of its own
+(conformance/envs.py): `--adapter NAME==VERSION` sets it, and an adapter whose library cannot share the
+harness's environment is pinned to one.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from parquet_conformance.corpus import registry
 from parquet_conformance.generators.canonical import canonical_table
+
+if TYPE_CHECKING:
+    from parquet_conformance.conformance.envs import Env
 
 
 class AdapterUnavailable(Exception):
@@ -41,10 +48,29 @@ class Adapter:
     timeout_s = 60.0
     memory_limit_bytes: int | None = 8 << 30  # address space; None where a VM reserves its own (JVM)
     start_timeout_s = 120.0
+    # Released versions: the package on its index, and the release run in an environment of its own (None:
+    # the library installed beside the harness). Expensive adapters stay out of a `run` without --adapter.
+    index: Literal["pypi", "npm"] = "pypi"
+    package = ""
+    release: str | None = None
+    default_run = True
 
     def command(self) -> list[str]:
         """The worker's command line."""
         raise NotImplementedError
+
+    def requirements(self, version: str) -> list[str]:
+        """What the environment of a release installs: the library at that version, and the pins it needs."""
+        if not self.package:
+            raise AdapterUnavailable(f"adapter {self.name!r} has no released versions to install")
+        return [f"{self.package}=={version}" if self.index == "pypi" else f"{self.package}@{version}"]
+
+    def environment(self) -> Env:
+        """The release's environment (created by envs.ensure on first use)."""
+        from parquet_conformance.conformance.envs import Env
+
+        assert self.release is not None, "only a release has an environment of its own"
+        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)))
 
     def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
@@ -88,6 +114,10 @@ class PythonAdapter(Adapter):
         return canonical_table(result)
 
     def command(self) -> list[str]:
+        if self.release is not None:
+            from parquet_conformance.conformance.envs import python_worker
+
+            return python_worker(self.environment(), self.name)
         return [sys.executable, "-m", "parquet_conformance.conformance.worker", self.name]
 
 
@@ -124,9 +154,10 @@ def cache_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def names(track: str | None = None) -> list[str]:
-    """Registered adapters (of one track), in registration order."""
-    return [n for n in registry.names(registry.ADAPTERS) if track is None or get(n).track == track]
+def names(track: str | None = None, default_run: bool = False) -> list[str]:
+    """Registered adapters (of one track; only those a `run` without --adapter runs), in registration order."""
+    return [n for n in registry.names(registry.ADAPTERS)
+            if (track is None or get(n).track == track) and (not default_run or get(n).default_run)]
 
 
 def get(name: str) -> Adapter:

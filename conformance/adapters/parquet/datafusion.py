@@ -9,6 +9,7 @@ class DataFusion(PythonAdapter):
     name = "datafusion"
     implementation = "arrow-rs (via DataFusion)"
     module = "datafusion"
+    package = "datafusion"
 
     def read(self, path: str) -> object:
         df = self.load()

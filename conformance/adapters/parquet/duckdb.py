@@ -9,11 +9,20 @@ class DuckDB(PythonAdapter):
     name = "duckdb"
     implementation = "DuckDB"
     module = "duckdb"
+    package = "duckdb"
+    # Releases up to 1.4 reserve more address space than they use: under an address-space limit they fail
+    # wide files ("Out of Memory Error: Allocation failure") that they read. DuckDB bounds its own memory.
+    memory_limit_bytes = None
+
+    def requirements(self, version: str) -> list[str]:
+        return [f"duckdb=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
-        con = self.load().connect()
+        con = self.load().connect(config={"memory_limit": "4GB"})
         try:
-            return con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()
+            result = con.execute("SELECT * FROM read_parquet(?)", [path])
+            # to_arrow_table is the newer name; releases before 1.4 have only fetch_arrow_table
+            return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
         finally:
             con.close()
 

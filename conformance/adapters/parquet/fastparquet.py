@@ -12,6 +12,7 @@ import decimal
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 
 DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
@@ -22,6 +23,11 @@ class FastParquet(PythonAdapter):
     name = "fastparquet"
     implementation = "fastparquet"
     module = "fastparquet"
+    package = "fastparquet"
+
+    def requirements(self, version: str) -> list[str]:
+        # Releases before 2024.11 were built against numpy 1 and do not say so.
+        return [f"fastparquet=={version}", *(["numpy<2"] if version_key(version) < version_key("2024.11") else [])]
 
     def read(self, path: str) -> Any:
         pf = self.load().ParquetFile(path)

@@ -9,6 +9,10 @@ class Polars(PythonAdapter):
     name = "polars"
     implementation = "polars (polars-parquet, Rust)"
     module = "polars"
+    package = "polars"
+
+    def requirements(self, version: str) -> list[str]:
+        return [f"polars=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(path).to_arrow()

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.envs import version_key
 
 
 class PyArrow(PythonAdapter):
     name = "pyarrow"
     implementation = "Arrow C++ (parquet-cpp)"
     module = "pyarrow.parquet"
+    package = "pyarrow"
+
+    def requirements(self, version: str) -> list[str]:
+        # pyarrow <= 14 was built against numpy 1 and does not say so (15 declares numpy<2 itself).
+        return [f"pyarrow=={version}", *(["numpy<2"] if version_key(version) < version_key("15") else [])]
 
     def version(self) -> str:
         import pyarrow

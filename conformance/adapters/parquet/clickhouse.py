@@ -1,0 +1,115 @@
+"""ClickHouse's Parquet readers, in process through chdb (embedded ClickHouse, no server).
+
+chdb 4.x (ClickHouse 26.x) has one reader, the native v3. chdb 3.x (ClickHouse 25.x) selects among three
+by settings: the default, built on Arrow C++'s Parquet reader; native v1 (ClickHouse's decoding, Arrow's
+footer code); native v3. One adapter per reader: `clickhouse` (the version's default reader), and
+`clickhouse-v1`, `clickhouse-v3`, pinned to chdb 3.7.2, the last release that still offers the choice.
+
+Representation limits (ClickHouse's types, whatever the file says): an Array is never Nullable, so a null
+list reads as [] (a null element of a list of lists too); a struct is a Tuple, never Nullable, so a null
+struct reads as a struct of nulls and []. ClickHouse has one String type: every string comes out as
+binary (output_format_arrow_string_as_string=0), and text is told from binary by the file's own logical
+types, asked of ClickHouse's ParquetMetadata format.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+from typing import Any
+
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.generators.canonical import canonical_table
+
+V1, V3 = "input_format_parquet_use_native_reader", "input_format_parquet_use_native_reader_v3"
+COMMON = "output_format_arrow_string_as_string=0, input_format_parquet_preserve_order=1, max_threads=1"
+LIST_PARTS = {"list", "element", "item", "array", "bag", "array_element"}  # list levels in a column's path
+TEXT = {"String", "Json", "JSON"}  # ENUM stays bytes, as in the expected data (docs/spec-notes.md#types)
+
+
+class ClickHouse(PythonAdapter):
+    name = "clickhouse"
+    implementation = "ClickHouse (chdb)"
+    module = "chdb"
+    package = "chdb"
+    default_run = False  # 500 MB of library, 1-2 s to the first read: run it by name
+    reader = ""  # "", "v1" or "v3": which reader the settings select
+    settings: tuple[tuple[str, int], ...] = ()
+    _engine: str | None = None
+
+    def version(self) -> str:
+        return metadata.version("chdb")  # chdb.__version__ is chdb-core's in 4.x
+
+    def _scalar(self, sql: str) -> str:
+        return str(self.load().query(sql, "CSV").bytes().decode().strip().strip('"'))
+
+    def prepare(self) -> None:
+        self.load()
+        clickhouse = self._scalar("SELECT version()")
+        obsolete = dict(line.replace('"', "").split(",") for line in self._scalar(
+            f"SELECT name, is_obsolete FROM system.settings WHERE name IN ('{V1}', '{V3}')").splitlines() if line)
+        choice = obsolete.get(V1, "1") == "0"  # the readers are still selectable
+        if self.reader == "v1" and not choice:
+            raise AdapterUnavailable(f"chdb {self.version()} (ClickHouse {clickhouse}) has only the native v3 reader "
+                                     "(adapter clickhouse); v1 is in chdb <= 3.7.2")
+        if self.reader == "v3" and V3 not in obsolete:
+            raise AdapterUnavailable(f"chdb {self.version()} (ClickHouse {clickhouse}) has no native v3 reader")
+        reader = {"v1": "native v1 (Arrow C++ footer)", "v3": "native v3"}.get(self.reader) or (
+            "Arrow C++ parquet (the default reader)" if choice else "native v3")
+        self._engine = f"ClickHouse {clickhouse} {reader}"
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "engine": self._engine or self.engine or None}
+
+    def read(self, path: str) -> Any:
+        chdb, quoted = self.load(), path.replace("\\", "\\\\").replace("'", "\\'")
+        settings = "".join(f"{k}={v}, " for k, v in self.settings)
+        table = chdb.query(f"SELECT * FROM file('{quoted}', Parquet) SETTINGS {settings}{COMMON}", "ArrowTable")
+        meta = chdb.query(f"SELECT columns FROM file('{quoted}', ParquetMetadata)", "JSONEachRow").bytes()
+        return table, meta
+
+    def canonical(self, result: Any) -> dict[str, Any]:
+        import pyarrow as pa
+
+        table, meta = result
+        texts = {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
+                 for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
+                 if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
+        columns = [col.cast(_texts_as_strings(pa, col.type, (name,), texts))
+                   for name, col in zip(table.column_names, table.columns, strict=True)]
+        return canonical_table(pa.table(columns, names=table.column_names))
+
+
+def _texts_as_strings(pa: Any, t: Any, key: tuple[str, ...], texts: set[tuple[str, ...]]) -> Any:
+    """The Arrow type with ClickHouse's binary turned back into text where the file's logical type says text."""
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return (pa.string() if pa.types.is_binary(t) else pa.large_string()) if key in texts else t
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_texts_as_strings(pa, f.type, (*key, f.name), texts)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_texts_as_strings(pa, t.key_type, (*key, "key_value", "key"), texts),
+                       t.item_field.with_type(_texts_as_strings(pa, t.item_type, (*key, "key_value", "value"), texts)))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = t.value_field.with_type(_texts_as_strings(pa, t.value_type, key, texts))
+        return pa.list_(inner) if pa.types.is_list(t) else pa.large_list(inner)
+    return t
+
+
+class ClickHouseV1(ClickHouse):
+    name = "clickhouse-v1"
+    release = "3.7.2"
+    reader = "v1"
+    settings = ((V1, 1), (V3, 0))
+    timeout_s = 20.0  # after one good read, a nested file hangs this reader: a hang, found sooner
+
+
+class ClickHouseV3(ClickHouse):
+    name = "clickhouse-v3"
+    release = "3.7.2"
+    reader = "v3"
+    settings = ((V1, 0), (V3, 1))
+
+
+ADAPTER = ClickHouse()
+ADAPTER_V1 = ClickHouseV1()
+ADAPTER_V3 = ClickHouseV3()

@@ -1,0 +1,49 @@
+"""daft's Parquet reader (Rust), through `daft.read_parquet(path).to_arrow()`, in an environment of its
+own (daft 0.7 declares pyarrow<26). Which decoder a release has, from the crate paths in its library:
+
+- up to 0.7.4: a vendored parquet2 with the parquet-format-safe Thrift crate: an engine of its own, run as
+  `daft-parquet2` (pinned to 0.4.18);
+- 0.7.5 to 0.7.15: arrow-rs parquet 57.3 under daft's own reader;
+- from 0.7.16: arrow-rs parquet 59 under a new daft reader: `daft` (pinned to 0.7.26).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.envs import version_key
+
+
+class Daft(PythonAdapter):
+    name = "daft"
+    implementation = "daft"
+    module = "daft"
+    package = "daft"
+    release = "0.7.26"
+    default_run = False
+
+    def describe(self) -> dict[str, Any]:
+        """In the worker: the decoder of the daft that is loaded (the harness only knows the release asked for)."""
+        try:
+            release = self.version()
+        except AdapterUnavailable:  # in the harness, without daft
+            release = self.release or ""
+        key = version_key(release)
+        engine = ("parquet2 (vendored) + parquet-format-safe Thrift" if key < version_key("0.7.5") else
+                  "arrow-rs parquet 57.3" if key < version_key("0.7.16") else "arrow-rs parquet 59")
+        return {**super().describe(), "engine": f"{engine} via daft {release}"}
+
+    def read(self, path: str) -> object:
+        return self.load().read_parquet(os.path.abspath(path)).to_arrow()
+
+
+class DaftParquet2(Daft):
+    name = "daft-parquet2"
+    implementation = "daft (parquet2 decoder)"
+    release = "0.4.18"
+
+
+ADAPTER = Daft()
+ADAPTER_PARQUET2 = DaftParquet2()

@@ -1,0 +1,116 @@
+"""parquet-wasm: arrow-rs's Parquet reader compiled to WebAssembly, run by Node.js from a private npm
+prefix (conformance/envs.py). The library's part runs in a Node child of the Python worker
+(js/parquet_wasm_reader.mjs) and hands back the Arrow IPC stream it produces; our part, reading that
+stream into canonical data, is pyarrow's, as for every Arrow reader. The reader is arrow-rs: its release
+decides the behaviour, so the engine names it (a parquet-wasm release embeds one arrow-rs, read from the
+crate paths in its .wasm).
+
+The Python worker is a thin shell around the Node child: when the child dies, the worker dies the same
+way (the same signal or exit status), so the harness records the library's crash, not ours."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
+from parquet_conformance.conformance.envs import ensure, version_key
+
+READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
+ARROW_RS = (("0.5", "47.0"), ("0.6", "51.0"), ("0.7.0", "56.1"), ("0.7.1", "56.2"), ("0.8", "59.3"))
+
+
+def arrow_rs(version: str) -> str | None:
+    """The arrow-rs release inside a parquet-wasm release (None before 0.5, which this adapter cannot load)."""
+    found = None
+    for first, crate in ARROW_RS:
+        if version_key(version) >= version_key(first):
+            found = crate
+    return found
+
+
+class ParquetWasmError(Exception):
+    """The library's own error, as Node reported it (its JavaScript class is in the message)."""
+
+
+class ParquetWasm(PythonAdapter):
+    name = "parquet-wasm"
+    implementation = "parquet-wasm (arrow-rs in WebAssembly)"
+    module = "pyarrow"
+    index = "npm"
+    package = "parquet-wasm"
+    release = "0.8.0"
+    default_run = False
+    memory_limit_bytes = None  # V8 reserves guard regions for wasm memory; --max-old-space-size bounds the heap
+    child: subprocess.Popen[bytes] | None = None
+    found = "unknown"
+
+    def describe(self) -> dict[str, Any]:
+        crate = arrow_rs(self.release or "")
+        return {**super().describe(), "engine": f"arrow-rs {crate} via parquet-wasm {self.release}" if crate else None}
+
+    def command(self) -> list[str]:
+        require_program("node")
+        ensure(self.environment())  # here, in the driver, where its progress is shown
+        release = [self.release] if self.release else []
+        return [sys.executable, "-m", "parquet_conformance.conformance.worker", self.name, *release]
+
+    def version(self) -> str:
+        return self.found
+
+    def prepare(self) -> None:
+        node, prefix = require_program("node"), ensure(self.environment())
+        self.child = subprocess.Popen([node, "--max-old-space-size=4096", str(READER), str(prefix)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        status, payload = self._frame()
+        if status != b"V":
+            raise AdapterUnavailable(f"parquet-wasm cannot be loaded: {json.loads(payload)['message']}")
+        self.found = payload.decode()
+
+    def read(self, path: str) -> bytes:
+        assert self.child is not None and self.child.stdin is not None, "prepare() starts the reader"
+        self.child.stdin.write(os.fsencode(path) + b"\n")
+        self.child.stdin.flush()
+        status, payload = self._frame()
+        if status == b"R":
+            return payload
+        error = json.loads(payload)
+        text = f"{error['class']}: {error['message']}"
+        raise MemoryError(text) if error["oom"] else ParquetWasmError(text)
+
+    def canonical(self, result: bytes) -> dict[str, Any]:
+        import pyarrow as pa
+
+        return super().canonical(pa.ipc.open_stream(result).read_all())
+
+    def _frame(self) -> tuple[bytes, bytes]:
+        assert self.child is not None and self.child.stdout is not None
+        head = _exactly(self.child.stdout, 5)
+        payload = _exactly(self.child.stdout, int.from_bytes(head[1:], "little")) if head else b""
+        if len(head) < 5:
+            self._die_as_the_child()
+        return head[:1], payload
+
+    def _die_as_the_child(self) -> None:
+        assert self.child is not None
+        rc = self.child.wait()
+        sys.stderr.write(f"parquet-wasm's node process ended ({rc})\n")
+        sys.stderr.flush()
+        if rc < 0:
+            os.kill(os.getpid(), -rc)
+        os._exit(rc or 1)
+
+
+def _exactly(stream: IO[bytes], n: int) -> bytes:
+    parts, left = [], n
+    while left and (part := stream.read(left)):
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+ADAPTER = ParquetWasm()

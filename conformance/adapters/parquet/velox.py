@@ -1,0 +1,91 @@
+"""Velox's own C++ Parquet reader (Presto C++, Gluten), through pyvelox: a `table_scan` plan run by
+Velox's LocalRunner. Pinned to pyvelox 0.2.0 in an environment of its own: its extensions link
+pyarrow 19's libarrow_python, which the harness's pyarrow is not.
+
+pyvelox 0.2.0 never registers the Parquet reader factory from Python ("ReaderFactory is not registered
+for format parquet"), so the worker calls the library's exported
+`facebook::velox::parquet::registerParquetReaderFactory()` through ctypes; without that symbol the adapter
+is unavailable. The Hive connector reads timestamps as milliseconds unless told otherwise; it is told
+nanoseconds (hive.reader.timestamp-unit=9), so that nothing is truncated. libvelox.so carries its own
+Arrow C++, whose objects pyarrow cannot use safely (string values segfault): the conversion copies the raw
+buffers into pyarrow arrays.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any
+
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.generators.canonical import canonical_table
+
+REGISTER = "_ZN8facebook5velox7parquet28registerParquetReaderFactoryEv"  # registerParquetReaderFactory()
+
+
+class Velox(PythonAdapter):
+    name = "velox"
+    implementation = "Velox (pyvelox)"
+    engine = "Velox C++ Parquet reader (dwio/parquet)"
+    module = "pyvelox"
+    package = "pyvelox"
+    release = "0.2.0"
+    default_run = False
+
+    def requirements(self, version: str) -> list[str]:
+        return [f"pyvelox=={version}", "pyarrow==19.*"]  # the wheel links libarrow_python.so.1900, pins nothing
+
+    def prepare(self) -> None:
+        import pyarrow  # noqa: F401  # first: pyvelox's extensions must bind to pyarrow's Arrow, not libvelox's copy
+
+        pyvelox = self.load()
+        # RTLD_LOCAL (ctypes' default): libvelox's private Arrow must not interpose pyarrow's symbols.
+        lib = ctypes.CDLL(os.path.join(os.path.dirname(pyvelox.__file__), "libvelox.so"))
+        try:
+            register = getattr(lib, REGISTER)
+        except AttributeError:
+            raise AdapterUnavailable(f"pyvelox {pyvelox.__version__}: libvelox.so does not export "
+                                     "registerParquetReaderFactory") from None
+        register.restype = None
+        register()
+        from pyvelox.runner import register_hive
+
+        register_hive("hive", {"hive.reader.timestamp-unit": "9"})  # ns: nothing truncated
+
+    def read(self, path: str) -> Any:
+        from pyvelox.arrow import to_arrow
+        from pyvelox.file import File
+        from pyvelox.plan_builder import PlanBuilder
+        from pyvelox.runner import LocalRunner
+
+        file = File(os.path.abspath(path), "parquet")  # Velox wants absolute paths
+        plan = PlanBuilder().table_scan(file.get_schema(), input_files=[file]).get_plan_node()
+        runner = LocalRunner(plan)
+        return runner, [to_arrow(vector) for vector in runner.execute()]  # valid while the runner lives
+
+    def canonical(self, result: Any) -> dict[str, Any]:
+        import pyarrow as pa
+
+        _runner, arrays = result
+        batches = [_copy(pa, a) for a in arrays]
+        if not batches:
+            return {"columns": [], "rows": []}
+        array = pa.concat_arrays(batches)
+        array.validate(full=True)
+        return canonical_table(pa.Table.from_struct_array(array))
+
+
+def _copy(pa: Any, array: Any) -> Any:
+    """The array rebuilt from byte copies of its buffers: only .buffers() is safe on libvelox's objects."""
+    t = array.type
+    buffers = [None if b is None else pa.py_buffer(b.to_pybytes()) for b in array.buffers()[:t.num_buffers]]
+    if pa.types.is_struct(t):
+        children = [_copy(pa, array.field(i)) for i in range(t.num_fields)]
+    elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t):
+        children = [_copy(pa, array.values)]
+    else:
+        children = None
+    return pa.Array.from_buffers(t, len(array), buffers, offset=array.offset, children=children)
+
+
+ADAPTER = Velox()

@@ -1,0 +1,229 @@
+"""Many releases of one implementation: the version matrix of `run --versions FILE`, and `bisect`.
+
+The matrix file is a small TOML table: a registered adapter -> a list of versions, or a range of every
+final release its index (PyPI, npm) offers between two versions, both ends included:
+
+    pyarrow = ["15.0.2", "19.0.1", "23.0.1"]
+    polars = { from = "1.39.0", to = "1.42.0" }
+
+Each release is an `AdapterSpec` (`NAME==VERSION`, cells named NAME-VERSION) run in its own cached
+environment (conformance/envs.py); the adapter as registered (installed or pinned) runs beside them.
+
+`bisect` runs one case, or every case a glob selects, over the ordered releases: the oldest, the newest,
+then a binary search for the first release whose verdicts differ from the oldest's. The verdicts are
+judge_cell's, as in `run`, each release with its own baseline (its reading of the unmodified base). Every
+release tried is printed, so a history that is not monotonic shows.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from parquet_conformance.conformance import envs
+from parquet_conformance.conformance.adapters import AdapterUnavailable
+from parquet_conformance.conformance.execute import AdapterSpec
+from parquet_conformance.conformance.judge import judge_cell, roles_judged
+from parquet_conformance.conformance.model import Outcome, Read, Unavailable
+from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+
+Progress = Callable[[str], None]
+
+
+def in_range(versions: list[str], start: str | None, stop: str | None) -> list[str]:
+    low = envs.version_key(start) if start else None
+    high = envs.version_key(stop) if stop else None
+    return [v for v in versions if (low is None or envs.version_key(v) >= low)
+            and (high is None or envs.version_key(v) <= high)]
+
+
+def released(name: str, start: str | None = None, stop: str | None = None) -> list[str]:
+    """The final releases of a registered adapter's package between two versions, oldest first."""
+    adapter = AdapterSpec(name).build()
+    if not adapter.package:
+        raise UsageError(f"adapter {name!r} has no released versions (no package on PyPI or npm)")
+    try:
+        found = in_range(envs.releases(adapter.index, adapter.package), start, stop)
+    except AdapterUnavailable as e:
+        raise UsageError(str(e)) from None
+    if not found:
+        raise UsageError(f"{adapter.package} has no release between {start or 'the first'} and {stop or 'the last'}")
+    return found
+
+
+def matrix_specs(path: Path) -> list[AdapterSpec]:
+    """The adapters of a version-matrix file (see the module's doc)."""
+    try:
+        table = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise UsageError(f"{path}: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: not TOML: {e}") from None
+    specs = []
+    for name, wanted in table.items():
+        AdapterSpec(name).build()  # an unknown adapter is an error now
+        if isinstance(wanted, list) and all(isinstance(v, str) for v in wanted):
+            versions = wanted
+        elif isinstance(wanted, dict) and set(wanted) <= {"from", "to"} and all(
+                isinstance(v, str) for v in wanted.values()):
+            versions = released(name, wanted.get("from"), wanted.get("to"))
+        else:
+            raise UsageError(f"{path}: {name} wants a list of versions or {{ from = \"V\", to = \"V\" }}")
+        specs.append(AdapterSpec(name))
+        specs += [AdapterSpec.parse(f"{name}=={v}") for v in dict.fromkeys(versions)]
+    return specs
+
+
+# -- bisect ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Trial:
+    version: str
+    verdicts: tuple[tuple[str, str], ...]  # (case, verdict) per case and role judged, in case order
+    outcomes: dict[str, Outcome]  # case -> outcome
+
+    def summary(self) -> str:
+        counts: dict[str, int] = {}
+        for _, verdict in self.verdicts:
+            counts[verdict] = counts.get(verdict, 0) + 1
+        return ", ".join(f"{v} {n}" for v, n in sorted(counts.items()))
+
+
+@dataclass(frozen=True)
+class Bisection:
+    adapter: str
+    cases: list[str]
+    releases: list[str]
+    trials: dict[str, Trial]  # version -> what it did, for every release tried
+    boundary: str | None  # the first release whose verdicts differ from the oldest's
+    before: str | None  # the release before it
+
+
+def outcome_text(outcome: Outcome) -> str:
+    if isinstance(outcome, Read):
+        return f"read, {outcome.rows} rows"
+    error = getattr(outcome, "error", None)
+    detail = f"{error.cls}: {error.message}" if error is not None else str(getattr(outcome, "reason", ""))
+    return f"{outcome.kind}: {' '.join(detail.split())[:160]}" if detail else str(outcome.kind)
+
+
+def corpus_for(pattern: str, corpus: Path | None, workdir: Path) -> tuple[Path, Manifest, list[CaseEntry]]:
+    """The cases the pattern selects, in a given corpus or generated (with the bases) into workdir."""
+    if corpus is None:
+        corpus = workdir / "corpus"
+        try:
+            generate(corpus, only=f"{pattern},base/*")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    try:
+        root, manifest = dist.read_manifest(corpus)
+    except dist.DistError as e:
+        raise UsageError(str(e)) from None
+    cases = [c for c in manifest.cases if matches(c.id, pattern)]
+    if not cases:
+        raise UsageError(f"no case matches {pattern!r}")
+    return root, manifest, cases
+
+
+def bisect(name: str, pattern: str, start: str | None = None, stop: str | None = None, corpus: Path | None = None,
+           progress: Progress | None = None) -> Bisection:
+    versions = released(name, start, stop)
+    with tempfile.TemporaryDirectory(prefix="pqc-bisect-") as tmp:
+        root, manifest, cases = corpus_for(pattern, corpus, Path(tmp))
+        trials: dict[str, Trial] = {}
+
+        def trial(version: str) -> Trial | None:
+            if version not in trials:
+                if progress:
+                    progress(f"trying {name} {version}")
+                found = try_release(name, version, root, manifest, cases)
+                if found is None:
+                    return None
+                trials[version] = found
+            return trials[version]
+
+        candidates = list(versions)
+        first = last = None
+        while candidates and (first := trial(candidates[0])) is None:
+            candidates.pop(0)
+        while len(candidates) > 1 and (last := trial(candidates[-1])) is None:
+            candidates.pop()
+        if first is None or last is None or first.verdicts == last.verdicts:
+            return Bisection(name, [c.id for c in cases], versions, trials, None, None)
+        lo, hi = 0, len(candidates) - 1  # verdicts(lo) == first's, verdicts(hi) != first's
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            got = trial(candidates[mid])
+            if got is None:  # not installable: leave it out
+                candidates.pop(mid)
+                hi -= 1
+            elif got.verdicts == first.verdicts:
+                lo = mid
+            else:
+                hi = mid
+        return Bisection(name, [c.id for c in cases], versions, trials, candidates[hi], candidates[lo])
+
+
+def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry]) -> Trial | None:
+    """One release on the cases and their bases' baseline cases; None when it is unavailable."""
+    worker = AdapterSpec.parse(f"{name}=={version}").worker()
+    default_role = {t.name: t.default_role for t in tracks.all_tracks()}
+    try:
+        baselines: dict[str, str | None] = {}
+        for base_name in dict.fromkeys(c.base for c in cases):
+            base = manifest.bases[base_name]
+            baseline = base.baseline_case
+            if baseline is None or not any(c.id == baseline for c in manifest.cases):
+                baselines[base_name] = None
+                continue
+            entry = manifest.case(baseline)
+            outcome = worker.read(str((root / entry.file).resolve()), entry.id, entry.op).outcome
+            if isinstance(outcome, Unavailable):
+                return None
+            baselines[base_name] = outcome.data_hash if isinstance(outcome, Read) else None
+        verdicts: list[tuple[str, str]] = []
+        outcomes: dict[str, Outcome] = {}
+        for case in cases:
+            outcome = worker.read(str((root / case.file).resolve()), case.id, case.op).outcome
+            if isinstance(outcome, Unavailable):
+                return None
+            outcomes[case.id] = outcome
+            role_default = default_role.get(case.track, "legacy")
+            info = worker.info
+            for role in roles_judged(case, list(info.roles) if info else [role_default]):
+                _, verdict = judge_cell(case, manifest.bases[case.base], role, outcome, baselines[case.base],
+                                        role_default)
+                verdicts.append((case.id, str(verdict)))
+        return Trial(version, tuple(verdicts), outcomes)
+    finally:
+        worker.close()
+
+
+def bisection_text(b: Bisection) -> str:
+    span = f"{b.releases[0]} .. {b.releases[-1]}"
+    what = b.cases[0] if len(b.cases) == 1 else f"{len(b.cases)} cases"
+    lines = [f"bisect {b.adapter} on {what}: {len(b.releases)} releases {span}, {len(b.trials)} tried"]
+    for version in sorted(b.trials, key=envs.version_key):
+        mark = "  <- first different" if version == b.boundary else ""
+        lines.append(f"  {version:<12} {b.trials[version].summary()}{mark}")
+    if b.boundary is None or b.before is None:
+        oldest = min(b.trials, key=envs.version_key, default=None)
+        lines.append(f"no boundary: every release tried gives the verdicts of {oldest}" if oldest else
+                     "no release could be installed")
+        return "\n".join(lines)
+    old, new = b.trials[b.before], b.trials[b.boundary]
+    lines.append(f"first release whose verdicts differ from {min(b.trials, key=envs.version_key)}'s: {b.boundary} "
+                 f"(after {b.before})")
+    before = dict(old.verdicts)
+    for case, verdict in new.verdicts:
+        if before.get(case) != verdict:
+            lines.append(f"  {case}\n    {b.before}: {before.get(case)} ({outcome_text(old.outcomes[case])})"
+                         f"\n    {b.boundary}: {verdict} ({outcome_text(new.outcomes[case])})")
+    return "\n".join(lines)
