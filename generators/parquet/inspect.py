@@ -28,13 +28,13 @@ def flatbuffers_report(buf: Buffer, thrift_meta: Struct | None) -> dict[str, Any
         return {"profile": None, "crc_ok": False, "error": str(e)}
     if found is None:
         return None
-    report = {"profile": found.profile, "crc_ok": True, "crc": found.crc, "flatbuffer_offset": found.offset,
-              "flatbuffer_length": len(found.flatbuffer)}
+    report = {"profile": found.profile, "revision": found.revision, "crc_ok": True, "crc": found.crc,
+              "flatbuffer_offset": found.offset, "flatbuffer_length": len(found.flatbuffer)}
     try:
-        fb_meta = flatbuffer_comparable(found.flatbuffer)
+        fb_meta = flatbuffer_comparable(found.flatbuffer, found.revision)
     except FlatbufferError as e:
         return {**report, "verified": False, "error": str(e)}
-    agrees = None if thrift_meta is None else fb_meta == thrift_comparable(thrift_meta)
+    agrees = None if thrift_meta is None else fb_meta == thrift_comparable(thrift_meta, found.revision)
     return {**report, "verified": True, "agrees_with_thrift": agrees, "error": None}
 
 

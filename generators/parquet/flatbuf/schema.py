@@ -1,4 +1,9 @@
-"""The PR #544 FlatBuffers schema as data, and a verifier, reader and writer driven by it.
+"""The PR #544 FlatBuffers schema revisions as data, and a verifier, reader and writer driven by them.
+
+Two revisions are vendored (README.md): the PR head, which the spec-example, migration and par3
+profiles use, and a77d2774, the one both prototypes (Arrow C++, arrow-rs) compile, which the
+arrow-prototype profile uses. Their field order differs, so a buffer is only meaningful under the
+revision it was written with; every function here takes the revision's name.
 
 The Python flatbuffers package has no verifier, so `verify` checks what flatbuffers::Verifier
 (C++, default options) checks: every offset (root, vtable, fields, vectors, strings, union
@@ -21,66 +26,11 @@ import re
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 import flatbuffers
 from flatbuffers import number_types as N
-
-# A condensed copy of parquet.fbs (comments dropped); tests assert it parses to the same tables,
-# unions and enums as the vendored file.
-SCHEMA_TEXT = """
-enum Type : byte { BOOLEAN = 0, INT32 = 1, INT64 = 2, INT96 = 3, FLOAT = 4, DOUBLE = 5, BYTE_ARRAY = 6,
-  FIXED_LEN_BYTE_ARRAY = 7 }
-enum FieldRepetitionType : byte { REQUIRED = 0, OPTIONAL = 1, REPEATED = 2 }
-enum Encoding : byte { PLAIN = 0, RLE = 3, DELTA_BINARY_PACKED = 5, DELTA_LENGTH_BYTE_ARRAY = 6,
-  DELTA_BYTE_ARRAY = 7, RLE_DICTIONARY = 8, BYTE_STREAM_SPLIT = 9 }
-enum CompressionCodec : byte { UNCOMPRESSED = 0, SNAPPY = 1, GZIP = 2, LZO = 3, BROTLI = 4, LZ4 = 5, ZSTD = 6,
-  LZ4_RAW = 7 }
-table Empty {}
-table DecimalOptions { scale: int; precision: int; }
-enum TimeUnit : byte { MILLIS = 0, MICROS = 1, NANOS = 2 }
-table TimeOptions { is_adjusted_to_utc: bool; unit: TimeUnit; }
-table IntOptions { bit_width: byte = 8; is_signed: bool; }
-table VariantType { specification_version: byte = null; }
-enum EdgeInterpolationAlgorithm : byte { SPHERICAL = 0, VINCENTY = 1, THOMAS = 2, ANDOYER = 3, KARNEY = 4 }
-table GeometryType { crs: string; }
-table GeographyType { crs: string; algorithm: EdgeInterpolationAlgorithm; }
-union LogicalType { StringType:Empty, MapType:Empty, ListType:Empty, EnumType:Empty, DecimalType:DecimalOptions,
-  DateType:Empty, TimeType:TimeOptions, TimestampType:TimeOptions, IntType:IntOptions, NullType:Empty,
-  JsonType:Empty, BsonType:Empty, UUIDType:Empty, Float16Type:Empty, VariantType:VariantType,
-  GeometryType:GeometryType, GeographyType:GeographyType }
-table Statistics { null_count: long = null; distinct_count: long = null; min_lo4: uint; min_lo8: ulong;
-  min_hi8: ulong; min_len: byte = null; max_lo4: uint; max_lo8: ulong; max_hi8: ulong; max_len: byte = null;
-  prefix: [byte]; }
-table BoundingBox { xmin: double; xmax: double; ymin: double; ymax: double; zmin: double = null;
-  zmax: double = null; mmin: double = null; mmax: double = null; }
-table GeospatialStatistics { bbox: BoundingBox; geospatial_types: [int]; }
-table BloomFilterInfo { offset: long; length: int; }
-table AesGcmV1 { aad_prefix: [byte]; aad_file_unique: [byte]; supply_aad_prefix: bool; }
-table AesGcmCtrV1 { aad_prefix: [byte]; aad_file_unique: [byte]; supply_aad_prefix: bool; }
-union EncryptionAlgorithm { AesGcmV1:AesGcmV1, AesGcmCtrV1:AesGcmCtrV1 }
-union ColumnOrder { TypeDefinedOrder:Empty }
-table SchemaElement { type: Type = null; type_length: int = null; repetition_type: FieldRepetitionType = null;
-  name: string; num_children: int = 0; field_id: int = null; logical_type: LogicalType;
-  column_order: ColumnOrder; }
-enum PageType : byte { DATA_PAGE = 0, INDEX_PAGE = 1, DICTIONARY_PAGE = 2, DATA_PAGE_V2 = 3 }
-table KeyValue { key: string; val: string; }
-table ColumnMetadata { codec: CompressionCodec; num_values: long = null; total_uncompressed_size: long;
-  total_compressed_size: long; key_value_metadata: [KeyValue]; data_page_offset: long;
-  index_page_offset: long = null; dictionary_page_offset: long = null; statistics: Statistics;
-  is_fully_dict_encoded: bool; bloom_filter: BloomFilterInfo; geospatial_statistics: GeospatialStatistics; }
-table EncryptionWithColumnKey { path_in_schema: [string]; key_metadata: [byte]; }
-union ColumnCryptoMetadata { EncryptionWithFooterKey:Empty, EncryptionWithColumnKey:EncryptionWithColumnKey }
-table ColumnChunk { metadata: ColumnMetadata; crypto_metadata: ColumnCryptoMetadata;
-  encrypted_column_metadata: [byte]; }
-table SortingColumn { column_idx: int; descending: bool; nulls_first: bool; }
-table RowGroup { columns: [ColumnChunk]; total_byte_size: long; num_rows: long; sorting_columns: [SortingColumn];
-  file_offset: long; total_compressed_size: long; ordinal: short = null; }
-table FileMetaData { version: int; schema: [SchemaElement]; num_rows: long; row_groups: [RowGroup];
-  kv: [KeyValue]; created_by: string; encryption_algorithm: EncryptionAlgorithm;
-  footer_signing_key_metadata: [byte]; }
-root_type FileMetaData;
-"""
 
 ROOT = "FileMetaData"
 MAX_DEPTH = 64  # flatbuffers::Verifier's default max_depth
@@ -104,6 +54,7 @@ class Slot:
     kind: str  # scalar | utype (a union's type) | union | string | bytes | vector | strings | tables | table
     type: str  # scalar type, element scalar type, table or union name
     default: object  # scalars: the schema default, None for `= null`; others None
+    enum: str | None = None  # the enum a scalar is declared as (flatc --json prints its names)
 
 
 @dataclass(frozen=True)
@@ -138,7 +89,8 @@ def parse_fbs(text: str) -> Schema:
                 i += 1
                 slots.append(Slot(fname, i, "union", inner, None))
             elif scalar in SCALARS:
-                slots.append(Slot(fname, i, "scalar", scalar, _default(scalar, default)))
+                slots.append(Slot(fname, i, "scalar", scalar, _default(scalar, default),
+                                  inner if inner in enums else None))
             else:
                 slots.append(Slot(fname, i, "string" if inner == "string" else "table", inner, None))
             i += 1
@@ -156,7 +108,49 @@ def _default(scalar: str, text: str) -> object:
     return int(text or 0)
 
 
-SCHEMA = parse_fbs(SCHEMA_TEXT)
+@dataclass(frozen=True)
+class Revision:
+    """A vendored revision of the schema: its file in this folder (a comment block naming the upstream
+    commit, then the upstream file unchanged), the module flatc generates from it, and who writes it."""
+
+    name: str  # the commit, abbreviated
+    commit: str
+    fbs: str
+    used_by: str
+    schema: Schema
+
+    @property
+    def path(self) -> Path:
+        return HERE / self.fbs
+
+    @property
+    def module(self) -> str:
+        """flatc --gen-onefile names the module after the schema file."""
+        return self.fbs.removesuffix(".fbs") + "_generated"
+
+
+HERE = Path(__file__).resolve().parent
+PR_HEAD = "c938fc70"  # refs/pull/544/head
+PROTOTYPES = "a77d2774"  # what apache/arrow PR #48431 and apache/arrow-rs PR #9042 compile
+
+
+def _revision(name: str, commit: str, fbs: str, used_by: str) -> Revision:
+    return Revision(name, commit, fbs, used_by, parse_fbs((HERE / fbs).read_text()))
+
+
+REVISIONS = {r.name: r for r in (
+    _revision(PR_HEAD, "c938fc70f83c4953071d2ed63c2c34c8e60e4acd", "parquet.fbs",
+              "the spec-example, migration and par3 profiles"),
+    _revision(PROTOTYPES, "a77d2774c99d68953df0de9c1ea14af0fb4e4001", "parquet3.fbs",
+              "the arrow-prototype profile (apache/arrow PR #48431, apache/arrow-rs PR #9042)"),
+)}
+
+
+def schema_of(revision: str) -> Schema:
+    try:
+        return REVISIONS[revision].schema
+    except KeyError:
+        raise ValueError(f"no FlatBuffers schema revision {revision!r}; known: {', '.join(REVISIONS)}") from None
 
 
 # --- verify / decode -------------------------------------------------------------------
@@ -164,8 +158,8 @@ SCHEMA = parse_fbs(SCHEMA_TEXT)
 class _Walker:
     """One pass over a buffer; with `materialize` it also builds the decoded dicts."""
 
-    def __init__(self, buf: bytes, materialize: bool) -> None:
-        self.buf, self.n, self.materialize = buf, len(buf), materialize
+    def __init__(self, buf: bytes, materialize: bool, schema: Schema) -> None:
+        self.buf, self.n, self.materialize, self.schema = buf, len(buf), materialize, schema
         self.budget = 8 * self.n + 1024  # an honest table costs <= 13 units and takes >= 8 bytes
         self.done: dict[tuple[int, str], dict | None] = {}
 
@@ -221,7 +215,7 @@ class _Walker:
             self.fail(f"{name} vtable of {vsize} bytes is malformed", vt)
         out: dict | None = {} if self.materialize else None
         utype = 0
-        for f in SCHEMA.tables[name]:
+        for f in self.schema.tables[name]:
             self.charge(pos)
             entry = 4 + 2 * f.slot
             voff = self.scalar(vt + entry, "ushort", name + " vtable") if entry < vsize else 0
@@ -243,7 +237,7 @@ class _Walker:
         return out
 
     def union(self, at: int | None, union: str, utype: int, depth: int, what: str) -> tuple[str, dict] | None:
-        members = SCHEMA.unions[union]
+        members = self.schema.unions[union]
         if utype > len(members):
             self.fail(f"{what}: unknown {union} type {utype}", at or 0)
         if (utype == 0) != (at is None):
@@ -290,33 +284,36 @@ def _as_bytes(buf: object) -> bytes:
     raise FlatbufferError(f"expected bytes, got {type(buf).__name__}")
 
 
-def verify(buf: bytes) -> None:
-    """Raises FlatbufferError unless `buf` is a well-formed FileMetaData; see the module docstring."""
-    _Walker(_as_bytes(buf), materialize=False).root()
+def verify(buf: bytes, revision: str = PR_HEAD) -> None:
+    """Raises FlatbufferError unless `buf` is a well-formed FileMetaData of that revision; see the module
+    docstring."""
+    _Walker(_as_bytes(buf), False, schema_of(revision)).root()
 
 
-def decode(buf: bytes) -> dict:
+def decode(buf: bytes, revision: str = PR_HEAD) -> dict:
     """The FileMetaData as nested dicts: every field of each table by name (schema default or None
     when absent), strings and [byte] as bytes, unions as (member, dict) or None. Verifies as it goes."""
-    out = _Walker(_as_bytes(buf), materialize=True).root()
+    out = _Walker(_as_bytes(buf), True, schema_of(revision)).root()
     assert out is not None
     return out
 
 
 # --- encode ----------------------------------------------------------------------------
 
-def encode(obj: Mapping[str, object], table: str = ROOT) -> bytes:
+def encode(obj: Mapping[str, object], revision: str = PR_HEAD, table: str = ROOT) -> bytes:
     """Writes nested dicts of the `decode` shape (missing keys and None mean absent) as a finished
-    buffer without file identifier (the schema declares none). Same input, same bytes."""
+    buffer without file identifier (neither revision declares one). Same input, same bytes."""
     b = flatbuffers.Builder(4096)
-    b.Finish(_encode(b, table, obj))
+    b.Finish(_encode(b, schema_of(revision), table, obj))
     return bytes(b.Output())
 
 
-def _encode(b: flatbuffers.Builder, table: str, obj: Mapping[str, object]) -> int:
-    slots = SCHEMA.tables[table]
+def _encode(b: flatbuffers.Builder, schema: Schema, table: str, obj: Mapping[str, object]) -> int:
+    slots = schema.tables[table]
+    if unknown := set(obj) - {f.name for f in slots}:  # a field of the other revision is a bug, not a no-op
+        raise ValueError(f"{table} has no field {sorted(unknown)[0]!r} in this schema revision")
     # Strings, vectors and sub-tables must be complete before the table is started.
-    refs = {f.name: _child(b, f, obj[f.name]) for f in slots
+    refs = {f.name: _child(b, schema, f, obj[f.name]) for f in slots
             if f.kind not in ("scalar", "utype") and obj.get(f.name) is not None}
     b.StartObject(slots[-1].slot + 1 if slots else 0)
     for f in slots:
@@ -328,7 +325,7 @@ def _encode(b: flatbuffers.Builder, table: str, obj: Mapping[str, object]) -> in
         if f.kind == "utype":  # follows from the union member in the next slot
             union = slots[f.slot + 1]
             member = obj.get(union.name)
-            value = None if member is None else [m for m, _ in SCHEMA.unions[union.type]].index(member[0]) + 1
+            value = None if member is None else [m for m, _ in schema.unions[union.type]].index(member[0]) + 1
         if value is None or _is_default(value, f.default):
             continue  # like the generated code: defaults are not written
         fmt, flags = SCALARS[f.type]
@@ -349,16 +346,16 @@ def _is_default(value: object, default: object) -> bool:
     return value == default
 
 
-def _child(b: flatbuffers.Builder, f: Slot, value: object) -> int:
+def _child(b: flatbuffers.Builder, schema: Schema, f: Slot, value: object) -> int:
     if f.kind == "string":
         return b.CreateString(bytes(value))
     if f.kind == "bytes":
         return b.CreateByteVector(bytes(value))
     if f.kind == "table":
-        return _encode(b, f.type, value)
+        return _encode(b, schema, f.type, value)
     if f.kind == "union":
         member, inner = value
-        return _encode(b, dict(SCHEMA.unions[f.type])[member], inner)
+        return _encode(b, schema, dict(schema.unions[f.type])[member], inner)
     if f.kind == "vector":
         fmt, flags = SCALARS[f.type]
         size = struct.calcsize(fmt)
@@ -366,7 +363,7 @@ def _child(b: flatbuffers.Builder, f: Slot, value: object) -> int:
         for x in reversed(value):
             b.Prepend(flags, x)
         return b.EndVector()
-    refs = [b.CreateString(bytes(x)) if f.kind == "strings" else _encode(b, f.type, x) for x in value]
+    refs = [b.CreateString(bytes(x)) if f.kind == "strings" else _encode(b, schema, f.type, x) for x in value]
     b.StartVector(4, len(refs), 4)
     for ref in reversed(refs):
         b.PrependUOffsetTRelative(ref)

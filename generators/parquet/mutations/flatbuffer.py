@@ -52,9 +52,10 @@ def _edited_metadata(buf: bytes, edits: tuple[MetadataEdit, ...]) -> Struct:
 @register("add_flatbuffer_footer")
 @dataclass(frozen=True)
 class AddFlatbufferFooter(Mutation):
-    """The FlatBuffers FileMetaData of this file framed as `profile`, inside field 32767 of the FileMetaData
-    (`in-struct`), after its stop byte (`after-stop`, as the prototypes write it), or, for `par3`, in place of
-    the whole Thrift footer. `metadata_edits` make it disagree with the Thrift footer."""
+    """The FlatBuffers FileMetaData of this file, in the profile's schema revision (profiles.REVISION), framed as
+    `profile`, inside field 32767 of the FileMetaData (`in-struct`), after its stop byte (`after-stop`, as the
+    prototypes write it), or, for `par3`, in place of the whole Thrift footer. `metadata_edits` make it disagree
+    with the Thrift footer."""
 
     profile: Literal["spec-example", "migration", "arrow-prototype", "par3"]
     header: Header = "spec"
@@ -73,7 +74,7 @@ class AddFlatbufferFooter(Mutation):
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         from parquet_conformance.generators.parquet.flatbuf.convert import thrift_to_flatbuffer
 
-        fb = thrift_to_flatbuffer(_edited_metadata(buf, self.metadata_edits))
+        fb = thrift_to_flatbuffer(_edited_metadata(buf, self.metadata_edits), profiles.REVISION[self.profile])
         if self.profile == "par3":
             return buf[:parse_file(buf).footer_offset] + profiles.par3_tail(fb, self.crc)
         if self.profile == "arrow-prototype":
