@@ -96,7 +96,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         print(fmt.describe_inspection(report))
         if not report["valid"]:
             print(f"{path}: {report['error']}", file=sys.stderr)
-    return 0 if report["valid"] else 1
+        elif args.strict and report.get("findings"):
+            print(f"{path}: {len(report['findings'])} finding(s), the first: {report['findings'][0]['message']}",
+                  file=sys.stderr)
+    return 0 if report["valid"] and not (args.strict and report.get("findings")) else 1
 
 
 def specs(args: argparse.Namespace) -> list:
@@ -363,9 +366,14 @@ def build_parser() -> argparse.ArgumentParser:
     ins = sub.add_parser("inspect", help="print a file's tail, footer structs and every extension found",
                          description="Decode a file of a track (default parquet: the tail and Thrift footer, every "
                                      "field-32767 extension with struct, header form, offset, length, sha256, "
-                                     "trailing UUID, page headers included). Exit 1 if the file is not valid.")
+                                     "trailing UUID, page headers included). A Parquet file is valid when a Thrift "
+                                     "compact reader decodes its footer; notes say what that reading skipped, "
+                                     "findings which rules of the spec the file breaks. Exit 1 if the file is not "
+                                     "valid, or with --strict if it has findings.")
     ins.add_argument("file", metavar="FILE")
     ins.add_argument("--json", action="store_true", help="machine-readable output")
+    ins.add_argument("--strict", action="store_true",
+                     help="exit 1 also when the file breaks a rule of the spec (a finding)")
     ins.add_argument("--track", default="parquet", metavar="NAME", help="the file's track (default parquet)")
     ins.set_defaults(func=cmd_inspect)
 

@@ -58,7 +58,8 @@ class Track(Protocol):
         ...
 
     def inspect(self, path: Path) -> dict[str, Any]:
-        """What a file of this format holds (`parquet-conformance inspect`); `valid` says if it decodes."""
+        """What a file of this format holds (`parquet-conformance inspect`); `valid` says if it decodes, and
+        `findings`, where a track has them, list the rules of its spec the file breaks (`inspect --strict`)."""
         ...
 
     def describe_inspection(self, report: Mapping[str, Any]) -> str:

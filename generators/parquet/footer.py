@@ -1,17 +1,28 @@
 """The Parquet file tail and the structs of its Thrift footer, with byte spans.
 
 Struct and field names follow apache/parquet-format `src/main/thrift/parquet.thrift`
-(commit 24102ed5c56e51b610a4897e5f79e76e43732d1d). `parse_file` is deliberately strict:
-it is the judge that every corrupt case of the corpus really is corrupt.
+(commit 24102ed5c56e51b610a4897e5f79e76e43732d1d). Two levels of reading:
+
+- `read_footer` decodes the footer as a Thrift compact reader does (generated code: unknown fields
+  and fields of an unexpected wire type skipped, non-minimal varints and bytes after the
+  FileMetaData accepted) and says what it passed over;
+- `check_file` adds the spec's rules as findings (enums in range, required fields, row counts,
+  column chunks inside the data region and apart, statistics in order, pages that decode, page CRCs).
+
+`parse_file` is deliberately strict: any finding, and anything Thrift reads only by skipping it,
+fails it. It is the judge that every corrupt or nonconforming case of the corpus really is one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import struct as _struct
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import field as dataclass_field
+from typing import Any, Literal
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.thrift import Buffer, Field, Struct, ThriftError
@@ -93,6 +104,23 @@ REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
                                "total_uncompressed_size", "total_compressed_size", "data_page_offset")}
 
 
+# Enum values parquet.thrift defines (24102ed5), and the fields that hold them (GROUP_VAR_INT = 1 is commented out).
+ENUMS = {"Type": frozenset(range(8)), "FieldRepetitionType": frozenset(range(3)), "ConvertedType": frozenset(range(22)),
+         "Encoding": frozenset({0, *range(2, 11)}), "CompressionCodec": frozenset(range(8)),
+         "PageType": frozenset(range(4)), "EdgeInterpolationAlgorithm": frozenset(range(5))}
+ENUM_FIELDS = {("SchemaElement", "type"): "Type", ("SchemaElement", "repetition_type"): "FieldRepetitionType",
+               ("SchemaElement", "converted_type"): "ConvertedType", ("ColumnMetaData", "type"): "Type",
+               ("ColumnMetaData", "encodings"): "Encoding", ("ColumnMetaData", "codec"): "CompressionCodec",
+               ("PageEncodingStats", "page_type"): "PageType", ("PageEncodingStats", "encoding"): "Encoding",
+               ("PageHeader", "type"): "PageType", ("DataPageHeader", "encoding"): "Encoding",
+               ("DataPageHeader", "definition_level_encoding"): "Encoding",
+               ("DataPageHeader", "repetition_level_encoding"): "Encoding",
+               ("DictionaryPageHeader", "encoding"): "Encoding", ("DataPageHeaderV2", "encoding"): "Encoding",
+               ("GeographyType", "algorithm"): "EdgeInterpolationAlgorithm"}
+# Encryption.md, plaintext footer mode: the FileMetaData is followed by a 12-byte nonce and a 16-byte GCM tag.
+SIGNATURE_LENGTH = 28
+
+
 def _parse_schema() -> dict[str, dict[int, tuple[str, str]]]:
     out: dict[str, dict[int, tuple[str, str]]] = {}
     for name, text in _SCHEMA_TEXT.items():
@@ -131,10 +159,13 @@ class StructRef:
     node: Struct
 
     def get(self, field: str) -> Field | None:
-        return self.node.get(field_id(self.name, field))
+        """The field as generated code sees it: None when absent or of another wire type than declared."""
+        f = self.node.get(field_id(self.name, field))
+        return f if f is not None and _type_matches(f, SCHEMA[self.name][f.id][1]) else None
 
     def value(self, field: str, default: object = None) -> Any:
-        return self.node.value(field_id(self.name, field), default)
+        f = self.get(field)
+        return default if f is None else f.value
 
     def need(self, field: str) -> StructRef:
         """A struct-valued field that must be there; FooterError names it if it is not."""
@@ -191,9 +222,12 @@ class ParquetFooter:
     footer_offset: int
     footer_length: int
     metadata: Struct
-    # Fields found after the FileMetaData's stop byte, inside the footer length (only when
-    # decoding leniently): where the Arrow C++ and arrow-rs prototypes put their extension.
+    # Fields found after the FileMetaData's stop byte, inside the footer length: where the Arrow
+    # C++ and arrow-rs prototypes put their extension.
     after_stop: Struct | None = None
+    # A plaintext footer's signature (Encryption.md): the 28 bytes after an encrypted file's FileMetaData.
+    signature: bytes | None = None
+    _structs: list[StructRef] | None = dataclass_field(default=None, repr=False, compare=False)
 
     @property
     def footer_end(self) -> int:
@@ -208,7 +242,10 @@ class ParquetFooter:
         return self.root.children("row_groups")
 
     def structs(self) -> list[StructRef]:
-        return list(walk(self.metadata, "FileMetaData", ""))
+        """Every struct of the FileMetaData in walk order (computed once: the decoded footer does not change)."""
+        if self._structs is None:
+            self._structs = list(walk(self.metadata, "FileMetaData", ""))
+        return self._structs
 
     def page_headers(self) -> list[StructRef]:
         return list(_page_headers(self))
@@ -230,10 +267,14 @@ def _join(path: str, name: str) -> str:
 
 
 def walk(node: Struct, name: str, path: str) -> Iterator[StructRef]:
+    """Every struct, known or not (extensions may sit in an unknown field's struct too), except those in a
+    known field of another wire type than declared: generated code skips such a field."""
     yield StructRef(name, path or name, node)
     fields = SCHEMA.get(name, {})
     for f in node.fields:
         fname, ftype = fields.get(f.id, (f"field_{f.id}", "?"))
+        if f.id in fields and not _type_matches(f, ftype):
+            continue
         child = ftype[5:-1] if ftype.startswith("list<") else ftype
         if isinstance(f.value, Struct):
             yield from walk(f.value, child, _join(path, fname))
@@ -277,93 +318,191 @@ def read_tail(buf: Buffer) -> tuple[int, int]:
     return size - 8 - length, length
 
 
-def decode_footer(buf: Buffer, *, strict_varints: bool = False, allow_after_stop: bool = False) -> ParquetFooter:
-    """Decodes the tail and the FileMetaData struct, checking that it spans the footer, or with
-    `allow_after_stop`, that the bytes after its stop byte are fields and a stop byte."""
+@dataclass(frozen=True)
+class Problem:
+    """What a strict reading objects to. A `note` is something a Thrift reader passes over as generated code
+    does, or a layout it knows (a plaintext footer's signature); a `finding` breaks a rule of the spec."""
+
+    level: Literal["note", "finding"]
+    rule: str  # short name: wire-type, varint, signature, after-stop, trailing-bytes, required, enum, ...
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def to_json(self) -> dict[str, str]:
+        return {"rule": self.rule, "path": self.path, "message": self.message}
+
+
+def _note(rule: str, path: str, message: str) -> Problem:
+    return Problem("note", rule, path, message)
+
+
+def _finding(rule: str, path: str, message: str) -> Problem:
+    return Problem("finding", rule, path, message)
+
+
+def read_footer(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
+    """The footer as a Thrift compact reader decodes it, and what that reading passed over (module
+    docstring). Raises FooterError only where such a reader fails: a bad tail, or a FileMetaData that
+    does not decode within the footer length."""
     offset, length = read_tail(buf)
     end = offset + length
+    reader = thrift.Reader(buf, offset, end)
     try:
-        meta = thrift.decode_struct(buf, offset, end, strict_varints=strict_varints)
+        meta = reader.struct()
     except ThriftError as e:
         raise FooterError(f"FileMetaData does not decode: {e}") from None
-    if meta.end == end:
-        return ParquetFooter(buf, offset, length, meta)
-    problem = f"FileMetaData ends at byte {meta.end}, the footer at byte {end}"
-    if allow_after_stop:
-        try:
-            after = thrift.decode_struct(buf, meta.end, end)
-        except ThriftError:
-            after = None
-        if after is not None and after.end == end and after.fields:
-            return ParquetFooter(buf, offset, length, meta, after)
-    raise FooterError(problem)
+    footer = ParquetFooter(buf, offset, length, meta)
+    problems = [_after_metadata(footer)] if meta.end < end else []
+    if reader.overlong:
+        problems.append(_note("varint", "", f"{len(reader.overlong)} non-minimal varint(s), the first at byte "
+                                            f"{reader.overlong[0]} (Thrift reads them, a Thrift writer never "
+                                            "writes them)"))
+    for ref in footer.structs():
+        problems += _skipped_fields(ref)
+    return footer, problems
+
+
+def _after_metadata(footer: ParquetFooter) -> Problem:
+    """Bytes between the FileMetaData's stop byte and the end of the footer, which a Thrift reader never reads."""
+    start, end = footer.metadata.end, footer.footer_end
+    try:
+        after = thrift.decode_struct(footer.buf, start, end)
+    except ThriftError:
+        after = None
+    if after is not None and after.end == end and after.fields:
+        footer.after_stop = after
+        return _finding("after-stop", "FileMetaData", f"fields and a second stop byte after its stop byte (bytes "
+                                                      f"{start}-{end}), outside the FileMetaData")
+    if end - start == SIGNATURE_LENGTH and footer.root.get("encryption_algorithm") is not None:
+        footer.signature = bytes(footer.buf[start:end])
+        return _note("signature", "FileMetaData", "followed by a 28-byte plaintext footer signature (nonce and "
+                                                  "GCM tag, Encryption.md)")
+    return _finding("trailing-bytes", "FileMetaData", f"ends at byte {start}, the footer at byte {end}: "
+                                                      f"{end - start} bytes in the footer length are not part of it")
+
+
+def _skipped_fields(ref: StructRef) -> list[Problem]:
+    """Known optional fields of another wire type than parquet.thrift declares: generated code skips them
+    (a required one is reported missing by the findings)."""
+    fields, out = SCHEMA.get(ref.name, {}), []
+    for f in ref.node.fields:
+        if f.id in fields and f.id not in EXTENSION_IDS and not _type_matches(f, fields[f.id][1]):
+            fname, ftype = fields[f.id]
+            if fname not in REQUIRED.get(ref.name, ()):
+                out.append(_note("wire-type", f"{ref.path}.{fname}", f"wire type {thrift.TYPE_NAMES[f.type]} where "
+                                                                     f"parquet.thrift declares {ftype}: skipped"))
+    return out
+
+
+def check_file(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
+    """read_footer's reading and notes, then the spec's rules as findings, page headers included.
+    Raises FooterError only where read_footer does."""
+    footer, problems = read_footer(buf)
+    for ref in footer.structs():
+        problems += struct_findings(ref)
+    problems += _layout_findings(footer)
+    problems += _page_findings(footer)
+    return footer, problems
 
 
 def parse_file(buf: Buffer) -> ParquetFooter:
-    """Decodes and validates the tail, the footer and every struct in it; raises FooterError."""
-    footer = decode_footer(buf, strict_varints=True)
-    for ref in footer.structs():
-        check_struct(buf, ref)
-    _check_layout(footer)
+    """The strict decoder: the footer if the file has no finding and nothing Thrift reads only by skipping or
+    folding it (a plaintext footer's signature is fine); else FooterError naming the first problem."""
+    footer, problems = check_file(buf)
+    if bad := [p for p in problems if p.rule != "signature"]:
+        raise FooterError(str(bad[0]))
     return footer
 
 
-def check_struct(buf: Buffer, ref: StructRef) -> None:
-    """Field types as parquet.thrift declares them, required fields, extension rules."""
+def struct_findings(ref: StructRef) -> list[Problem]:
+    """A struct against parquet.thrift: no field twice, required fields present with their declared wire type,
+    enum values defined, i16/i32 values in range, extension fields binary and at most one per struct."""
     fields = SCHEMA.get(ref.name)
     if fields is None:
-        return
+        return []
+    out: list[Problem] = []
     seen: set[int] = set()
     for f in ref.node.fields:
         if f.id in EXTENSION_IDS:
             if f.type != thrift.BINARY:
-                raise FooterError(f"{ref.path}: extension field {f.id} has type {thrift.TYPE_NAMES[f.type]}, "
-                                  "the spec reserves it as binary")
-            if EXTENSION_ID in seen:
-                raise FooterError(f"{ref.path}: more than one extension field")
+                kind = thrift.TYPE_NAMES[f.type]
+                out.append(_finding("extension", ref.path, f"extension field {f.id} has type {kind}, the spec "
+                                                           "reserves it as binary"))
+            elif EXTENSION_ID in seen:
+                out.append(_finding("extension", ref.path, "more than one extension field"))
             seen.add(EXTENSION_ID)
             continue
         if f.id in seen:
-            raise FooterError(f"{ref.path}: field {f.id} appears twice")
+            out.append(_finding("duplicate", ref.path, f"field {f.id} appears twice"))
         seen.add(f.id)
-        if f.id not in fields:
-            continue
-        fname, ftype = fields[f.id]
-        if not _type_matches(f, ftype):
-            raise FooterError(f"{ref.path}.{fname}: wire type {thrift.TYPE_NAMES[f.type]}, expected {ftype}")
-    missing = [name for name in REQUIRED.get(ref.name, ()) if field_id(ref.name, name) not in seen]
-    if missing:
-        raise FooterError(f"{ref.path}: required field(s) {', '.join(missing)} missing")
+        if f.id in fields and _type_matches(f, fields[f.id][1]):
+            out += _value_findings(ref, fields[f.id], f)
+    for name in REQUIRED.get(ref.name, ()):
+        if ref.get(name) is None:
+            raw = ref.node.get(field_id(ref.name, name))
+            why = "" if raw is None else f" (there with wire type {thrift.TYPE_NAMES[raw.type]}, which Thrift skips)"
+            out.append(_finding("required", ref.path, f"required field {name} missing{why}"))
+    return out
+
+
+def _value_findings(ref: StructRef, decl: tuple[str, str], f: Field) -> list[Problem]:
+    fname, ftype = decl
+    values = f.value if isinstance(f.value, list) else [f.value]
+    out = []
+    if ftype in ("i16", "i32", "list<i32>"):
+        bits = 16 if ftype == "i16" else 32
+        if bad := [v for v in values if not -(1 << (bits - 1)) <= v < 1 << (bits - 1)]:
+            out.append(_finding("range", f"{ref.path}.{fname}", f"{bad[0]} does not fit an i{bits}"))
+    if (enum := ENUM_FIELDS.get((ref.name, fname))) and (bad := [v for v in values if v not in ENUMS[enum]]):
+        out.append(_finding("enum", f"{ref.path}.{fname}", f"{bad[0]} is not a {enum} parquet.thrift defines"))
+    return out
 
 
 def _type_matches(f: Field, ftype: str) -> bool:
     if ftype.startswith("list<"):
-        inner = ftype[5:-1]
-        return f.type == thrift.LIST and all(
-            isinstance(v, Struct) if inner not in _WIRE else not isinstance(v, (Struct, list)) for v in f.value)
+        if f.type != thrift.LIST or not f.value:
+            return f.type == thrift.LIST
+        first = f.value[0]  # a compact list has one element type: the first element tells
+        return isinstance(first, Struct) if ftype[5:-1] not in _WIRE else not isinstance(first, (Struct, list))
     if ftype in _WIRE:
         return f.type in _WIRE[ftype]
     return f.type == thrift.STRUCT
 
 
-def _check_layout(footer: ParquetFooter) -> None:
-    leaves = footer.leaf_count()
-    total = 0
+def _layout_findings(footer: ParquetFooter) -> list[Problem]:
+    """Column chunks per row group, inside the data region and apart; row counts that add up; statistics."""
+    out: list[Problem] = []
+    leaves = [el for el in footer.root.children("schema") if not el.value("num_children")]
+    orders = footer.root.value("column_orders") or []
+    sort_keys = [_sort_key(leaf) if i < len(orders) and orders[i].get(1) is not None else None
+                 for i, leaf in enumerate(leaves)]
+    ranges = []
     for rg in footer.row_groups():
         cols = rg.children("columns")
-        if len(cols) != leaves:
-            raise FooterError(f"{rg.path} has {len(cols)} column chunks for {leaves} leaf columns")
-        total += rg.value("num_rows")
-        for cc in cols:
+        if len(cols) != len(leaves):
+            out.append(_finding("columns", rg.path, f"{len(cols)} column chunks for {len(leaves)} leaf columns"))
+        for i, cc in enumerate(cols):
             md = cc.child("meta_data")
-            if md is None:
+            if md is None or md.get("data_page_offset") is None or md.get("total_compressed_size") is None:
                 continue
             start, end = chunk_range(md)
             if not (4 <= start <= end <= footer.footer_offset):
-                raise FooterError(f"{cc.path}: chunk [{start}, {end}) "
-                                  f"is outside the data region [4, {footer.footer_offset})")
+                out.append(_finding("chunk-outside", cc.path, f"chunk [{start}, {end}) is outside the data region "
+                                                              f"[4, {footer.footer_offset})"))
+            ranges.append((start, end, cc.path))
+            out += _statistics_findings(md, sort_keys[i] if i < len(sort_keys) else None)
+    ranges.sort()
+    for (_, end, path), (start, _, other) in itertools.pairwise(ranges):
+        if start < end:
+            out.append(_finding("chunk-overlap", other, f"chunk starts at {start}, inside {path}, which ends at {end}"))
+    total = sum(rg.value("num_rows", 0) for rg in footer.row_groups())
     if total != footer.root.value("num_rows"):
-        raise FooterError(f"row groups hold {total} rows, FileMetaData.num_rows says {footer.root.value('num_rows')}")
+        out.append(_finding("num-rows", "FileMetaData", f"row groups hold {total} rows, FileMetaData.num_rows says "
+                                                        f"{footer.root.value('num_rows')}"))
+    return out
 
 
 def chunk_range(md: StructRef) -> tuple[int, int]:
@@ -372,27 +511,113 @@ def chunk_range(md: StructRef) -> tuple[int, int]:
     return start, start + md.value("total_compressed_size")
 
 
-def _page_headers(footer: ParquetFooter) -> Iterator[StructRef]:
+def _statistics_findings(md: StructRef, key: Any) -> list[Problem]:
+    """min_value > max_value, where the column's sort order is defined (`key`: ColumnOrder TYPE_ORDER)."""
+    stats = md.child("statistics")
+    if stats is None or key is None:
+        return []
+    lo, hi = stats.value("min_value"), stats.value("max_value")
+    if lo is None or hi is None:
+        return []
+    try:
+        ordered = key(lo) <= key(hi)
+    except (ValueError, _struct.error):
+        return [_finding("statistics", stats.path, f"min_value/max_value of {len(lo)}/{len(hi)} bytes do not fit "
+                                                   "the column's physical type")]
+    return [] if ordered else [_finding("statistics", stats.path, "min_value is greater than max_value")]
+
+
+SIGNED_INTEGER = {15, 16, 17, 18}  # ConvertedType INT_8 ... INT_64; UINT_8 ... UINT_64 are 11 ... 14
+UNSIGNED_INTEGER = {11, 12, 13, 14}
+
+
+def _sort_key(leaf: StructRef) -> Any:
+    """The column's sort order as a key on plain-encoded values (parquet.thrift ColumnOrder TYPE_ORDER), or
+    None where it is undefined here (INT96, INTERVAL) or NaN makes it moot."""
+    ptype, converted = leaf.value("type"), leaf.value("converted_type")
+    logical = leaf.value("logicalType")
+    member = logical.fields[0] if logical is not None and logical.fields else None
+    unsigned = converted in UNSIGNED_INTEGER or (
+        member is not None and member.id == 10 and isinstance(member.value, Struct) and member.value.value(2) is False)
+    decimal = converted == 5 or (member is not None and member.id == 5)
+    if ptype in (1, 2):  # INT32, INT64
+        width = 4 if ptype == 1 else 8
+        return lambda v: int.from_bytes(_exact(v, width), "little", signed=not unsigned)
+    if ptype in (4, 5):  # FLOAT, DOUBLE: NaN never orders, so it never disagrees
+        fmt = "<f" if ptype == 4 else "<d"
+        return lambda v: (lambda x: -float("inf") if x != x else x)(_struct.unpack(fmt, v)[0])
+    if ptype == 0:
+        return lambda v: _exact(v, 1)[0]
+    if ptype in (6, 7) and converted != 21:  # BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY; not INTERVAL
+        if decimal:
+            return lambda v: int.from_bytes(v, "big", signed=True)
+        if member is not None and member.id == 15:  # FLOAT16
+            return lambda v: (lambda x: -float("inf") if x != x else x)(_struct.unpack("<e", _exact(v, 2))[0])
+        return bytes
+    return None
+
+
+def _exact(v: bytes, width: int) -> bytes:
+    if len(v) != width:
+        raise ValueError(f"{len(v)} bytes for a {width}-byte value")
+    return v
+
+
+def _page_findings(footer: ParquetFooter) -> list[Problem]:
+    out: list[Problem] = []
+    for path, header, problem in _walk_pages(footer):
+        out += [problem] if problem is not None else []
+        if header is not None:
+            out += [p for ref in walk(header, "PageHeader", path) for p in struct_findings(ref)]
+    return out
+
+
+def _walk_pages(footer: ParquetFooter) -> Iterator[tuple[str, Struct | None, Problem | None]]:
+    """(path, header, problem) of each column chunk's pages in order. A problem is a header that does not decode
+    or has no usable size (which ends that chunk's walk), pages that overrun the chunk, a wrong CRC."""
     for rg in footer.row_groups():
         for cc in rg.children("columns"):
             md = cc.child("meta_data")
-            if md is None:
+            if md is None or md.get("data_page_offset") is None or md.get("total_compressed_size") is None:
                 continue
+            if cc.get("crypto_metadata") is not None:
+                continue  # an encrypted column: its page headers are ciphertext (Encryption.md)
             pos, end = chunk_range(md)
+            if not 4 <= pos <= end <= footer.footer_offset:
+                continue  # a chunk-outside finding already
             k = 0
             while pos < end:
+                path = f"{cc.path}.pages[{k}]"
                 try:
                     header = thrift.decode_struct(footer.buf, pos, end)
                 except ThriftError as e:
-                    raise FooterError(f"{cc.path} page {k}: header does not decode: {e}") from None
-                refs = list(walk(header, "PageHeader", f"{cc.path}.pages[{k}]"))
-                for ref in refs:
-                    check_struct(footer.buf, ref)
-                    yield ref
-                size = refs[0].value("compressed_page_size")
-                if size < 0:
-                    raise FooterError(f"{cc.path} page {k}: negative page size {size}")
+                    yield path, None, _finding("page", path, f"header does not decode: {e}")
+                    break
+                size = StructRef("PageHeader", path, header).value("compressed_page_size")
+                if size is None or size < 0:
+                    yield path, header, _finding("page", path, f"compressed_page_size {size}")
+                    break
+                yield path, header, _crc_finding(footer.buf, path, header, size)
                 pos = header.end + size
                 k += 1
-            if pos != end:
-                raise FooterError(f"{cc.path}: pages overrun the chunk end {end}")
+            if pos > end:
+                yield cc.path, None, _finding("page", cc.path, f"pages overrun the chunk end {end}")
+
+
+def _crc_finding(buf: Buffer, path: str, header: Struct, size: int) -> Problem | None:
+    """PageHeader.crc: "the standard CRC32 algorithm ... computed on the serialization binary representation of
+    the page (as written to disk), excluding the page header" (parquet.thrift)."""
+    crc = StructRef("PageHeader", path, header).value("crc")
+    if crc is None:
+        return None
+    actual = zlib.crc32(bytes(buf[header.end:header.end + size]))
+    if actual == crc & 0xFFFFFFFF:
+        return None
+    return _finding("crc", path, f"crc {crc & 0xFFFFFFFF:#010x} is not the CRC-32 of the page ({actual:#010x})")
+
+
+def _page_headers(footer: ParquetFooter) -> Iterator[StructRef]:
+    """Every struct of every page header that decodes."""
+    for path, header, _problem in _walk_pages(footer):
+        if header is not None:
+            yield from walk(header, "PageHeader", path)

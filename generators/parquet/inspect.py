@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.generators.parquet.footer import FooterError, decode_footer, parse_file, struct_extensions
+from parquet_conformance.generators.parquet.footer import FooterError, check_file, struct_extensions
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
 
@@ -39,42 +39,40 @@ def flatbuffers_report(buf: Buffer, thrift_meta: Struct | None) -> dict[str, Any
 
 
 def inspect_bytes(buf: Buffer) -> dict[str, Any]:
-    """Never raises on bad bytes: decoding problems become `"valid": false` and `error`.
-
-    Extensions are listed whenever the footer decodes as Thrift, even if the file breaks a
-    rule (a non-binary or duplicate field 32767); page headers are walked only in valid files.
-    """
+    """Never raises on bad bytes. Two levels (footer.py): `valid` says whether a Thrift compact reader
+    decodes the footer (else `error` says why); `notes` list what that reading passed over (fields of an
+    unexpected wire type, non-minimal varints, a plaintext footer's signature) and `findings` the rules of
+    the spec the file breaks (enums out of range, required fields missing, row counts that disagree,
+    overlapping chunks, wrong page CRCs, extension rules). Extensions are listed whenever the footer decodes,
+    page headers included."""
     size = len(buf)
     report: dict = {"valid": False, "size": size,
                     "magic": {"head": _magic(buf[:4]), "tail": _magic(buf[-4:]) if size >= 8 else None}}
     try:
-        footer = decode_footer(buf, allow_after_stop=True)
+        footer, problems = check_file(buf)
     except FooterError as e:
         fb = flatbuffers_report(buf, None)
         if fb and fb["profile"] == "par3" and fb["error"] is None:  # the final form: no Thrift footer
-            return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": []}
+            return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": [], "notes": [],
+                    "findings": []}
         return {**report, "error": str(e), **({"flatbuffers_footer": fb} if fb else {})}
-    meta = footer.metadata
-    structs = footer.structs()
+    pages = footer.page_headers()
     report.update({
         "footer_offset": footer.footer_offset,
         "footer_length": footer.footer_length,
-        "structs": dict(Counter(r.name for r in structs)),
-        "extensions": [e.describe() for e in footer.extensions(include_pages=False)],
+        "structs": dict(Counter(r.name for r in footer.structs())),
+        "extensions": [e.describe() for e in footer.extensions(include_pages=False)]
+        + [e.describe() for ref in pages for e in struct_extensions(buf, ref)],
     })
-    fb = flatbuffers_report(buf, meta)
-    if fb:
+    if fb := flatbuffers_report(buf, footer.metadata):
         report["flatbuffers_footer"] = fb
-    try:
-        parse_file(buf)
-        pages = footer.page_headers()
-    except FooterError as e:
-        return {**report, "error": str(e)}
-    report["extensions"] += [e.describe() for ref in pages for e in struct_extensions(buf, ref)]
-    created_by = meta.value(6)
+    root = footer.root
+    created_by = root.value("created_by")
     return {**report, "valid": True, "error": None,
-            "version": meta.value(1), "num_rows": meta.value(3), "row_groups": len(meta.value(4)),
-            "columns": footer.leaf_count(),
+            "notes": [p.to_json() for p in problems if p.level == "note"],
+            "findings": [p.to_json() for p in problems if p.level == "finding"],
+            "version": root.value("version"), "num_rows": root.value("num_rows"),
+            "row_groups": len(footer.row_groups()), "columns": footer.leaf_count(),
             "created_by": created_by.decode("utf-8", "replace") if isinstance(created_by, bytes) else None,
             "page_headers": sum(1 for r in pages if r.name == "PageHeader")}
 
@@ -113,6 +111,10 @@ def format_text(report: Mapping[str, Any]) -> str:
                          f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}")
     if fb := report.get("flatbuffers_footer"):
         lines.append("FlatBuffers footer: " + ", ".join(f"{k} {v}" for k, v in fb.items() if v is not None))
+    for level in ("notes", "findings"):
+        if level in report:
+            lines.append(f"{level}: {len(report[level])}")
+            lines += [f"  {p['rule']}: {p['path'] + ': ' if p['path'] else ''}{p['message']}" for p in report[level]]
     if not report["valid"]:
         lines.append(f"error: {report['error']}")
     return "\n".join(lines)

@@ -8,6 +8,15 @@ refuses to (overlong varints, any field type for any id, no stop field).
 Decoding is bounded: a list may not claim more elements than bytes remain (every compact
 element takes at least one byte), and nesting is capped, so any input decodes or fails
 in time linear in its length.
+
+Three ways to read (`Reader`): strict (`strict_varints`: only minimal varints of at most 5 bytes for
+32-bit quantities, as our strict decoder wants), exact (the default: non-minimal varints of up to 10
+bytes, as Thrift C++ reads them, noted in `overlong`; values as written), and
+`int32=...`, which reads every 32-bit quantity (binary and container lengths, i16/i32 values) the
+way a Thrift runtime with 32-bit integers does, to see what such a reader makes of a length that
+does not fit: `cast` (Thrift C++: up to 10 bytes into 64 bits, then cast to int32) or `shift`
+(Thrift Java, JavaScript: each 7-bit group shifted left by its shift mod 32 into an int32). Both
+also end a struct at any byte whose low nibble is 0, as those runtimes do.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ from __future__ import annotations
 import mmap
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 STOP, TRUE, FALSE, BYTE, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT, UUID = range(14)
 TYPE_NAMES = {
@@ -23,6 +32,7 @@ TYPE_NAMES = {
     BINARY: "binary", LIST: "list", SET: "set", MAP: "map", STRUCT: "struct", UUID: "uuid",
 }
 MAX_DEPTH = 64
+Int32 = Literal["cast", "shift"]  # how a 32-bit runtime folds a wider varint (module docstring)
 
 
 # What the codec reads from: file bytes, a view of them, or a mapped file.
@@ -72,11 +82,13 @@ class Struct:
 
 class Reader:
     def __init__(self, buf: Buffer, pos: int = 0, end: int | None = None, *,
-                 strict_varints: bool = False) -> None:
+                 strict_varints: bool = False, int32: Int32 | None = None) -> None:
         self.buf = buf
         self.pos = pos
         self.end = len(buf) if end is None else end
         self.strict_varints = strict_varints
+        self.int32 = int32
+        self.overlong: list[int] = []  # where non-minimal varints start (when not strict)
 
     def byte(self) -> int:
         if self.pos >= self.end:
@@ -98,8 +110,10 @@ class Reader:
             b = self.byte()
             result |= (b & 0x7F) << shift
             if not b & 0x80:
-                if self.strict_varints and i > 0 and b == 0:
-                    raise ThriftError("overlong varint", start)
+                if i > 0 and b == 0:
+                    if self.strict_varints:
+                        raise ThriftError("overlong varint", start)
+                    self.overlong.append(start)
                 return result
             shift += 7
         raise ThriftError(f"varint longer than {max_bytes} bytes", start)
@@ -108,17 +122,42 @@ class Reader:
         n = self.varint(max_bytes)
         return (n >> 1) ^ -(n & 1)
 
+    def varint32(self) -> int:
+        """A 32-bit quantity (length, count, i16/i32 before zigzag): at most 5 bytes when strict, 10 (as Thrift
+        C++ reads it) otherwise, or as `int32` folds it."""
+        if self.int32 is None:
+            return self.varint(5 if self.strict_varints else 10)
+        start, groups = self.pos, []
+        while True:
+            b = self.byte()
+            groups.append(b & 0x7F)
+            if not b & 0x80:
+                break
+            if len(groups) == 10 and self.int32 == "cast":
+                raise ThriftError("varint longer than 10 bytes", start)
+        if self.int32 == "cast":
+            n = sum(g << (7 * i) for i, g in enumerate(groups)) & 0xFFFFFFFF
+        else:
+            n = 0
+            for i, g in enumerate(groups):
+                n |= (g << (7 * i % 32)) & 0xFFFFFFFF
+        return n - (1 << 32) if n & 0x80000000 else n
+
+    def zigzag32(self) -> int:
+        n = self.varint32() & 0xFFFFFFFF
+        return (n >> 1) ^ -(n & 1)
+
     def field_header(self, last_id: int) -> tuple[int, int]:
         """Returns (type, id); type STOP means the struct ended."""
         b = self.byte()
         ftype, delta = b & 0x0F, b >> 4
         if ftype == STOP:
-            if delta:
+            if delta and self.int32 is None:
                 raise ThriftError(f"stop byte with non-zero high nibble 0x{b:02x}", self.pos - 1)
             return STOP, 0
         if ftype not in TYPE_NAMES:
             raise ThriftError(f"unknown field type {ftype}", self.pos - 1)
-        fid = last_id + delta if delta else to_i16(self.zigzag(5))
+        fid = last_id + delta if delta else to_i16(self.zigzag32() if self.int32 else self.zigzag(5))
         return ftype, fid
 
     def value(self, ftype: int, depth: int) -> object:
@@ -127,12 +166,14 @@ class Reader:
         if ftype == BYTE:
             b = self.byte()
             return b - 256 if b > 127 else b
-        if ftype in (I16, I32, I64):
-            return self.zigzag(10 if ftype == I64 else 5)
+        if ftype == I64:
+            return self.zigzag(10)
+        if ftype in (I16, I32):
+            return self.zigzag32() if self.int32 else self.zigzag(5)
         if ftype == DOUBLE:
             return struct.unpack("<d", self.take(8))[0]
         if ftype == BINARY:
-            return self.take(self.varint(5))
+            return self.take(self.varint32())
         if ftype == UUID:
             return self.take(16)
         if ftype == STRUCT:
@@ -155,6 +196,8 @@ class Reader:
         return t
 
     def _check_count(self, n: int, start: int) -> None:
+        if n < 0:
+            raise ThriftError(f"negative container size {n}", start)
         if n > self.end - self.pos:
             raise ThriftError(f"container claims {n} elements with {self.end - self.pos} bytes left", start)
 
@@ -163,14 +206,14 @@ class Reader:
         b = self.byte()
         n = b >> 4
         if n == 15:
-            n = self.varint(5)
+            n = self.varint32()
         etype = self._element_type(b & 0x0F)
         self._check_count(n, start)
         return [self.element(etype, depth) for _ in range(n)]
 
     def map_(self, depth: int) -> list:
         start = self.pos
-        n = self.varint(5)
+        n = self.varint32()
         if n == 0:
             return []
         kv = self.byte()
@@ -196,8 +239,8 @@ class Reader:
 
 
 def decode_struct(buf: Buffer, pos: int = 0, end: int | None = None, *,
-                  strict_varints: bool = False) -> Struct:
-    return Reader(buf, pos, end, strict_varints=strict_varints).struct()
+                  strict_varints: bool = False, int32: Int32 | None = None) -> Struct:
+    return Reader(buf, pos, end, strict_varints=strict_varints, int32=int32).struct()
 
 
 def to_i16(n: int) -> int:

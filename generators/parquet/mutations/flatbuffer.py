@@ -11,7 +11,7 @@ from typing import Any, Literal, Self
 
 from parquet_conformance.generators.parquet import profiles
 from parquet_conformance.generators.parquet.edits import apply_edits, set_i64
-from parquet_conformance.generators.parquet.footer import FIELD_IDS, decode_footer, parse_file
+from parquet_conformance.generators.parquet.footer import FIELD_IDS, parse_file, read_footer
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 from parquet_conformance.generators.parquet.mutations.extension import Header, extend_file_metadata
 from parquet_conformance.generators.parquet.thrift import Struct
@@ -46,7 +46,7 @@ def _edited_metadata(buf: bytes, edits: tuple[MetadataEdit, ...]) -> Struct:
     refs = {r.path: r for r in footer.structs()}
     changes = [set_i64(refs[e.path], e.field, refs[e.path].value(e.field) + e.delta) for e in edits]
     # decoded without the consistency checks: disagreeing with itself may be the point
-    return decode_footer(apply_edits(buf, changes)).metadata
+    return read_footer(apply_edits(buf, changes))[0].metadata
 
 
 @register("add_flatbuffer_footer")
