@@ -49,6 +49,19 @@ ZIGZAG = cite(
     "the field id is encoded as a zigzag int (i16) following the type header byte",
     seed=None,
 )
+THRIFT_CPP_VARINT = cite(
+    "apache/thrift lib/cpp/src/thrift/protocol/TCompactProtocol.tcc (034f2ad3)",
+    "readVarint32, readVarint64, readBinary, readFieldBegin",
+    "int64_t val; uint32_t rsize = readVarint64(val); i32 = (int32_t)val; ... Variable-length int over 10 bytes. ... "
+    "if (type == T_STOP)",
+    seed=None,
+)
+THRIFT_JAVA_VARINT = cite(
+    "apache/thrift lib/java/src/main/java/org/apache/thrift/protocol/TCompactProtocol.java (05b06598)",
+    "readVarint32",
+    "result |= (b & 0x7f) << shift; if ((b & 0x80) != 0x80) break; shift += 7;",
+    seed=None,
+)
 RESERVED = cite(
     f"{PF} README.md",
     "Binary Protocol Extensions",

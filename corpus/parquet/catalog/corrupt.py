@@ -1,10 +1,33 @@
 """Corrupt cases: footer lengths, overshooting and truncated extensions, missing stop fields, bad tails,
-truncated and tiny files."""
+truncated and tiny files.
+
+No outcome here depends on chance (docs/spec-notes.md#corrupt-extensions): the payloads are fixed bytes,
+0xFF wherever a reader that misreads a length could land (type 15, which no Thrift runtime knows), and the
+footer length is sized so that a reader that parses past the footer into the file's tail meets a byte it
+rejects too. Where a reader that misreads could see a plausible footer, a second case is crafted so that it
+does, and would read: the case that exposes it. tests/test_corrupt_models.py parses every case as those
+readers would (generators/parquet/thrift.py `int32`)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog.common import APPEND, CRITICAL, FORMS, LAYOUT, PAR3, PARE, WIRE, ext
+from parquet_conformance.corpus.parquet.catalog.common import (
+    APPEND,
+    CRITICAL,
+    FORMS,
+    LAYOUT,
+    PAR3,
+    PARE,
+    THRIFT_CPP_VARINT,
+    THRIFT_JAVA_VARINT,
+    WIRE,
+)
+from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.bases import base_bytes
+from parquet_conformance.generators.parquet.footer import read_tail
+from parquet_conformance.generators.parquet.mutations.extension import OPAQUE_UUID, Extend, Header, Payload
 from parquet_conformance.generators.parquet.mutations.tail import (
     FlipFooterLengthBit,
     ReplaceFile,
@@ -12,6 +35,36 @@ from parquet_conformance.generators.parquet.mutations.tail import (
     SetTailMagic,
     TruncateInFooter,
 )
+
+# For a length of 2^35 (ULEB 80 80 80 80 80 01): Thrift C++ casts it to int32, 0, and reads the payload as fields
+# from byte 0; Thrift Java and JavaScript shift the sixth group by 35 mod 32 and read 8, then fields from byte 8.
+# Both find one unknown binary field (id 100) that ends with the payload: a plausible FileMetaData.
+FOLDS_TO_FIELDS = Payload("hex", hex="08c8013c" + "ff" * 4 + "08c80134" + "ff" * 36 + OPAQUE_UUID.hex())
+TAIL_INVALID, TAIL_STOP = 0xF, 0x0  # low nibbles of the footer length's first byte (see sized())
+
+
+@cache
+def sized(base: str, nibble: int, *, drop_stop: bool = False, size: int = 64) -> int:
+    """A payload size from `size` up for one extension in `base`'s footer such that the new footer length's first
+    (little-endian) byte has `nibble` as its low nibble: the byte a reader that parses past the footer into the
+    file's tail meets first. 0xF is a field type no runtime knows (it fails, as every other reader); 0 is a stop
+    byte (it ends the struct there)."""
+    _, length = read_tail(base_bytes(base))
+    for n in range(size, size + 16):
+        if (length + 4 + len(thrift.uleb(n)) + n - drop_stop) & 0xF == nibble:
+            return n
+    raise AssertionError("unreachable: 16 consecutive sizes cover every nibble")
+
+
+def fixed(struct: str, header: Header = "zigzag", payload: Payload | None = None, *, nibble: int = TAIL_INVALID,
+          over: int = 0, **extra: object) -> Extend:
+    """An extension of fixed bytes in the first `struct` of 'flat': `payload`, or 0xFF and our UUID sized so that the
+    footer length's first byte has `nibble` (sized()). `over` declares that many bytes more than the payload has."""
+    if payload is None:
+        payload = _fill(sized("flat", nibble, drop_stop=bool(extra.get("drop_stop"))))
+    if over:
+        extra["declared_length"] = len(bytes.fromhex(payload.hex or "")) + over
+    return Extend(struct=struct, which=0, header=header, payload=payload, **extra)
 
 
 def cases() -> list[Case]:
@@ -70,7 +123,7 @@ def cases() -> list[Case]:
                 title=f"extension in {struct} whose length claims 1000 bytes more than the footer holds",
                 kind="corrupt",
                 base="flat",
-                mutations=(ext(struct, 0, "zigzag", 64, declared_length=1064),),
+                mutations=(fixed(struct, over=1000),),
                 expect={"legacy": "reject"},
                 citations=(WIRE,),
             )
@@ -81,7 +134,7 @@ def cases() -> list[Case]:
                 title=f"extension in {struct} one byte shorter than its length (the length swallows the stop field)",
                 kind="corrupt",
                 base="flat",
-                mutations=(ext(struct, 0, "zigzag", 64, declared_length=65),),
+                mutations=(fixed(struct, over=1),),
                 expect={"legacy": "reject"},
                 citations=(WIRE,),
             )
@@ -92,7 +145,7 @@ def cases() -> list[Case]:
             title="extension length of 2^31 - 1 in FileMetaData",
             kind="corrupt",
             base="flat",
-            mutations=(ext("FileMetaData", 0, "zigzag", 64, declared_length=2**31 - 1),),
+            mutations=(fixed("FileMetaData", declared_length=2**31 - 1),),
             expect={"legacy": "reject"},
             citations=(WIRE,),
             notes="A reader must not allocate the claimed size before checking it against the footer.",
@@ -101,12 +154,71 @@ def cases() -> list[Case]:
     cases.append(
         Case(
             id="corrupt/extension/length-over-32-bits",
-            title="extension length of 2^35 (does not fit the 1-5 byte, 32-bit size)",
+            title="extension length of 2^35 (does not fit the 1-5 byte, 32-bit size); the payload is 0xFF where a "
+            "reader that folds the length to 32 bits would parse it",
             kind="corrupt",
             base="flat",
-            mutations=(ext("FileMetaData", 0, "zigzag", 64, declared_length=2**35),),
+            mutations=(fixed("FileMetaData", declared_length=2**35),),
             expect={"legacy": "reject"},
-            citations=(WIRE,),
+            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes="Thrift C++ folds 2^35 to 0 and parses the payload as fields, Thrift Java and JavaScript fold it to "
+            "8; both meet field type 15 there and fail: docs/spec-notes.md#corrupt-extensions.",
+        )
+    )
+    cases.append(
+        Case(
+            id="corrupt/extension/length-2pow35-folds-to-fields",
+            title="extension length of 2^35 whose payload, parsed from where a 32-bit reader's folded length ends "
+            "(byte 0 for Thrift C++, byte 8 for Java and JavaScript), is one unknown field: such a reader sees a "
+            "plausible footer",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData", payload=FOLDS_TO_FIELDS, declared_length=2**35),),
+            expect={"legacy": "reject"},
+            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes="A reader that reads this file returns the base data from a footer whose length field is wrong; "
+            "the length does not fit the spec's 32-bit size: docs/spec-notes.md#corrupt-extensions.",
+        )
+    )
+    cases.append(
+        Case(
+            id="corrupt/extension/length-2pow32-plus-payload",
+            title="extension length of 2^32 + N for an N-byte payload (5 ULEB bytes): a reader with 32-bit lengths "
+            "reads N and the whole footer as written",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData", over=2**32),),
+            expect={"legacy": "reject"},
+            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes="Within the spec's 1-5 bytes but beyond 32 bits: the declared length overruns the footer by 4 GiB. "
+            "Thrift C++ (cast) and Java (shift) both fold it to N: docs/spec-notes.md#corrupt-extensions.",
+        )
+    )
+    cases.append(
+        Case(
+            id="corrupt/extension/length-11-bytes",
+            title="extension length written as an 11-byte ULEB128 (its value is right)",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData", length_pad=11),),
+            expect={"legacy": "either"},
+            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes="Thrift C++ refuses a varint over 10 bytes; Thrift Java reads varints of any length. Reading the "
+            "right length is not wrong data, so either: docs/spec-notes.md#corrupt-extensions.",
+        )
+    )
+    cases.append(
+        Case(
+            id="corrupt/extension/overshoot-into-tail",
+            title="FileMetaData extension whose length runs 5 bytes past the footer, over its stop byte and the footer "
+            "length, to the P of PAR1 (0x50, a stop byte for a runtime that reads only the low nibble)",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData", over=5),),
+            expect={"legacy": "reject"},
+            citations=(WIRE, LAYOUT),
+            notes="A reader that bounds the FileMetaData by the footer length rejects it; one that parses from a "
+            "buffer that runs to the end of the file reads the base data: docs/spec-notes.md#corrupt-extensions.",
         )
     )
     for struct, slug in (
@@ -121,11 +233,27 @@ def cases() -> list[Case]:
                     title=f"extension in {struct} with the stop field after it removed",
                     kind="corrupt",
                     base="flat",
-                    mutations=(ext(struct, 0, form, 64, drop_stop=True),),
+                    mutations=(fixed(struct, form, drop_stop=True),),
                     expect={"legacy": "reject"},
                     citations=(WIRE, APPEND),
+                    notes="The footer length's first byte has low nibble 0xF: a reader that parses past the footer "
+                    "fails there too: docs/spec-notes.md#corrupt-extensions.",
                 )
             )
+    cases.append(
+        Case(
+            id="corrupt/extension/missing-stop/file-metadata/tail-stop",
+            title="FileMetaData extension with the stop field after it removed, and a footer length whose first byte "
+            "reads as a stop byte to a runtime that reads only the low nibble",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData", nibble=TAIL_STOP, drop_stop=True),),
+            expect={"legacy": "reject"},
+            citations=(WIRE, APPEND, LAYOUT),
+            notes="A reader that parses from a buffer that runs past the footer into the tail finds its stop byte "
+            "there and reads the base data: docs/spec-notes.md#corrupt-extensions.",
+        )
+    )
     for magic, cite_ in (("PAR3", PAR3), ("PARX", LAYOUT), ("PARE", PARE)):
         cases.append(
             Case(
@@ -133,7 +261,7 @@ def cases() -> list[Case]:
                 title=f"a Thrift footer with tail magic {magic}",
                 kind="corrupt",
                 base="flat",
-                mutations=(ext("FileMetaData", 0, "zigzag", 64), SetTailMagic(magic=magic)),
+                mutations=(fixed("FileMetaData"), SetTailMagic(magic=magic)),
                 expect={"legacy": "reject"},
                 citations=(cite_, LAYOUT),
                 notes="A legacy reader checks the tail magic before anything else.",
@@ -157,7 +285,7 @@ def cases() -> list[Case]:
             title="file cut in the middle of a 1 KiB extension",
             kind="corrupt",
             base="flat",
-            mutations=(ext("FileMetaData", 0, "zigzag", 1024), TruncateInFooter(fraction=0.8)),
+            mutations=(fixed("FileMetaData", payload=_fill(1024)), TruncateInFooter(fraction=0.8)),
             expect={"legacy": "reject"},
             citations=(LAYOUT, WIRE),
         )
@@ -180,3 +308,8 @@ def cases() -> list[Case]:
             )
         )
     return cases
+
+
+def _fill(size: int) -> Payload:
+    """0xFF, then our UUID: wherever a misread length lands in it, a Thrift runtime meets field type 15 and fails."""
+    return Payload("hex", hex="ff" * max(size - 16, 0) + OPAQUE_UUID.hex()[:2 * size])
