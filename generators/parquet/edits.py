@@ -7,7 +7,7 @@ field shift nothing but what follows inside the footer: only the footer length c
 from __future__ import annotations
 
 import struct as _struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,19 +106,30 @@ def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:
     return [set_i64(ref, field, ref.value(field) + delta)] if ref.get(field) is not None else []
 
 
-def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit], str]:
-    """Extension in the first page header of the last column chunk of the last row group.
+def page_header_edit(footer: ParquetFooter, change: Callable[[StructRef], list[Edit]]) -> tuple[list[Edit], str]:
+    """Edits inside the first page header of the last column chunk of the last row group (`change` gets the header),
+    and what they move.
 
-    That header sits at a recorded offset that does not move; only the pages after it in the
-    same chunk shift, and without a page index nothing in the footer points at them. The
-    chunk's and row group's byte totals (which include page headers) grow by len(data)."""
+    That header sits at a recorded offset that does not move; only the pages after it in the same chunk shift, and
+    without a page index the only offset in the footer that can point at them is the chunk's data_page_offset, when
+    the header is its dictionary page's: it moves with them. The chunk's and row group's byte totals (which include
+    page headers) change by the size difference. Returns the edits and the header's path."""
     rg = footer.row_groups()[-1]
     cc = rg.children("columns")[-1]
     md = cc.need("meta_data")
     start, _ = chunk_range(md)
-    header = thrift.decode_struct(footer.buf, start)
-    edits = [Edit(header.stop_offset, header.stop_offset, data)]
-    for ref, field in ((md, "total_uncompressed_size"), (md, "total_compressed_size"), (rg, "total_byte_size"),
-                       (rg, "total_compressed_size")):
-        edits += add_i64(ref, field, len(data))
-    return edits, f"{cc.path}.pages[0]"
+    path = f"{cc.path}.pages[0]"
+    edits = change(StructRef("PageHeader", path, thrift.decode_struct(footer.buf, start)))
+    delta = sum(len(e.data) - (e.end - e.start) for e in edits)
+    if delta:
+        for ref, field in ((md, "total_uncompressed_size"), (md, "total_compressed_size"), (rg, "total_byte_size"),
+                           (rg, "total_compressed_size")):
+            edits += add_i64(ref, field, delta)
+        if md.value("data_page_offset") > start:
+            edits += add_i64(md, "data_page_offset", delta)
+    return edits, path
+
+
+def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit], str]:
+    """Extension `data` before the stop byte of the first page header of the last column chunk (page_header_edit)."""
+    return page_header_edit(footer, lambda header: [before_stop(header, data)])

@@ -585,9 +585,10 @@ def _walk_pages(footer: ParquetFooter) -> Iterator[tuple[str, Struct | None, Pro
             pos, end = chunk_range(md)
             if not 4 <= pos <= end <= footer.footer_offset:
                 continue  # a chunk-outside finding already
-            k = 0
+            starts: list[int] = []
             while pos < end:
-                path = f"{cc.path}.pages[{k}]"
+                path = f"{cc.path}.pages[{len(starts)}]"
+                starts.append(pos)
                 try:
                     header = thrift.decode_struct(footer.buf, pos, end)
                 except ThriftError as e:
@@ -599,9 +600,12 @@ def _walk_pages(footer: ParquetFooter) -> Iterator[tuple[str, Struct | None, Pro
                     break
                 yield path, header, _crc_finding(footer.buf, path, header, size)
                 pos = header.end + size
-                k += 1
-            if pos > end:
-                yield cc.path, None, _finding("page", cc.path, f"pages overrun the chunk end {end}")
+            else:
+                if pos > end:
+                    yield cc.path, None, _finding("page", cc.path, f"pages overrun the chunk end {end}")
+                elif (offset := md.value("data_page_offset")) not in starts:
+                    yield cc.path, None, _finding("page", f"{md.path}.data_page_offset",
+                                                  f"{offset} is not where a page of the chunk starts")
 
 
 def _crc_finding(buf: Buffer, path: str, header: Struct, size: int) -> Problem | None:
