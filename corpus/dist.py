@@ -59,8 +59,10 @@ CHUNK = 1 << 20
 DATA_DIRS = ("cases", "bases", "expected")
 KINDS = {
     "golden": "our strict decoder accepts it: a valid footer with extensions written as the spec says",
-    "nonconforming": "valid Thrift that breaks an extension rule (wrong wire type, duplicates, overlong lengths)",
-    "corrupt": "not a readable footer (bad footer length, lengths that overshoot, missing stop fields, bad tails)",
+    "nonconforming": "valid Thrift that breaks a rule of the spec (an extension's wire type, duplicates, overlong "
+    "lengths; enums out of range, statistics out of order)",
+    "corrupt": "not a readable footer (bad footer length, lengths that overshoot, missing stop fields, bad tails, cut "
+    "files) or damaged pages (wrong CRCs)",
     "regression": "a file found in the wild that broke a reader, kept as a permanent case",
 }
 HEX64 = re.compile(r"[0-9a-f]{64}")

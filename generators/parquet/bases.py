@@ -243,6 +243,8 @@ BASES: dict[str, Base] = {b.name: b for b in [
     Base("dictionary", "200 rows of low-cardinality columns, dictionary-encoded", _dictionary,
          (("use_dictionary", True),)),
     Base("wide", "3 rows x 1000 int32 columns", _wide),
+    Base("checksummed", "200 rows of low-cardinality columns, dictionary-encoded, with a CRC-32 in every page header "
+         "(PageHeader.crc)", _dictionary, (("use_dictionary", True), ("write_page_checksum", True))),
     Base("all-types", "6 rows of every physical and logical type a reader may return, with nulls and extremes: "
          "signed and unsigned integers, float16/32/64 with NaN, -0.0, inf and subnormals, text and binary in plain, "
          "large and view layouts, fixed-size binary, DECIMAL on INT32, INT64, FIXED_LEN_BYTE_ARRAY (precision 38 "

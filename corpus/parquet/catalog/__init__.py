@@ -6,8 +6,9 @@ shredded_variant cases.json): `read` (exactly the base data), `reject` (an error
 (read correctly or reject). Under every expectation a crash, hang or wrong data fails.
 
 `kind` says what our own strict decoder (generators/parquet/footer.parse_file) must conclude:
-`golden` decodes; `nonconforming` is valid Thrift that breaks an extension rule; `corrupt`
-is not a readable Parquet footer at all.
+`golden` decodes; `nonconforming` is valid Thrift that breaks a rule of the spec (an extension
+rule, an enum out of range, statistics out of order); `corrupt` is not a readable Parquet footer
+at all, or its pages are damaged (a wrong CRC).
 """
 
 from __future__ import annotations
@@ -16,9 +17,17 @@ from collections import Counter
 from functools import cache
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog import corrupt, encodings, flatbuffers, golden, nonconforming, types
+from parquet_conformance.corpus.parquet.catalog import (
+    corrupt,
+    encodings,
+    flatbuffers,
+    golden,
+    nonconforming,
+    storage,
+    types,
+)
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage)
 
 
 class CatalogError(ValueError):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import APPEND, FORMS, PROTOTYPES, RESERVED, WIRE, ZIGZAG, ext
-from parquet_conformance.generators.parquet.mutations.extension import AddTypedField, ExtendAfterStop, Payload
+from parquet_conformance.generators.parquet.mutations.extension import ExtendAfterStop, Payload
+from parquet_conformance.generators.parquet.mutations.fields import AddTypedField
 
 
 def cases() -> list[Case]:

@@ -5,8 +5,9 @@ its fields are its parameters, checked when it is built, so a catalog with a bad
 when it loads, naming the mutation. A manifest entry lists a case's mutations as
 `{"mutation": name, **fields}`; `parse` builds them back, `apply` replays them, so the
 manifest alone says how to rebuild every file. One module per family: extension (field 32767
-in structs and page headers), tail (footer length, magic, truncation), flatbuffer (FlatBuffers
-footers and their damage), encoding (the encoding extension).
+in structs and page headers), fields (fields of any type and id, removed fields, rewritten values,
+swapped statistics), tail (footer length, magic, truncation), flatbuffer (FlatBuffers footers and
+their damage), encoding (the encoding extension).
 """
 
 from __future__ import annotations
@@ -115,7 +116,13 @@ def apply(buf: bytes, mutations: Sequence[Mutation], seed: int) -> tuple[bytes, 
 
 
 def _load_families() -> None:
-    from parquet_conformance.generators.parquet.mutations import encoding, extension, flatbuffer, tail  # noqa: F401
+    from parquet_conformance.generators.parquet.mutations import (  # noqa: F401
+        encoding,
+        extension,
+        fields,
+        flatbuffer,
+        tail,
+    )
 
 
 def _plain(value: object) -> object:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import struct as _struct
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Self
 
-from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import (
     Edit,
     apply_edits,
@@ -16,7 +14,6 @@ from parquet_conformance.generators.parquet.edits import (
     extension_field,
     page_header_extension,
     select,
-    typed_field,
 )
 from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, parse_file
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
@@ -146,32 +143,3 @@ class ExtendPageHeader(Mutation):
         edits, path = page_header_extension(parse_file(buf), extension_field(body, self.header))
         ctx.wrote("PageHeader", path, self.header, body)
         return apply_edits(buf, edits)
-
-
-TYPED_VALUES = {  # field 32767 under other wire types, each a well-formed Thrift value
-    "bool": (thrift.TRUE, b""),
-    "i32": (thrift.I32, thrift.uleb(thrift.zigzag_encode(7))),
-    "i64": (thrift.I64, thrift.uleb(thrift.zigzag_encode(2 ** 40))),
-    "double": (thrift.DOUBLE, _struct.pack("<d", 1.5)),
-    "struct": (thrift.STRUCT, thrift.binary_field(1, b"abc") + b"\x00"),
-    "list": (thrift.LIST, bytes([0x20 | thrift.BINARY]) + thrift.uleb(1) + b"a" + thrift.uleb(1) + b"b"),
-}
-
-
-@register("add_typed_field")
-@dataclass(frozen=True)
-class AddTypedField(Mutation):
-    """Field 32767 with a wire type other than binary."""
-
-    struct: str
-    type: Literal["bool", "i32", "i64", "double", "struct", "list"]
-    which: Which = 0
-
-    def check(self) -> None:
-        _check_struct(self.struct)
-
-    def apply(self, buf: bytes, ctx: Context) -> bytes:
-        ftype, value = TYPED_VALUES[self.type]
-        footer = parse_file(buf)
-        return apply_edits(buf, [before_stop(ref, typed_field(ftype, value))
-                                 for ref in select(footer, self.struct, self.which)])

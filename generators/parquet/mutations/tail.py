@@ -1,11 +1,13 @@
-"""The file's tail and size: the footer length, the tail magic, truncation, whole-file replacement."""
+"""The file's tail and size: the footer length, the tail magic, truncation (in the footer, at row groups, in the
+tail), whole-file replacement."""
 
 from __future__ import annotations
 
 import struct as _struct
 from dataclasses import dataclass
+from typing import Literal
 
-from parquet_conformance.generators.parquet.footer import read_tail
+from parquet_conformance.generators.parquet.footer import chunk_range, read_footer, read_tail
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 
 
@@ -75,6 +77,44 @@ class TruncateInFooter(Mutation):
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         offset, length = read_tail(buf)
         return buf[:offset + int(length * self.fraction)]
+
+
+@register("truncate_at_row_group")
+@dataclass(frozen=True)
+class TruncateAtRowGroup(Mutation):
+    """Cut the file where a row group's column chunks start, in their middle, or where they end: a file written up
+    to there, without its footer."""
+
+    row_group: int
+    where: Literal["start", "middle", "end"]
+
+    def check(self) -> None:
+        if self.row_group < 0:
+            raise MutationError(f"truncate_at_row_group: row group {self.row_group} is negative")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        footer, _ = read_footer(buf)
+        groups = footer.row_groups()
+        if self.row_group >= len(groups):
+            raise MutationError(f"truncate_at_row_group: the file has {len(groups)} row groups")
+        ranges = [chunk_range(cc.need("meta_data")) for cc in groups[self.row_group].children("columns")]
+        start, end = min(a for a, _ in ranges), max(b for _, b in ranges)
+        return buf[:{"start": start, "middle": (start + end) // 2, "end": end}[self.where]]
+
+
+@register("truncate_tail")
+@dataclass(frozen=True)
+class TruncateTail(Mutation):
+    """Cut the file inside its 8-byte tail (footer length and magic), keeping `keep` of those bytes."""
+
+    keep: int
+
+    def check(self) -> None:
+        if not 0 <= self.keep < 8:
+            raise MutationError(f"truncate_tail: keep {self.keep} is not in 0..7")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        return buf[:len(buf) - 8 + self.keep]
 
 
 @register("replace_file")

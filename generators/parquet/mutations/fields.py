@@ -1,0 +1,208 @@
+"""Fields other than a binary 32767: fields of any wire type under any id (unknown fields, and 32767 under another
+type), optional fields taken out, values rewritten (enums out of range, flipped CRCs), statistics swapped.
+
+Each reads the footer as Thrift does (footer.read_footer), so that steps can follow one another on a file the
+strict decoder already refuses. A page-header struct (edits.PAGE_STRUCTS) is edited in the `page`-th page of the
+last column chunk, which moves nothing recorded but that chunk's pages (edits.page_header_edit).
+"""
+
+from __future__ import annotations
+
+import struct as _struct
+from dataclasses import dataclass
+from typing import Literal
+
+from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.edits import (
+    Edit,
+    apply_edits,
+    before_stop,
+    remove_fields,
+    struct_edits,
+    typed_field,
+)
+from parquet_conformance.generators.parquet.footer import (
+    EXTENSION_ID,
+    SCHEMA,
+    STRUCT_NAMES,
+    StructRef,
+    field_id,
+    read_footer,
+)
+from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.extension import Which
+
+# The same text as valid UTF-8 and with one byte made invalid (0xFF never occurs in UTF-8): equal lengths, so that a
+# pair of cases differs in that byte alone.
+UTF8_TEXT = "storage checklist: Grüße, 日本語, ✓".encode()
+NON_UTF8_TEXT = UTF8_TEXT[:8] + b"\xff" + UTF8_TEXT[9:]
+_NESTED = (  # struct { 1: list<struct{1: i32}>, 2: map<binary, list<i64>>, 3: struct { 1: bool, 2: double } }
+    thrift.field_header(thrift.LIST, 1) + bytes([0x20 | thrift.STRUCT])
+    + thrift.field_header(thrift.I32, 1) + thrift.i64_value(1) + b"\x00"
+    + thrift.field_header(thrift.I32, 1) + thrift.i64_value(-2) + b"\x00"
+    + thrift.field_header(thrift.MAP, 2, 1) + thrift.uleb(1) + bytes([thrift.BINARY << 4 | thrift.LIST])
+    + thrift.uleb(1) + b"k" + bytes([0x10 | thrift.I64]) + thrift.i64_value(2**40)
+    + thrift.field_header(thrift.STRUCT, 3, 2) + thrift.field_header(thrift.TRUE, 1)
+    + thrift.field_header(thrift.DOUBLE, 2, 1) + _struct.pack("<d", -0.5) + b"\x00"
+    + b"\x00"
+)
+TYPED_VALUES = {  # a well-formed Thrift value of each wire type
+    "bool": (thrift.TRUE, b""),
+    "bool-false": (thrift.FALSE, b""),
+    "i8": (thrift.BYTE, b"\x80"),
+    "i16": (thrift.I16, thrift.i64_value(-300)),
+    "i32": (thrift.I32, thrift.i64_value(7)),
+    "i64": (thrift.I64, thrift.i64_value(2 ** 40)),
+    "double": (thrift.DOUBLE, _struct.pack("<d", 1.5)),
+    "binary-utf8": (thrift.BINARY, thrift.uleb(len(UTF8_TEXT)) + UTF8_TEXT),
+    "binary-non-utf8": (thrift.BINARY, thrift.uleb(len(NON_UTF8_TEXT)) + NON_UTF8_TEXT),
+    "uuid": (thrift.UUID, bytes(range(16))),
+    "struct": (thrift.STRUCT, thrift.binary_field(1, b"abc") + b"\x00"),
+    "nested": (thrift.STRUCT, _NESTED),
+    "list": (thrift.LIST, bytes([0x20 | thrift.BINARY]) + thrift.uleb(1) + b"a" + thrift.uleb(1) + b"b"),
+    "set": (thrift.SET, bytes([0x30 | thrift.I32]) + b"".join(thrift.i64_value(v) for v in (1, -1, 300))),
+    "map": (thrift.MAP, thrift.uleb(2) + bytes([thrift.BINARY << 4 | thrift.I32])
+            + thrift.uleb(1) + b"a" + thrift.i64_value(1) + thrift.uleb(1) + b"b" + thrift.i64_value(-1)),
+}
+TypedValue = Literal["bool", "bool-false", "i8", "i16", "i32", "i64", "double", "binary-utf8", "binary-non-utf8",
+                     "uuid", "struct", "nested", "list", "set", "map"]
+WIRE = {"i16": thrift.I16, "i32": thrift.I32, "i64": thrift.I64, "binary": thrift.BINARY}
+
+
+def _check_struct(struct: str) -> None:
+    if struct not in STRUCT_NAMES:
+        raise MutationError(f"no struct {struct!r} in parquet.thrift")
+
+
+def _check_fields(struct: str, names: tuple[str, ...]) -> None:
+    known = {name for name, _ in SCHEMA.get(struct, {}).values()}
+    if unknown := [n for n in names if n not in known]:
+        raise MutationError(f"parquet.thrift {struct} has no field {unknown[0]!r}")
+
+
+@register("add_typed_field")
+@dataclass(frozen=True)
+class AddTypedField(Mutation):
+    """A field of any wire type under any id (long-form header) before the stop byte of the selected struct(s):
+    32767 with a type other than binary, or a field no parquet.thrift version defines."""
+
+    struct: str
+    type: TypedValue
+    which: Which = 0
+    field_id: int = EXTENSION_ID
+    page: int = 0
+
+    def check(self) -> None:
+        _check_struct(self.struct)
+        if not -(1 << 15) <= self.field_id < 1 << 15:
+            raise MutationError(f"add_typed_field: field id {self.field_id} is not an i16")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        ftype, value = TYPED_VALUES[self.type]
+        footer, _ = read_footer(buf)
+        data = typed_field(ftype, value, self.field_id)
+        return apply_edits(buf, struct_edits(footer, self.struct, self.which, lambda ref: [before_stop(ref, data)],
+                                             self.page))
+
+
+@register("remove_fields")
+@dataclass(frozen=True)
+class RemoveFields(Mutation):
+    """Take fields (by parquet.thrift name) out of the selected struct(s); with `which` "all", out of every one that
+    has them."""
+
+    struct: str
+    fields: tuple[str, ...]
+    which: Which = 0
+    page: int = 0
+
+    def check(self) -> None:
+        _check_struct(self.struct)
+        _check_fields(self.struct, self.fields)
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        footer, _ = read_footer(buf)
+        edits = struct_edits(footer, self.struct, self.which, self._remove, self.page)
+        if not edits:
+            raise ValueError(f"no {self.struct} has {', '.join(self.fields)}")
+        return apply_edits(buf, edits)
+
+    def _remove(self, ref: StructRef) -> list[Edit]:
+        """With `which` "all", the structs that have the fields (a root SchemaElement has no converted_type)."""
+        if self.which == "all" and any(ref.node.get(field_id(ref.name, n)) is None for n in self.fields):
+            return []
+        return remove_fields(ref, self.fields)
+
+
+@register("set_field")
+@dataclass(frozen=True)
+class SetField(Mutation):
+    """Rewrite an integer or binary field of the selected struct(s) in place, keeping its wire type: to `value`
+    (an integer, or hex for a binary), or XOR `xor` into an integer; `index` rewrites one element of a list<i32>."""
+
+    struct: str
+    field: str
+    which: Which = 0
+    value: int | str | None = None
+    xor: int | None = None
+    index: int | None = None
+    page: int = 0
+
+    def check(self) -> None:
+        _check_struct(self.struct)
+        _check_fields(self.struct, (self.field,))
+        if (self.value is None) == (self.xor is None):
+            raise MutationError("set_field takes exactly one of value and xor")
+        if isinstance(self.value, str):
+            try:
+                bytes.fromhex(self.value)
+            except ValueError:
+                raise MutationError("set_field: a string value is hex for a binary field") from None
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        footer, _ = read_footer(buf)
+        return apply_edits(buf, struct_edits(footer, self.struct, self.which, self._rewrite, self.page))
+
+    def _rewrite(self, ref: StructRef) -> list[Edit]:
+        f = ref.get(self.field)
+        if f is None:
+            raise ValueError(f"{ref.path}: no {self.field} to rewrite")
+        decl = next(t for name, t in SCHEMA[ref.name].values() if name == self.field)
+        if self.index is not None:
+            items = list(f.value)
+            items[self.index] = self._new(items[self.index])
+            return [Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, items)))]
+        if decl not in WIRE:
+            raise ValueError(f"{ref.path}.{self.field}: set_field rewrites integers and binaries, not {decl}")
+        return [Edit(f.header_end, f.end, thrift.encode_value(WIRE[decl], self._new(f.value)))]
+
+    def _new(self, old: int | bytes) -> int | bytes:
+        if self.xor is not None:
+            return int(old) ^ self.xor
+        return bytes.fromhex(self.value) if isinstance(self.value, str) else self.value  # type: ignore[return-value]
+
+
+@register("swap_min_max")
+@dataclass(frozen=True)
+class SwapMinMax(Mutation):
+    """Swap min_value and max_value (and the deprecated min and max, where present) of the selected Statistics:
+    statistics whose minimum is above their maximum."""
+
+    which: Which = 0
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        footer, _ = read_footer(buf)
+        return apply_edits(buf, struct_edits(footer, "Statistics", self.which, _swapped))
+
+
+def _swapped(ref: StructRef) -> list[Edit]:
+    edits = []
+    for lo_name, hi_name in (("min_value", "max_value"), ("min", "max")):
+        lo, hi = ref.get(lo_name), ref.get(hi_name)
+        if lo is None or hi is None:
+            continue
+        edits += [Edit(lo.header_end, lo.end, thrift.encode_value(thrift.BINARY, hi.value)),
+                  Edit(hi.header_end, hi.end, thrift.encode_value(thrift.BINARY, lo.value))]
+    if not edits:
+        raise ValueError(f"{ref.path}: no min_value and max_value to swap")
+    return edits
