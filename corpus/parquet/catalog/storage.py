@@ -179,7 +179,9 @@ ENUM_CASES = {
                                                    "Levels are RLE in practice and many readers never look at this "
                                                    "field; reading them as RLE gives the base data."),
     "dictionary-page-header-encoding": ("DictionaryPageHeader", "encoding", 0, 0, "checksummed", "Encoding",
-                                        "reject", "The dictionary cannot be decoded without it."),
+                                        "either", "A dictionary page is PLAIN (Encodings.md, parquet.thrift: \"in a "
+                                        "Dictionary page use PLAIN\"), so a reader may decode it as such without "
+                                        "looking."),
 }
 
 
