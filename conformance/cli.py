@@ -203,7 +203,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     flaky = [c for c in result.cells if c.verdict == "flaky"]
     print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
           f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
-          f"{t.confirmed} non-pass cells in fresh workers {t.confirm_s:.1f}s, reports {t.reports_s:.1f}s")
+          f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
+          f"reports {t.reports_s:.1f}s")
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "

@@ -104,7 +104,8 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
     default role."""
     own = baselines(rows, manifest)
     out = []
-    for (case_id, adapter), tries in attempts(rows).items():
+    for (case_id, adapter), every in attempts(rows).items():
+        tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
         case = manifest.case(case_id)
         base = manifest.bases[case.base]
         default_role = (default_roles or {}).get(case.track, "legacy")
@@ -128,5 +129,6 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
 
 def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:
     """(case, adapter) of every cell to re-run in a fresh worker before it is reported: all but passes and cells
-    whose implementation is unavailable."""
+    whose implementation is unavailable (the run leaves out those an attempt already settled,
+    OutcomeRow.settled)."""
     return {(c.case, c.adapter) for c in cells if c.verdict not in (Verdict.PASS, Verdict.SKIP)}

@@ -125,14 +125,23 @@ class OutcomeRow:
     round: int = 0
     fresh: bool = False
     previous_case: str | None = None  # what the same worker process read just before (None: a fresh process)
+    # A timeout under the adapter's adaptive limit, shorter than its own: not a verdict until a fresh worker with
+    # the full limit has re-run the cell (execute.Pace).
+    cut_short: bool = False
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
            outcome: Outcome, duration_s: float, *, round: int = 0, fresh: bool = False,
-           previous_case: str | None = None) -> Self:
+           previous_case: str | None = None, cut_short: bool = False) -> Self:
         return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
                    duration_s=duration_s, round=round, fresh=fresh, previous_case=previous_case,
-                   **outcome_fields(outcome))
+                   cut_short=cut_short, **outcome_fields(outcome))
+
+    @property
+    def settled(self) -> bool:
+        """An attempt that counts as a fresh worker's word: a confirmation, or the first read of a new worker
+        process under the full limit (no history could have changed it)."""
+        return self.fresh or (self.previous_case is None and not self.cut_short)
 
     @property
     def key(self) -> tuple[str, str, int, bool]:
