@@ -180,5 +180,5 @@ def test_a_duplicate_case_id_is_an_error(monkeypatch: pytest.MonkeyPatch) -> Non
     from parquet_conformance.corpus.parquet import catalog
 
     monkeypatch.setattr(catalog, "FAMILIES", (*catalog.FAMILIES, catalog.FAMILIES[-1]))
-    with pytest.raises(catalog.CatalogError, match=r"case id 'types/.*' is defined 2 times"):
+    with pytest.raises(catalog.CatalogError, match=r"case id '[^']+' is defined 2 times"):
         catalog.all_cases.__wrapped__()

@@ -228,6 +228,27 @@ ANNOTATE_ALL_TYPES: dict[str, dict[str, tuple[int, Any]]] = {
 }
 
 
+def _paged() -> pa.Table:
+    """Rows for the page-level bases: several pages per chunk, a dictionary column, nulls, a high-cardinality
+    text column for a bloom filter."""
+    n = 1200
+    return pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "label": pa.array([None if i % 13 == 0 else f"label-{i % 40:02d}" for i in range(n)], pa.string()),
+        "key": pa.array([f"k{i * 7919 % 100_003:06d}" for i in range(n)], pa.string()),
+        "value": pa.array([None if i % 17 == 0 else i * 0.5 - 300 for i in range(n)], pa.float64()),
+        "flag": pa.array([i % 3 == 0 for i in range(n)], pa.bool_()),
+    })
+
+
+# Page index on every column, bloom filters on two, `label` dictionary-encoded, small pages: everything a
+# reader may parse outside the footer (generators/parquet/layout.py).
+PAGED = (("row_group_size", 600), ("data_page_size", 1024), ("write_batch_size", 100), ("write_page_index", True),
+         ("use_dictionary", ["label"]), ("bloom_filter_options", {"id": {"ndv": 600, "fpp": 0.05},
+                                                                  "key": {"ndv": 600, "fpp": 0.05}}))
+CODECS = {"snappy": "snappy", "gzip": "gzip", "brotli": "brotli", "zstd": "zstd", "lz4-raw": "lz4"}
+
+
 def _wide() -> pa.Table:
     return pa.table({f"c{i:04d}": pa.array([i, None if i % 7 == 0 else -i, i * 3], pa.int32())
                      for i in range(1000)})
@@ -251,6 +272,13 @@ BASES: dict[str, Base] = {b.name: b for b in [
          "column, lists of lists and of structs, large and fixed-size lists, maps, nested structs, dictionary",
          _all_types, (("store_decimal_as_integer", True), ("write_statistics", False)),
          written=lambda: _all_types(stand_ins=True), annotate=ANNOTATE_ALL_TYPES),
+    Base("page-index", "1200 rows in 2 row groups of small v1 data pages, with a column index and offset index "
+         "for every chunk, bloom filters on two columns and a dictionary-encoded column", _paged, PAGED),
+    Base("data-page-v2", "the 'page-index' rows written as DATA_PAGE_V2 pages, with page index and bloom filters",
+         _paged, (*PAGED, ("data_page_version", "2.0"))),
+    *(Base(f"codec-{slug}", f"the 'page-index' rows, pages compressed with {codec.upper()} (pyarrow's "
+           f"'{codec}'{', which writes LZ4_RAW' if codec == 'lz4' else ''}), with page index and bloom filters",
+           _paged, (*PAGED, ("compression", codec))) for slug, codec in CODECS.items()),
     Base("int96-extremes", "6 INT96 timestamps outside the nanosecond range (years 221 BC, 1, 9999, 10183, "
          "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
          written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
@@ -260,6 +288,8 @@ BASES: dict[str, Base] = {b.name: b for b in [
 # The bases the extension families are built on; the typed ones (all-types, int96-extremes) have a family of
 # their own (corpus/parquet/catalog/types.py), so a reader that lacks a type does not fail every extension case.
 EXTENSION_BASES = ("flat", "nested", "multi-row-group", "dictionary", "wide")
+# The bases with a page index and bloom filters: the page-level family (corpus/parquet/catalog/pages.py).
+PAGE_LEVEL_BASES = ("page-index", "data-page-v2", *(f"codec-{slug}" for slug in CODECS))
 
 
 @cache

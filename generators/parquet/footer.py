@@ -82,6 +82,19 @@ _SCHEMA_TEXT = {
     "DataPageHeaderV2": "1 num_values:i32, 2 num_nulls:i32, 3 num_rows:i32, 4 encoding:i32,"
     " 5 definition_levels_byte_length:i32, 6 repetition_levels_byte_length:i32, 7 is_compressed:bool,"
     " 8 statistics:Statistics",
+    # The page index and bloom filters: structs outside the footer that footer fields point at
+    # (parquet.thrift at 010f49b89eab98b498986709be5fedaaf2ea916f; generators/parquet/layout.py walks them).
+    "ColumnIndex": "1 null_pages:list<bool>, 2 min_values:list<binary>, 3 max_values:list<binary>,"
+    " 4 boundary_order:i32, 5 null_counts:list<i64>, 6 repetition_level_histograms:list<i64>,"
+    " 7 definition_level_histograms:list<i64>, 8 nan_counts:list<i64>",
+    "OffsetIndex": "1 page_locations:list<PageLocation>, 2 unencoded_byte_array_data_bytes:list<i64>",
+    "PageLocation": "1 offset:i64, 2 compressed_page_size:i32, 3 first_row_index:i64",
+    "BloomFilterHeader": "1 numBytes:i32, 2 algorithm:BloomFilterAlgorithm, 3 hash:BloomFilterHash,"
+    " 4 compression:BloomFilterCompression",
+    "BloomFilterAlgorithm": "1 BLOCK:SplitBlockAlgorithm",
+    "BloomFilterHash": "1 XXHASH:XxHash",
+    "BloomFilterCompression": "1 UNCOMPRESSED:Uncompressed",
+    "FileCryptoMetaData": "1 encryption_algorithm:EncryptionAlgorithm, 2 key_metadata:binary",
 }
 _WIRE = {"i8": {thrift.BYTE}, "i16": {thrift.I16}, "i32": {thrift.I32}, "i64": {thrift.I64},
          "double": {thrift.DOUBLE}, "binary": {thrift.BINARY}, "bool": {thrift.TRUE, thrift.FALSE}}
@@ -90,7 +103,15 @@ REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
             "SchemaElement": ("name",), "KeyValue": ("key",), "PageHeader": ("type", "uncompressed_page_size",
                                                                           "compressed_page_size"),
             "ColumnMetaData": ("type", "encodings", "path_in_schema", "codec", "num_values",
-                               "total_uncompressed_size", "total_compressed_size", "data_page_offset")}
+                               "total_uncompressed_size", "total_compressed_size", "data_page_offset"),
+            "DataPageHeader": ("num_values", "encoding", "definition_level_encoding", "repetition_level_encoding"),
+            "DictionaryPageHeader": ("num_values", "encoding"),
+            "DataPageHeaderV2": ("num_values", "num_nulls", "num_rows", "encoding", "definition_levels_byte_length",
+                                 "repetition_levels_byte_length"),
+            "ColumnIndex": ("null_pages", "min_values", "max_values", "boundary_order"),
+            "OffsetIndex": ("page_locations",), "PageLocation": ("offset", "compressed_page_size", "first_row_index"),
+            "BloomFilterHeader": ("numBytes", "algorithm", "hash", "compression"),
+            "FileCryptoMetaData": ("encryption_algorithm",)}
 
 
 def _parse_schema() -> dict[str, dict[int, tuple[str, str]]]:
@@ -305,6 +326,9 @@ def parse_file(buf: Buffer) -> ParquetFooter:
     for ref in footer.structs():
         check_struct(buf, ref)
     _check_layout(footer)
+    from parquet_conformance.generators.parquet.layout import check_page_level  # imports this module
+
+    check_page_level(footer)
     return footer
 
 

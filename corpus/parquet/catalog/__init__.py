@@ -16,9 +16,17 @@ from collections import Counter
 from functools import cache
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog import corrupt, encodings, flatbuffers, golden, nonconforming, types
+from parquet_conformance.corpus.parquet.catalog import (
+    corrupt,
+    encodings,
+    flatbuffers,
+    golden,
+    nonconforming,
+    pages,
+    types,
+)
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages)
 
 
 class CatalogError(ValueError):
