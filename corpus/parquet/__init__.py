@@ -60,7 +60,8 @@ class ParquetTrack:
     def writers(self) -> dict[str, str]:
         import pyarrow
 
-        return {"pyarrow": pyarrow.__version__}
+        fixtures = {f"{writer} (fixture)": p["version"] for writer, p in bases.provenance().items()}
+        return {"pyarrow": pyarrow.__version__, **fixtures}
 
     def inspect(self, path: Path) -> dict[str, Any]:
         from parquet_conformance.generators.parquet.inspect import inspect_file

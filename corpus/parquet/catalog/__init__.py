@@ -24,9 +24,10 @@ from parquet_conformance.corpus.parquet.catalog import (
     nonconforming,
     pages,
     types,
+    writers,
 )
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages, writers)
 
 
 class CatalogError(ValueError):
