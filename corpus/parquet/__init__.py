@@ -63,6 +63,20 @@ class ParquetTrack:
         fixtures = {f"{writer} (fixture)": p["version"] for writer, p in bases.provenance().items()}
         return {"pyarrow": pyarrow.__version__, **fixtures}
 
+    def read_data(self, path: Path) -> list[object]:
+        """pyarrow's reading and the reference reader's, each when it reads."""
+        import pyarrow.parquet as pq
+
+        from parquet_conformance.generators.parquet.reference import read_table
+
+        readings: list[object] = []
+        for read in (lambda: pq.read_table(path), lambda: read_table(path.read_bytes())[0]):
+            try:
+                readings.append(canonical.canonical_table(read()))
+            except Exception:
+                continue
+        return readings
+
     def inspect(self, path: Path) -> dict[str, Any]:
         from parquet_conformance.generators.parquet.inspect import inspect_file
 
