@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from parquet_conformance.generators.parquet import thrift
-from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+from parquet_conformance.generators.parquet.bases import READABLE_BASES, base_bytes
 from parquet_conformance.generators.parquet.footer import decode_footer
 from parquet_conformance.generators.parquet.thrift import ThriftError
 
@@ -96,7 +96,7 @@ def test_field_ids_past_i16_wrap_like_readers_do() -> None:
     assert thrift.decode_struct(buf).fields[0].id == 32767
 
 
-@pytest.mark.parametrize("base", list(BASES))
+@pytest.mark.parametrize("base", READABLE_BASES)
 def test_decoded_footer_agrees_with_pyarrow(base: str) -> None:
     data = base_bytes(base)
     footer = decode_footer(data, strict_varints=True)

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.encryption import MODES
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
 # filter (nothing in the footer points between pages, see docs/spec-notes.md on PageHeader).
@@ -42,6 +43,7 @@ class Base:
     written: Callable[[], pa.Table] | None = None
     annotate: dict[str, dict[str, tuple[int, Any]]] = field(default_factory=dict)  # column -> SchemaElement fields
     fixture: str | None = None  # a committed file written by another writer (fixtures/, provenance.json there)
+    encrypted: bool = False  # Parquet modular encryption (generators/parquet/encryption.py): no reading without keys
 
 
 def _flat() -> pa.Table:
@@ -284,8 +286,10 @@ def _fixtures() -> list[tuple[str, dict[str, str], int]]:
     """(base name, provenance, row groups) of each fixture, from the file's own footer."""
     out = []
     for writer, p in provenance().items():
-        data = (FIXTURES / p["file"]).read_bytes()
-        groups = pq.read_metadata(io.BytesIO(data)).num_row_groups
+        if writer in MODES:
+            out.append((writer, p, 2))
+            continue
+        groups = pq.read_metadata(io.BytesIO((FIXTURES / p["file"]).read_bytes())).num_row_groups
         out.append((f"writer-{writer}", p, groups))
     return out
 
@@ -316,8 +320,9 @@ BASES: dict[str, Base] = {b.name: b for b in [
            f"'{codec}'{', which writes LZ4_RAW' if codec == 'lz4' else ''}), with page index and bloom filters",
            _paged, (*PAGED, ("compression", codec))) for slug, codec in CODECS.items()),
     *(Base(name, f"the 300 rows of bases.writers_table in {n} row group(s), written by {p['created_by']} "
-           "(generators/parquet/fixtures/provenance.json)", writers_table,
-           fixture=p["file"]) for name, p, n in _fixtures()),
+           "(generators/parquet/fixtures/provenance.json)" + (f", {name} mode, `name` under a column key"
+                                                              if name in MODES else ""),
+           writers_table, fixture=p["file"], encrypted=name in MODES) for name, p, n in _fixtures()),
     Base("int96-extremes", "6 INT96 timestamps outside the nanosecond range (years 221 BC, 1, 9999, 10183, "
          "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
          written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
@@ -327,7 +332,10 @@ BASES: dict[str, Base] = {b.name: b for b in [
 # The bases the extension families are built on; the typed ones (all-types, int96-extremes) have a family of
 # their own (corpus/parquet/catalog/types.py), so a reader that lacks a type does not fail every extension case.
 # Bases written by other writers (committed fixtures): the footer and page-level families on each.
-WRITER_BASES = tuple(name for name, b in BASES.items() if b.fixture is not None)
+WRITER_BASES = tuple(name for name, b in BASES.items() if b.fixture is not None and not b.encrypted)
+ENCRYPTED_BASES = tuple(name for name, b in BASES.items() if b.encrypted)
+# What pyarrow reads without keys: the bases every reader test iterates.
+READABLE_BASES = tuple(name for name, b in BASES.items() if not b.encrypted)
 EXTENSION_BASES = ("flat", "nested", "multi-row-group", "dictionary", "wide")
 # The bases with a page index and bloom filters: the page-level family (corpus/parquet/catalog/pages.py).
 PAGE_LEVEL_BASES = ("page-index", "data-page-v2", *(f"codec-{slug}" for slug in CODECS))
@@ -343,7 +351,7 @@ def base_bytes(name: str) -> bytes:
     base = BASES[name]
     if base.fixture is not None:
         data = (FIXTURES / base.fixture).read_bytes()
-        if hashlib.sha256(data).hexdigest() != provenance()[name.removeprefix("writer-")]["sha256"]:
+        if hashlib.sha256(data).hexdigest() != provenance()[base.fixture.removesuffix(".parquet")]["sha256"]:
             raise ValueError(f"{FIXTURES / base.fixture} does not match the sha256 in provenance.json")
         return data
     sink = io.BytesIO()

@@ -72,6 +72,9 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     except FooterError as e:
         return {**report, "error": str(e)}
     report["extensions"] += [e.describe() for ref in pages for e in struct_extensions(buf, ref)]
+    if footer.encrypted_footer:  # PARE: the FileMetaData is behind the key; the FileCryptoMetaData was walked
+        return {**report, "valid": True, "error": None, "encrypted_footer": True, "version": None, "num_rows": None,
+                "row_groups": 0, "columns": 0, "created_by": None, "page_headers": 0}
     created_by = meta.value(6)
     return {**report, "valid": True, "error": None,
             "version": meta.value(1), "num_rows": meta.value(3), "row_groups": len(meta.value(4)),

@@ -62,6 +62,8 @@ def index_structs(footer: ParquetFooter) -> list[StructRef]:
     out: list[StructRef] = []
     for rg in footer.row_groups():
         for cc in rg.children("columns"):
+            if cc.get("crypto_metadata") is not None:  # encrypted modules
+                continue
             for name, slug in (("ColumnIndex", "column_index"), ("OffsetIndex", "offset_index")):
                 offset = cc.value(f"{slug}_offset")
                 if offset is not None:
@@ -109,7 +111,7 @@ def check_page_level(footer: ParquetFooter) -> None:
     by_path = {r.path: r for r in refs}
     for rg in footer.row_groups():
         for cc in rg.children("columns"):
-            md = cc.child("meta_data")
+            md = cc.child("meta_data") if cc.get("crypto_metadata") is None else None  # encrypted pages aside
             if md is not None:
                 _check_page_offsets(footer, cc, md)
             oi = by_path.get(f"{cc.path}.offset_index")

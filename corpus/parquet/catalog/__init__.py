@@ -19,6 +19,7 @@ from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog import (
     corrupt,
     encodings,
+    encryption,
     flatbuffers,
     golden,
     nonconforming,
@@ -27,7 +28,7 @@ from parquet_conformance.corpus.parquet.catalog import (
     writers,
 )
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages, writers)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages, writers, encryption)
 
 
 class CatalogError(ValueError):
