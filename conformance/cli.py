@@ -193,9 +193,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("give --run-id or --resume, not both")
     if args.repeat < 1:
         raise UsageError("--repeat wants a positive number of rounds")
+    if args.remote and not args.remote.startswith("sc://"):
+        raise UsageError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
     opts = RunOptions(out=Path(args.out), specs=specs(args), corpus=Path(args.corpus) if args.corpus else None,
-                      only=args.only, seed=args.seed, master=args.master, conf=_conf(args.conf), run_id=args.run_id,
-                      resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
+                      only=args.only, seed=args.seed, master=args.remote or args.master, conf=_conf(args.conf),
+                      run_id=args.run_id, resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
     result = run_job(opts, progress_line)
     _end_progress()
     t = result.timings
@@ -319,6 +321,34 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from parquet_conformance.conformance.imports import import_directory
+    from parquet_conformance.corpus.model import NAME_RE
+
+    if not NAME_RE.fullmatch(args.source):
+        raise UsageError(f"--source {args.source!r}: use letters, digits, '.', '_', '+', '-'")
+    args.command = "import"
+    try:
+        result = import_directory(Path(args.dir), Path(args.out), args.source, specs(args), args.import_track,
+                                  _every(10))  # type: ignore[arg-type]
+    except (FileExistsError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{args.out}: {e.strerror or e}") from None
+    _end_progress()
+    for f in result.findings:
+        print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in f["votes"]))  # type: ignore[attr-defined]
+    counts: dict[str, int] = {}
+    for c in result.manifest.cases:
+        word = str(c.expect[next(iter(c.expect))])
+        counts[word] = counts.get(word, 0) + 1
+    print(f"imported {len(result.manifest.cases)} files into {args.out}: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f"; {len(result.findings)} findings; voters: {', '.join(result.voters) or 'none'}"
+          + (f"; unavailable: {', '.join(result.unavailable)}" if result.unavailable else ""))
+    return 0
+
+
 def summary_table(cells: list) -> str:
     from parquet_conformance.reports.model import scores
 
@@ -400,7 +430,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
     run.add_argument("--master", default="local[*]",
-                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, or none (no Spark)")
+                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
+                          "Connect server), or none (no Spark)")
+    run.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server (the same as --master sc://...)")
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time)")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -464,7 +496,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     from parquet_conformance.corpus.cli import register as register_corpus_commands
 
-    register_corpus_commands(sub)
+    corpus_commands = register_corpus_commands(sub)
+    imp = corpus_commands.add_parser(
+        "import", help="someone else's Parquet files as a corpus, expectations by consensus of the readers",
+        description="Read every file of DIR (recursively, the track's suffix) with every available adapter and our "
+                    "strict decoder, and write a corpus to OUT: each file a base and a case "
+                    "import/<source>/<path>, citing the source path and sha256. All read the same data: the case "
+                    "expects `read` with that data; all reject: `reject`; otherwise `either`, and a finding naming "
+                    "who said what (printed, and in OUT/findings.json). OUT then runs like any corpus "
+                    "(`run --corpus OUT`).")
+    imp.add_argument("dir", metavar="DIR")
+    imp.add_argument("--source", required=True, metavar="NAME",
+                     help="where the files come from, e.g. apache-parquet-testing@<commit>: the citation and case ids")
+    imp.add_argument("--out", required=True, metavar="OUT", help="the corpus directory to write (empty or absent)")
+    imp.add_argument("--track", dest="import_track", default="parquet", metavar="NAME",
+                     help="the files' track (default parquet)")
+    _add_adapter_options(imp)
+    imp.set_defaults(func=cmd_import)
     return parser
 
 

@@ -169,16 +169,18 @@ class WorkerSet:
 
     def start_all(self) -> dict[str, float]:
         """Starts every worker at once (a JVM starting does not hold back the others); the seconds each took
-        (unavailable ones included: their reason is kept for their cells)."""
-        def start(worker: Worker) -> float:
-            t0 = time.monotonic()
+        (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
+        the caller's thread (see Worker.launch); only the waiting is done by a thread each."""
+        t0 = time.monotonic()
+        asked = {name: worker.launch() for name, worker in self.workers.items()}
+
+        def wait(name: str) -> float:
             with contextlib.suppress(AdapterUnavailable):
-                worker.start()
+                self.workers[name].await_start(asked[name])
             return time.monotonic() - t0
 
         with ThreadPoolExecutor(max_workers=max(1, len(self.workers))) as pool:
-            took = dict(zip(self.workers, pool.map(start, self.workers.values()), strict=True))
-        return took
+            return dict(zip(self.workers, pool.map(wait, self.workers), strict=True))
 
     def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
             progress: Progress | None = None) -> list[OutcomeRow]:
@@ -206,7 +208,7 @@ class WorkerSet:
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
-            previous_case=timed.previous_case, cut_short=timeout and limit < full)
+            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s)
 
     def close(self) -> None:
         for worker in self.workers.values():

@@ -128,14 +128,15 @@ class OutcomeRow:
     # A timeout under the adapter's adaptive limit, shorter than its own: not a verdict until a fresh worker with
     # the full limit has re-run the cell (execute.Pace).
     cut_short: bool = False
+    library_s: float | None = None  # of duration_s, what the worker says the library's own call took
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
            outcome: Outcome, duration_s: float, *, round: int = 0, fresh: bool = False,
-           previous_case: str | None = None, cut_short: bool = False) -> Self:
+           previous_case: str | None = None, cut_short: bool = False, library_s: float | None = None) -> Self:
         return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
                    duration_s=duration_s, round=round, fresh=fresh, previous_case=previous_case,
-                   cut_short=cut_short, **outcome_fields(outcome))
+                   cut_short=cut_short, library_s=library_s, **outcome_fields(outcome))
 
     @property
     def settled(self) -> bool:

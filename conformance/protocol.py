@@ -88,6 +88,7 @@ class DataAnswer:
     id: str
     outcome: Literal["read"]
     metadata: str | None = None  # which metadata an aware reader used
+    library_s: float | None = None  # seconds the library's own call took (the rest of a cell is ours)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class ErrorAnswer:
     id: str
     outcome: Literal["rejected", "crash", "oom", "harness-error"]
     error: ErrorInfo
+    library_s: float | None = None  # seconds the library's own call took, when it returned or raised
 
 
 def to_json(message: object) -> dict[str, Any]:
@@ -195,6 +197,14 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
             "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
         return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
+
+
+def library_seconds(obj: object) -> float | None:
+    """The answer's `library_s`, when it is a plausible number of seconds (it only ever feeds benchmarks)."""
+    value = obj.get("library_s") if isinstance(obj, dict) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
+        return float(value)
+    return None
 
 
 def _show(value: object) -> str:

@@ -66,6 +66,11 @@ def spark_session(master: str, conf: dict[str, str], log: Path | None = None) ->
     from pyspark.sql import SparkSession
 
     quiet_pyspark()
+    if master.startswith("sc://"):  # Spark Connect: the server's own configuration holds
+        remote = SparkSession.builder.remote(master)
+        for key, value in conf.items():
+            remote = remote.config(key, value)
+        return remote.getOrCreate()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors need this venv's packages
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = (SparkSession.builder.master(master).appName("parquet-conformance")
@@ -145,6 +150,14 @@ def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, 
 Job = tuple[CaseEntry, Attempt]
 
 
+def parallelism_of(spark: Any) -> int:
+    """The cluster's task slots; a Spark Connect client has no SparkContext and asks the server's configuration."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # pyspark's Connect client raises its own "not implemented" error here
+        return int(spark.conf.get("spark.default.parallelism", None) or os.cpu_count() or 1)
+
+
 def tasks_of(jobs: list[Job], slots: int) -> list[list[Job]]:
     """Consecutive shares of the jobs (their order is kept: big cases first), about TASKS_PER_SLOT per slot."""
     size = max(MIN_CASES_PER_TASK, math.ceil(len(jobs) / (max(1, slots) * TASKS_PER_SLOT)))
@@ -155,7 +168,7 @@ def warm_up(spark: Any, specs: list[AdapterSpec]) -> dict[str, float]:
     """Starts every adapter's worker in each executor slot; the longest start per adapter, in seconds."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    slots, frozen = spark.sparkContext.defaultParallelism, tuple(specs)
+    slots, frozen = parallelism_of(spark), tuple(specs)
     df = spark.range(slots, numPartitions=slots)
     took = df.mapInArrow(lambda it, s=frozen: _warm_up(it, s), from_arrow_schema(WARM_SCHEMA)).toArrow()
     longest: dict[str, float] = {}
@@ -178,7 +191,7 @@ def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage:
         say(f"starting Spark ({master}; its log: {log})" if log else f"starting Spark ({master})")
     spark = spark_session(master, conf or {}, log)
     started = time.monotonic() - t0
-    parallelism = spark.sparkContext.defaultParallelism
+    parallelism = parallelism_of(spark)
     if say:
         say(f"starting {len(specs)} adapter workers in each of {parallelism} executor slots (JVMs take ~10 s)")
         took = warm_up(spark, specs)

@@ -17,7 +17,6 @@ from parquet_conformance.generators.parquet.footer import (
     HEADER_FORMS,
     ParquetFooter,
     StructRef,
-    chunk_range,
     field_id,
     read_tail,
 )
@@ -104,21 +103,3 @@ def set_fields(ref: StructRef, values: dict[str, tuple[int, Any]]) -> list[Edit]
 def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:
     """`set_i64` by a delta, if the field is present."""
     return [set_i64(ref, field, ref.value(field) + delta)] if ref.get(field) is not None else []
-
-
-def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit], str]:
-    """Extension in the first page header of the last column chunk of the last row group.
-
-    That header sits at a recorded offset that does not move; only the pages after it in the
-    same chunk shift, and without a page index nothing in the footer points at them. The
-    chunk's and row group's byte totals (which include page headers) grow by len(data)."""
-    rg = footer.row_groups()[-1]
-    cc = rg.children("columns")[-1]
-    md = cc.need("meta_data")
-    start, _ = chunk_range(md)
-    header = thrift.decode_struct(footer.buf, start)
-    edits = [Edit(header.stop_offset, header.stop_offset, data)]
-    for ref, field in ((md, "total_uncompressed_size"), (md, "total_compressed_size"), (rg, "total_byte_size"),
-                       (rg, "total_compressed_size")):
-        edits += add_i64(ref, field, len(data))
-    return edits, f"{cc.path}.pages[0]"

@@ -23,6 +23,8 @@ SPEC_FORM_ID = -16384
 EXTENSION_IDS = (EXTENSION_ID, SPEC_FORM_ID)
 HEADER_FORMS = {b"\x08\xff\xff\x01": "spec", b"\x08\xfe\xff\x03": "zigzag"}
 MAGIC = b"PAR1"
+ENCRYPTED_MAGIC = b"PARE"
+SIGNATURE = 28  # a plaintext footer's signature: nonce (12) and GCM tag (16), Encryption.md
 TAIL_MAGICS = {b"PAR3": "the PAR3 final form", b"PARE": "an encrypted footer (PARE)"}
 
 # name: field id -> "field_name:type"; a type that is not a Thrift base type names a struct.
@@ -82,6 +84,19 @@ _SCHEMA_TEXT = {
     "DataPageHeaderV2": "1 num_values:i32, 2 num_nulls:i32, 3 num_rows:i32, 4 encoding:i32,"
     " 5 definition_levels_byte_length:i32, 6 repetition_levels_byte_length:i32, 7 is_compressed:bool,"
     " 8 statistics:Statistics",
+    # The page index and bloom filters: structs outside the footer that footer fields point at
+    # (parquet.thrift at 010f49b89eab98b498986709be5fedaaf2ea916f; generators/parquet/layout.py walks them).
+    "ColumnIndex": "1 null_pages:list<bool>, 2 min_values:list<binary>, 3 max_values:list<binary>,"
+    " 4 boundary_order:i32, 5 null_counts:list<i64>, 6 repetition_level_histograms:list<i64>,"
+    " 7 definition_level_histograms:list<i64>, 8 nan_counts:list<i64>",
+    "OffsetIndex": "1 page_locations:list<PageLocation>, 2 unencoded_byte_array_data_bytes:list<i64>",
+    "PageLocation": "1 offset:i64, 2 compressed_page_size:i32, 3 first_row_index:i64",
+    "BloomFilterHeader": "1 numBytes:i32, 2 algorithm:BloomFilterAlgorithm, 3 hash:BloomFilterHash,"
+    " 4 compression:BloomFilterCompression",
+    "BloomFilterAlgorithm": "1 BLOCK:SplitBlockAlgorithm",
+    "BloomFilterHash": "1 XXHASH:XxHash",
+    "BloomFilterCompression": "1 UNCOMPRESSED:Uncompressed",
+    "FileCryptoMetaData": "1 encryption_algorithm:EncryptionAlgorithm, 2 key_metadata:binary",
 }
 _WIRE = {"i8": {thrift.BYTE}, "i16": {thrift.I16}, "i32": {thrift.I32}, "i64": {thrift.I64},
          "double": {thrift.DOUBLE}, "binary": {thrift.BINARY}, "bool": {thrift.TRUE, thrift.FALSE}}
@@ -90,7 +105,15 @@ REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
             "SchemaElement": ("name",), "KeyValue": ("key",), "PageHeader": ("type", "uncompressed_page_size",
                                                                           "compressed_page_size"),
             "ColumnMetaData": ("type", "encodings", "path_in_schema", "codec", "num_values",
-                               "total_uncompressed_size", "total_compressed_size", "data_page_offset")}
+                               "total_uncompressed_size", "total_compressed_size", "data_page_offset"),
+            "DataPageHeader": ("num_values", "encoding", "definition_level_encoding", "repetition_level_encoding"),
+            "DictionaryPageHeader": ("num_values", "encoding"),
+            "DataPageHeaderV2": ("num_values", "num_nulls", "num_rows", "encoding", "definition_levels_byte_length",
+                                 "repetition_levels_byte_length"),
+            "ColumnIndex": ("null_pages", "min_values", "max_values", "boundary_order"),
+            "OffsetIndex": ("page_locations",), "PageLocation": ("offset", "compressed_page_size", "first_row_index"),
+            "BloomFilterHeader": ("numBytes", "algorithm", "hash", "compression"),
+            "FileCryptoMetaData": ("encryption_algorithm",)}
 
 
 def _parse_schema() -> dict[str, dict[int, tuple[str, str]]]:
@@ -194,6 +217,14 @@ class ParquetFooter:
     # Fields found after the FileMetaData's stop byte, inside the footer length (only when
     # decoding leniently): where the Arrow C++ and arrow-rs prototypes put their extension.
     after_stop: Struct | None = None
+    # Encryption.md: a file in encrypted footer mode (PARE) has a plaintext FileCryptoMetaData where the footer
+    # starts, then the encrypted footer module; a plaintext footer with encryption_algorithm ends in a signature.
+    root_name: str = "FileMetaData"
+    signature: bytes = b""
+
+    @property
+    def encrypted_footer(self) -> bool:
+        return self.root_name == "FileCryptoMetaData"
 
     @property
     def footer_end(self) -> int:
@@ -201,14 +232,15 @@ class ParquetFooter:
 
     @property
     def root(self) -> StructRef:
-        """The FileMetaData, with paths relative to it (`row_groups[0].columns[1]`)."""
-        return StructRef("FileMetaData", "", self.metadata)
+        """The FileMetaData (or FileCryptoMetaData), with paths relative to it (`row_groups[0].columns[1]`)."""
+        return StructRef(self.root_name, "", self.metadata)
 
     def row_groups(self) -> list[StructRef]:
-        return self.root.children("row_groups")
+        """Those a reader can see without keys: none behind an encrypted footer."""
+        return [] if self.encrypted_footer else self.root.children("row_groups")
 
     def structs(self) -> list[StructRef]:
-        return list(walk(self.metadata, "FileMetaData", ""))
+        return list(walk(self.metadata, self.root_name, ""))
 
     def page_headers(self) -> list[StructRef]:
         return list(_page_headers(self))
@@ -222,6 +254,8 @@ class ParquetFooter:
         return found
 
     def leaf_count(self) -> int:
+        if self.encrypted_footer:
+            return 0
         return sum(1 for el in self.root.children("schema") if not el.value("num_children"))
 
 
@@ -265,10 +299,12 @@ def read_tail(buf: Buffer) -> tuple[int, int]:
     size = len(buf)
     if size < 12:
         raise FooterError(f"file is {size} bytes, a Parquet file has at least 12")
-    if buf[:4] != MAGIC:
+    if bytes(buf[:4]) == bytes(buf[-4:]) == ENCRYPTED_MAGIC:
+        pass  # encrypted footer mode: both magics are PARE (Encryption.md)
+    elif buf[:4] != MAGIC:
         raise FooterError(f"file does not start with PAR1 (found {bytes(buf[:4])!r})")
     tail = bytes(buf[-4:])
-    if tail != MAGIC:
+    if tail not in (MAGIC, bytes(buf[:4])):
         what = TAIL_MAGICS.get(tail, "an unknown magic")
         raise FooterError(f"file ends with {tail!r}, {what}, not PAR1")
     length = _struct.unpack("<I", buf[-8:-4])[0]
@@ -282,12 +318,18 @@ def decode_footer(buf: Buffer, *, strict_varints: bool = False, allow_after_stop
     `allow_after_stop`, that the bytes after its stop byte are fields and a stop byte."""
     offset, length = read_tail(buf)
     end = offset + length
+    root = "FileCryptoMetaData" if bytes(buf[-4:]) == ENCRYPTED_MAGIC else "FileMetaData"
     try:
         meta = thrift.decode_struct(buf, offset, end, strict_varints=strict_varints)
     except ThriftError as e:
-        raise FooterError(f"FileMetaData does not decode: {e}") from None
+        raise FooterError(f"{root} does not decode: {e}") from None
+    if root == "FileCryptoMetaData":
+        _check_module(buf, meta.end, end)
+        return ParquetFooter(buf, offset, length, meta, root_name=root)
     if meta.end == end:
         return ParquetFooter(buf, offset, length, meta)
+    if meta.end == end - SIGNATURE and meta.get(field_id("FileMetaData", "encryption_algorithm")):
+        return ParquetFooter(buf, offset, length, meta, signature=bytes(buf[meta.end:end]))
     problem = f"FileMetaData ends at byte {meta.end}, the footer at byte {end}"
     if allow_after_stop:
         try:
@@ -299,12 +341,25 @@ def decode_footer(buf: Buffer, *, strict_varints: bool = False, allow_after_stop
     raise FooterError(problem)
 
 
+def _check_module(buf: Buffer, start: int, end: int) -> None:
+    """The encrypted footer module after a FileCryptoMetaData: a 4-byte length, then exactly that many bytes of
+    nonce (12), ciphertext and tag (16) up to the footer length (Encryption.md, "Encrypted module serialization")."""
+    if end - start < 4 + SIGNATURE:
+        raise FooterError(f"encrypted footer: {end - start} bytes after the FileCryptoMetaData")
+    size = _struct.unpack("<I", buf[start:start + 4])[0]
+    if size != end - start - 4:
+        raise FooterError(f"encrypted footer module says {size} bytes, the footer holds {end - start - 4}")
+
+
 def parse_file(buf: Buffer) -> ParquetFooter:
     """Decodes and validates the tail, the footer and every struct in it; raises FooterError."""
     footer = decode_footer(buf, strict_varints=True)
     for ref in footer.structs():
         check_struct(buf, ref)
     _check_layout(footer)
+    from parquet_conformance.generators.parquet.layout import check_page_level  # imports this module
+
+    check_page_level(footer)
     return footer
 
 
@@ -347,6 +402,8 @@ def _type_matches(f: Field, ftype: str) -> bool:
 
 
 def _check_layout(footer: ParquetFooter) -> None:
+    if footer.encrypted_footer:  # the layout is behind the key
+        return
     leaves = footer.leaf_count()
     total = 0
     for rg in footer.row_groups():
@@ -376,7 +433,7 @@ def _page_headers(footer: ParquetFooter) -> Iterator[StructRef]:
     for rg in footer.row_groups():
         for cc in rg.children("columns"):
             md = cc.child("meta_data")
-            if md is None:
+            if md is None or cc.get("crypto_metadata") is not None:  # encrypted pages: nothing to decode
                 continue
             pos, end = chunk_range(md)
             k = 0

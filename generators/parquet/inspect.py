@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from parquet_conformance.generators.parquet.footer import FooterError, decode_footer, parse_file, struct_extensions
+from parquet_conformance.generators.parquet.layout import page_structs
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
 
@@ -67,10 +68,13 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
         report["flatbuffers_footer"] = fb
     try:
         parse_file(buf)
-        pages = footer.page_headers()
+        pages = page_structs(footer)  # page headers, page index, bloom filter headers
     except FooterError as e:
         return {**report, "error": str(e)}
     report["extensions"] += [e.describe() for ref in pages for e in struct_extensions(buf, ref)]
+    if footer.encrypted_footer:  # PARE: the FileMetaData is behind the key; the FileCryptoMetaData was walked
+        return {**report, "valid": True, "error": None, "encrypted_footer": True, "version": None, "num_rows": None,
+                "row_groups": 0, "columns": 0, "created_by": None, "page_headers": 0}
     created_by = meta.value(6)
     return {**report, "valid": True, "error": None,
             "version": meta.value(1), "num_rows": meta.value(3), "row_groups": len(meta.value(4)),

@@ -16,9 +16,19 @@ from collections import Counter
 from functools import cache
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog import corrupt, encodings, flatbuffers, golden, nonconforming, types
+from parquet_conformance.corpus.parquet.catalog import (
+    corrupt,
+    encodings,
+    encryption,
+    flatbuffers,
+    golden,
+    nonconforming,
+    pages,
+    types,
+    writers,
+)
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, pages, writers, encryption)
 
 
 class CatalogError(ValueError):

@@ -115,7 +115,13 @@ def apply(buf: bytes, mutations: Sequence[Mutation], seed: int) -> tuple[bytes, 
 
 
 def _load_families() -> None:
-    from parquet_conformance.generators.parquet.mutations import encoding, extension, flatbuffer, tail  # noqa: F401
+    from parquet_conformance.generators.parquet.mutations import (  # noqa: F401
+        encoding,
+        extension,
+        flatbuffer,
+        pages,
+        tail,
+    )
 
 
 def _plain(value: object) -> object:

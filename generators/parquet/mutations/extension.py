@@ -14,11 +14,11 @@ from parquet_conformance.generators.parquet.edits import (
     apply_edits,
     before_stop,
     extension_field,
-    page_header_extension,
     select,
     typed_field,
 )
 from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, parse_file
+from parquet_conformance.generators.parquet.layout import before_stops, move
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 
 # The UUID that marks this project's opaque test extension (uuid5 of a URL we own by name).
@@ -136,16 +136,19 @@ class ExtendAfterStop(Mutation):
 @register("extend_page_header")
 @dataclass(frozen=True)
 class ExtendPageHeader(Mutation):
-    """Field 32767 in the first page header of the last column chunk (edits.page_header_extension)."""
+    """Field 32767 in the first page header of the last column chunk: its own offset does not move, the pages
+    after it do (with every offset that points at them, layout.move); the chunk's and row group's totals grow."""
 
     payload: Payload
     header: Header = "zigzag"
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         body = self.payload.make(ctx)
-        edits, path = page_header_extension(parse_file(buf), extension_field(body, self.header))
-        ctx.wrote("PageHeader", path, self.header, body)
-        return apply_edits(buf, edits)
+        footer = parse_file(buf)
+        cc = footer.row_groups()[-1].children("columns")[-1]
+        (header,) = [r for r in footer.page_headers() if r.path == f"{cc.path}.pages[0]"]
+        ctx.wrote("PageHeader", header.path, self.header, body)
+        return move(footer, before_stops([header], extension_field(body, self.header)))
 
 
 TYPED_VALUES = {  # field 32767 under other wire types, each a well-formed Thrift value
