@@ -25,7 +25,7 @@ from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
-from parquet_conformance.reports.model import results_document
+from parquet_conformance.reports.document import results_document
 
 Progress = Callable[[str], None]
 
@@ -162,7 +162,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]))
-        write_reports(results_document(cells, manifest, info), opts.out)
+        write_reports(results_document(cells, manifest, info, root), opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
 
