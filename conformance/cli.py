@@ -258,7 +258,6 @@ def report_history(args: argparse.Namespace) -> int:
     _plotting()
     results = Path(args.history)
     out = Path(args.out) if args.out else results.resolve().parent
-    progress_line(f"reading the runs of {results}")
     history = load_history(results)
     paths = write_history(history, out)
     _end_progress()
@@ -283,13 +282,13 @@ def report_site(args: argparse.Namespace) -> int:
     from parquet_conformance.reports.history import load_history
     from parquet_conformance.reports.site import write_site
 
-    _plotting()
     results, out = Path(args.results), Path(args.site)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: exists and is not a directory")
-    progress_line(f"reading run {args.run or '(the latest)'} of {results}")
     doc = stored_document(results, args.run)
     history = load_history(results)
+    if len(history.runs) > 1:
+        _plotting()
     progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")
     try:
         paths = write_site(doc, out, history if len(history.runs) > 1 else None)

@@ -17,7 +17,7 @@ from parquet_conformance.conformance.model import Cell
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.history import History, chart_svg
-from parquet_conformance.reports.html import Links, columns, environment, render, worst
+from parquet_conformance.reports.html import Links, columns, environment, render
 from parquet_conformance.reports.model import ResultsDocument
 from parquet_conformance.reports.versions import family_name
 
@@ -70,6 +70,6 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
         rel = case_path(case.id)
         cells = sorted(by_case.get(case.id, []), key=lambda c: (c.adapter, c.role))
         page(rel, env.get_template("site_case.html.j2").render(
-            doc=doc, case=case, cells=cells, worst=worst(cells) if cells else None,
+            doc=doc, case=case, cells=cells,
             diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel)))
     return written
