@@ -106,8 +106,8 @@ def test_the_gitlab_job_runs_the_same_commands(release: tuple[Path, str], tmp_pa
         "PC_PACKAGE": "", "PC_ADAPTER": "sample", "PC_WORKER": WORKER, "PC_CORPUS_URL": str(archive),
         "PC_CORPUS_SHA256": sha, "PC_EXPECTED": str(expected), "PC_ONLY": ONLY}
     script = "\n".join(config["parquet-conformance"]["script"])
-    proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=environment(variables, BIN), capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=environment(variables, BIN),
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "gate ok: sample" in proc.stdout
     for path in config["parquet-conformance"]["artifacts"]["paths"]:
