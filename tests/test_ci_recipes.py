@@ -64,6 +64,7 @@ def run_action(inputs: dict[str, str], work: Path, bin_dir: Path = BIN) -> list[
         env = environment({k: expand(str(v)) for k, v in step.get("env", {}).items()} | github, bin_dir)
         proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=work,
                               env=env, capture_output=True, text=True, timeout=600)
+        print(f"--- {step['name']}: exit {proc.returncode}\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")  # on failure
         done.append((step["name"], proc.returncode))
         failed = failed or proc.returncode != 0
     return done
