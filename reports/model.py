@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
@@ -77,8 +78,11 @@ class ResultsDocument:
     diffs: list[DataDiff] = field(default_factory=list)
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
-        return next((d for d in self.diffs if (d.case, d.adapter, d.role) == (cell.case, cell.adapter, cell.role)),
-                    None)
+        return self._diffs.get((cell.case, cell.adapter, cell.role))
+
+    @cached_property
+    def _diffs(self) -> dict[tuple[str, str, str], DataDiff]:
+        return {(d.case, d.adapter, d.role): d for d in self.diffs}
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

@@ -18,7 +18,6 @@ from urllib.parse import unquote
 
 import pytest
 
-from tests import report_demo
 from tests.helpers import CLI
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -38,16 +37,13 @@ def missing() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def out(request: pytest.FixtureRequest) -> Path:
     why = missing()
     if why:
         if os.environ.get("CI") == "true":
             pytest.fail(f"the browser tests must run in CI: {why}")
         pytest.skip(why)
-    where = Path(os.environ["REPORT_DEMO_OUT"]) if os.environ.get("REPORT_DEMO_OUT") else tmp_path_factory.mktemp("d")
-    if where.exists() and os.environ.get("REPORT_DEMO_OUT"):
-        shutil.rmtree(where)
-    report_demo.make(where)
+    where: Path = request.getfixturevalue("demo_run")
     for args in (["--history", str(where / "results")], ["--site", str(where / "site"), "--results",
                                                           str(where / "results")]):
         subprocess.run([*CLI, "report", *args], check=True, capture_output=True, text=True)

@@ -21,13 +21,12 @@ from parquet_conformance.reports.diff import diff_runs
 from parquet_conformance.reports.document import stored_document
 from parquet_conformance.reports.history import chart_svg, load_history
 from parquet_conformance.reports.html import columns, engine_key, shared_engines
-from tests import report_demo
 from tests.helpers import CLI
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return report_demo.make(tmp_path_factory.mktemp("demo"))
+def demo(demo_run: Path) -> Path:
+    return demo_run
 
 
 def table(n: int, text: str = "x") -> dict:
