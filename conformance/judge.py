@@ -123,7 +123,8 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
                             verdict=verdict, duration_s=first.duration_s, outcome=first.outcome,
                             error_class=first.error_class, error_message=first.error_message, rows=first.rows,
                             data_hash=first.data_hash, metadata=first.metadata, attempts=len(tries),
-                            previous_case=first.previous_case, disagreement=disagreement))
+                            previous_case=first.previous_case, disagreement=disagreement,
+                            sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
     return out
 
 

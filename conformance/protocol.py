@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from parquet_conformance.conformance.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Read, Rejected
+from parquet_conformance.conformance.sample import sample_of
 from parquet_conformance.generators.canonical import data_hash
 
 PROTOCOL_VERSION = 1
@@ -186,7 +187,7 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
         rows = canonical.get("rows") if isinstance(canonical, dict) else None
         metadata = obj.get("metadata")
         return Read(data_hash(canonical), len(rows) if isinstance(rows, list) else 0,
-                    clean(metadata, 40) if isinstance(metadata, str) else None)
+                    clean(metadata, 40) if isinstance(metadata, str) else None, sample_of(canonical))
     if kind in ("rejected", "crash", "oom", "harness-error"):
         err = obj.get("error")
         if not isinstance(err, dict):

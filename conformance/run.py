@@ -10,6 +10,7 @@ Nothing runs on a corpus that does not match its manifest and its manifest's dig
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import random
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
-from parquet_conformance.reports.model import results_document
+from parquet_conformance.reports.document import results_document
 
 Progress = Callable[[str], None]
 
@@ -94,6 +95,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     timings = Timings()
     store = Store(opts.out)
     run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     store.begin(run_id, resume=opts.resume is not None)
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
@@ -161,10 +163,10 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
-                       tracks=sorted({c.track for c in cases}), corpus_digest=digest)
+                       tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]))
-        write_reports(results_document(cells, manifest, info), opts.out)
+        write_reports(results_document(cells, manifest, info, root), opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
 
