@@ -196,9 +196,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("give --run-id or --resume, not both")
     if args.repeat < 1:
         raise UsageError("--repeat wants a positive number of rounds")
+    if args.remote and not args.remote.startswith("sc://"):
+        raise UsageError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
     opts = RunOptions(out=Path(args.out), specs=specs(args), corpus=Path(args.corpus) if args.corpus else None,
-                      only=args.only, seed=args.seed, master=args.master, conf=_conf(args.conf), run_id=args.run_id,
-                      resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
+                      only=args.only, seed=args.seed, master=args.remote or args.master, conf=_conf(args.conf),
+                      run_id=args.run_id, resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
     result = run_job(opts, progress_line)
     _end_progress()
     t = result.timings
@@ -206,7 +208,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     flaky = [c for c in result.cells if c.verdict == "flaky"]
     print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
           f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
-          f"{t.confirmed} non-pass cells in fresh workers {t.confirm_s:.1f}s, reports {t.reports_s:.1f}s")
+          f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
+          f"reports {t.reports_s:.1f}s")
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
@@ -215,24 +218,90 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.diff:
+        return report_diff(args)
+    if args.history:
+        return report_history(args)
+    return report_site(args)
+
+
+def report_diff(args: argparse.Namespace) -> int:
     from parquet_conformance.conformance.results import read_cells
     from parquet_conformance.reports.diff import diff_runs
 
     results = Path(args.results)
     run_a, cells_a = read_cells(results, args.diff[0])
     run_b, cells_b = read_cells(results, args.diff[1])
-    changes = diff_runs(cells_a, cells_b)
+    diff = diff_runs(cells_a, cells_b)
     if args.json:
-        print(json.dumps({"before": run_a, "after": run_b, "changes": [
-            {"case": c.case, "adapter": c.adapter, "role": c.role, "before": c.before, "after": c.after,
-             "kind": c.kind, "version_before": c.version_before, "version_after": c.version_after}
-            for c in changes]}, indent=1))
+        print(json.dumps({"before": run_a, "after": run_b, "changes": [c.to_json() for c in diff.changes],
+                          "only_before": [c.to_json() for c in diff.only_before],
+                          "only_after": [c.to_json() for c in diff.only_after]}, indent=1))
         return 0
-    for c in changes:
-        print(f"{c.kind:<10} {c.case} [{c.adapter} {c.role}]: {c.before or '(absent)'} -> {c.after or '(absent)'}")
-    kinds = {k: sum(1 for c in changes if c.kind == k) for k in ("regression", "fix", "change", "added", "removed")}
-    print(f"{len(changes)} changed cells between {run_a} and {run_b}: "
+    for c in diff.changes:
+        print(f"{c.kind:<10} {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+    kinds = {k: len(diff.of_kind(k)) for k in ("regression", "fix", "change")}
+    print(f"{len(diff.changes)} changed cells between {run_a} and {run_b}: "
           + ", ".join(f"{v} {k}" for k, v in kinds.items()))
+    for run, only in ((run_a, diff.only_before), (run_b, diff.only_after)):
+        if only:
+            adapters = sorted({c.adapter for c in only})
+            print(f"{len(only)} cells only in {run} (cases or adapters not in the other run; adapters: "
+                  f"{', '.join(adapters[:10])}{' ...' if len(adapters) > 10 else ''})")
+    return 0
+
+
+def _plotting() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("charts need matplotlib: pip install 'parquet-conformance[plots]'") from None
+
+
+def report_history(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports.history import load_history, write_history
+
+    _plotting()
+    results = Path(args.history)
+    out = Path(args.out) if args.out else results.resolve().parent
+    history = load_history(results)
+    paths = write_history(history, out)
+    _end_progress()
+    latest = history.latest
+    print(f"{len(history.runs)} runs (ordered by {history.ordered_by}): {', '.join(p.run for p in history.runs[-5:])}"
+          + (" ..." if len(history.runs) > 5 else ""))
+    if latest is not None:
+        print(f"since {history.runs[-2].run}: {len(latest.of_kind('regression'))} newly failing, "
+              f"{len(latest.of_kind('fix'))} newly fixed, {len(latest.of_kind('change'))} changed failures; "
+              f"{len(latest.only_before)} cells only in {history.runs[-2].run}, {len(latest.only_after)} only in "
+              f"{history.runs[-1].run}")
+        for c in latest.of_kind("regression")[:20]:
+            print(f"  newly failing {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+        for c in latest.of_kind("fix")[:20]:
+            print(f"  newly fixed   {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def report_site(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports.document import stored_document
+    from parquet_conformance.reports.history import load_history
+    from parquet_conformance.reports.site import write_site
+
+    results, out = Path(args.results), Path(args.site)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a directory")
+    doc = stored_document(results, args.run)
+    history = load_history(results)
+    if len(history.runs) > 1:
+        _plotting()
+    progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")
+    try:
+        paths = write_site(doc, out, history if len(history.runs) > 1 else None)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    _end_progress()
+    print(f"wrote {len(paths)} files for run {doc.run.id} to {out}: open {out / 'index.html'}")
     return 0
 
 
@@ -318,6 +387,34 @@ def cmd_bisect(args: argparse.Namespace) -> int:
                     Path(args.corpus) if args.corpus else None, progress_line)
     _end_progress()
     print(bisection_text(result))
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from parquet_conformance.conformance.imports import import_directory
+    from parquet_conformance.corpus.model import NAME_RE
+
+    if not NAME_RE.fullmatch(args.source):
+        raise UsageError(f"--source {args.source!r}: use letters, digits, '.', '_', '+', '-'")
+    args.command = "import"
+    try:
+        result = import_directory(Path(args.dir), Path(args.out), args.source, specs(args), args.import_track,
+                                  _every(10))  # type: ignore[arg-type]
+    except (FileExistsError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{args.out}: {e.strerror or e}") from None
+    _end_progress()
+    for f in result.findings:
+        print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in f["votes"]))  # type: ignore[attr-defined]
+    counts: dict[str, int] = {}
+    for c in result.manifest.cases:
+        word = str(c.expect[next(iter(c.expect))])
+        counts[word] = counts.get(word, 0) + 1
+    print(f"imported {len(result.manifest.cases)} files into {args.out}: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f"; {len(result.findings)} findings; voters: {', '.join(result.voters) or 'none'}"
+          + (f"; unavailable: {', '.join(result.unavailable)}" if result.unavailable else ""))
     return 0
 
 
@@ -407,7 +504,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
     run.add_argument("--master", default="local[*]",
-                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, or none (no Spark)")
+                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
+                          "Connect server), or none (no Spark)")
+    run.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server (the same as --master sc://...)")
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time)")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -444,13 +543,26 @@ def build_parser() -> argparse.ArgumentParser:
     bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
     bis.set_defaults(func=cmd_bisect)
 
-    rep = sub.add_parser("report", help="compare two runs: cells whose verdict changed",
-                         description="List the cells (case, adapter, role) whose verdict differs between two runs "
-                                     "of the results dataset (regressions, fixes, other changes), and the cells "
-                                     "present in only one of them (added, removed).")
-    rep.add_argument("--diff", nargs=2, required=True, metavar=("RUN_A", "RUN_B"), help="the two run ids")
-    rep.add_argument("--results", default="reports/latest/results", metavar="DIR", help="the results dataset")
-    rep.add_argument("--json", action="store_true", help="machine-readable output")
+    rep = sub.add_parser("report", help="compare runs, draw their history, or write the static site",
+                         description="Reports over a results dataset (OUT/results of `run`). --diff: the cells whose "
+                                     "verdict changed between two runs (regressions, fixes, other changes), apart "
+                                     "from the cells present in only one of them. --history RESULTS_DIR: per "
+                                     "implementation and version, the pass rate over the runs as a chart "
+                                     "(history.svg) and history.md with the cells newly failing and newly fixed since "
+                                     "the previous run. --site DIR: a static site for any host (index with the "
+                                     "matrix and scores, a page per implementation with its error clusters and "
+                                     "history, a page per case with its citations and every implementation's "
+                                     "outcome).")
+    mode = rep.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
+    mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
+    mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
+    rep.add_argument("--results", default="reports/latest/results", metavar="DIR",
+                     help="the results dataset (--diff, --site; default reports/latest/results)")
+    rep.add_argument("--run", metavar="RUN_ID", help="--site: the run to show (default: the latest)")
+    rep.add_argument("--out", metavar="DIR",
+                     help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
+    rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
     rep.set_defaults(func=cmd_report)
 
     chk = sub.add_parser("check", help="the CI gate: verdicts vs an expected-failure list",
@@ -471,7 +583,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     from parquet_conformance.corpus.cli import register as register_corpus_commands
 
-    register_corpus_commands(sub)
+    corpus_commands = register_corpus_commands(sub)
+    imp = corpus_commands.add_parser(
+        "import", help="someone else's Parquet files as a corpus, expectations by consensus of the readers",
+        description="Read every file of DIR (recursively, the track's suffix) with every available adapter and our "
+                    "strict decoder, and write a corpus to OUT: each file a base and a case "
+                    "import/<source>/<path>, citing the source path and sha256. All read the same data: the case "
+                    "expects `read` with that data; all reject: `reject`; otherwise `either`, and a finding naming "
+                    "who said what (printed, and in OUT/findings.json). OUT then runs like any corpus "
+                    "(`run --corpus OUT`).")
+    imp.add_argument("dir", metavar="DIR")
+    imp.add_argument("--source", required=True, metavar="NAME",
+                     help="where the files come from, e.g. apache-parquet-testing@<commit>: the citation and case ids")
+    imp.add_argument("--out", required=True, metavar="OUT", help="the corpus directory to write (empty or absent)")
+    imp.add_argument("--track", dest="import_track", default="parquet", metavar="NAME",
+                     help="the files' track (default parquet)")
+    _add_adapter_options(imp)
+    imp.set_defaults(func=cmd_import)
     return parser
 
 

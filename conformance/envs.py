@@ -44,7 +44,8 @@ Index = Literal["pypi", "npm"]
 Progress = Callable[[str], None]
 
 
-def _stderr(line: str) -> None:
+def say(line: str) -> None:
+    """A progress line of a step that prepares an adapter (an environment, a compiled worker)."""
     print(f"parquet-conformance: {line}", file=sys.stderr, flush=True)
 
 
@@ -83,7 +84,7 @@ def root() -> Path:
     return cache_dir("envs")
 
 
-def ensure(env: Env, progress: Progress = _stderr) -> Path:
+def ensure(env: Env, progress: Progress = say) -> Path:
     """The environment, created now if absent or made with other requirements; AdapterUnavailable with a
     one-line reason when the release cannot be installed."""
     path = cache_dir("envs", env.name)
@@ -181,7 +182,7 @@ def _create_npm(env: Env, path: Path, progress: Progress) -> None:
          f"npm install {' '.join(env.requirements)}", cwd=path)
 
 
-def python_worker(env: Env, adapter: str, progress: Progress = _stderr) -> list[str]:
+def python_worker(env: Env, adapter: str, progress: Progress = say) -> list[str]:
     """The command line of a Python adapter's worker inside the release's environment."""
     ensure(env, progress)
     return [str(env.python), "-I", "-c", BOOT, str(harness_path()), adapter]

@@ -9,17 +9,21 @@ is known (conformance/judge.py).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shlex
+import statistics
+import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
 from parquet_conformance.conformance.envs import check_version
-from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.conformance.model import OutcomeRow, Timeout
 from parquet_conformance.conformance.protocol import StartReply
 from parquet_conformance.conformance.workers import Worker
 from parquet_conformance.corpus import track as tracks
@@ -136,12 +140,47 @@ class Attempt:
     fresh: bool = False
 
 
+PACE_MIN_CELLS = 20  # observed cells before an adapter's limit adapts
+PACE_FACTOR = 50.0  # times its median cell
+PACE_FLOOR_S = 5.0
+
+
+@dataclass
+class Pace:
+    """An adapter's observed cell times in one worker set. Once there are enough, a cell waits a multiple of
+    their median (with a floor) rather than the adapter's full timeout: a hang costs seconds, not a minute. A
+    cell cut short is marked so, and only a fresh worker with the full limit may call it a hang."""
+
+    seconds: list[float] = field(default_factory=list)
+
+    def limit(self, full: float) -> float:
+        if len(self.seconds) < PACE_MIN_CELLS:
+            return full
+        return min(full, max(PACE_FLOOR_S, PACE_FACTOR * statistics.median(self.seconds)))
+
+
 class WorkerSet:
     """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
         self.specs = {spec.name: spec for spec in specs}
         self.workers = {name: spec.worker() for name, spec in self.specs.items()}
+        self.pace = {name: Pace() for name in self.specs}
+
+    def start_all(self) -> dict[str, float]:
+        """Starts every worker at once (a JVM starting does not hold back the others); the seconds each took
+        (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
+        the caller's thread (see Worker.launch); only the waiting is done by a thread each."""
+        t0 = time.monotonic()
+        asked = {name: worker.launch() for name, worker in self.workers.items()}
+
+        def wait(name: str) -> float:
+            with contextlib.suppress(AdapterUnavailable):
+                self.workers[name].await_start(asked[name])
+            return time.monotonic() - t0
+
+        with ThreadPoolExecutor(max_workers=max(1, len(self.workers))) as pool:
+            return dict(zip(self.workers, pool.map(wait, self.workers), strict=True))
 
     def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
             progress: Progress | None = None) -> list[OutcomeRow]:
@@ -152,19 +191,24 @@ class WorkerSet:
     def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
                 progress: Progress | None = None) -> OutcomeRow:
         worker = self.specs[name].worker() if attempt.fresh else self.workers[name]
+        full = worker.adapter.timeout_s
+        limit = full if attempt.fresh else self.pace[name].limit(full)
         if progress:
             progress(case.id, name)
         try:
-            timed = worker.read(str(path), case.id, case.op)
+            timed = worker.read(str(path), case.id, case.op, timeout_s=limit)
             info = worker.info
         finally:
             if attempt.fresh:
                 worker.close()
+        timeout = isinstance(timed.outcome, Timeout)
+        if not attempt.fresh and not timeout and timed.previous_case is not None:  # a warm worker's own pace
+            self.pace[name].seconds.append(timed.duration_s)
         return OutcomeRow.of(
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
-            previous_case=timed.previous_case)
+            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s)
 
     def close(self) -> None:
         for worker in self.workers.values():

@@ -104,7 +104,8 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
     default role."""
     own = baselines(rows, manifest)
     out = []
-    for (case_id, adapter), tries in attempts(rows).items():
+    for (case_id, adapter), every in attempts(rows).items():
+        tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
         case = manifest.case(case_id)
         base = manifest.bases[case.base]
         default_role = (default_roles or {}).get(case.track, "legacy")
@@ -122,11 +123,13 @@ def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, s
                             verdict=verdict, duration_s=first.duration_s, outcome=first.outcome,
                             error_class=first.error_class, error_message=first.error_message, rows=first.rows,
                             data_hash=first.data_hash, metadata=first.metadata, attempts=len(tries),
-                            previous_case=first.previous_case, disagreement=disagreement))
+                            previous_case=first.previous_case, disagreement=disagreement,
+                            sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
     return out
 
 
 def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:
     """(case, adapter) of every cell to re-run in a fresh worker before it is reported: all but passes and cells
-    whose implementation is unavailable."""
+    whose implementation is unavailable (the run leaves out those an attempt already settled,
+    OutcomeRow.settled)."""
     return {(c.case, c.adapter) for c in cells if c.verdict not in (Verdict.PASS, Verdict.SKIP)}

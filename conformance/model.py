@@ -11,7 +11,7 @@ their fields (conformance/derived.py).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
@@ -39,6 +39,7 @@ class Read:
     data_hash: str  # sha256 of the canonical data it returned
     rows: int
     metadata: str | None = None  # which metadata an aware reader says it used ("flatbuffers" | "thrift")
+    sample: str | None = None  # a bounded sample of the data (conformance/sample.py): what a data diff shows
     kind: ClassVar[OutcomeKind] = OutcomeKind.READ
 
 
@@ -125,14 +126,25 @@ class OutcomeRow:
     round: int = 0
     fresh: bool = False
     previous_case: str | None = None  # what the same worker process read just before (None: a fresh process)
+    # A timeout under the adapter's adaptive limit, shorter than its own: not a verdict until a fresh worker with
+    # the full limit has re-run the cell (execute.Pace).
+    cut_short: bool = False
+    library_s: float | None = None  # of duration_s, what the worker says the library's own call took
+    sample: str | None = None  # for a read: a bounded sample of the data returned (conformance/sample.py)
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
            outcome: Outcome, duration_s: float, *, round: int = 0, fresh: bool = False,
-           previous_case: str | None = None) -> Self:
+           previous_case: str | None = None, cut_short: bool = False, library_s: float | None = None) -> Self:
         return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
                    duration_s=duration_s, round=round, fresh=fresh, previous_case=previous_case,
-                   **outcome_fields(outcome))
+                   cut_short=cut_short, library_s=library_s, **outcome_fields(outcome))
+
+    @property
+    def settled(self) -> bool:
+        """An attempt that counts as a fresh worker's word: a confirmation, or the first read of a new worker
+        process under the full limit (no history could have changed it)."""
+        return self.fresh or (self.previous_case is None and not self.cut_short)
 
     @property
     def key(self) -> tuple[str, str, int, bool]:
@@ -141,14 +153,14 @@ class OutcomeRow:
     @property
     def typed(self) -> Outcome:
         return outcome_from_fields(self.outcome, self.error_class, self.error_message, self.rows, self.data_hash,
-                                   self.metadata)
+                                   self.metadata, self.sample)
 
     def to_row(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Self:
-        return cls(**{f.name: row[f.name] for f in fields(cls)} | {"outcome": OutcomeKind(row["outcome"])})
+        return cls(**_present(cls, row) | {"outcome": OutcomeKind(row["outcome"])})
 
 
 @dataclass(frozen=True)
@@ -176,18 +188,19 @@ class Cell:
     attempts: int  # outcomes judged for this cell: the run's, its --repeat rounds and its fresh-worker confirmation
     previous_case: str | None  # what the persistent worker read just before the run's attempt
     disagreement: str | None  # for a flaky cell: what the other attempts gave
+    sample: str | None = None  # for a wrong-data or flaky read: a bounded sample of the data returned
 
     @property
     def typed(self) -> Outcome:
         return outcome_from_fields(self.outcome, self.error_class, self.error_message, self.rows, self.data_hash,
-                                   self.metadata)
+                                   self.metadata, self.sample)
 
     def to_row(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Self:
-        row = {f.name: row[f.name] for f in fields(cls)}
+        row = _present(cls, row)
         return cls(**row | {"kind": Kind(row["kind"]), "expected": Expectation(row["expected"]),
                             "outcome": OutcomeKind(row["outcome"]), "verdict": Verdict(row["verdict"])})
 
@@ -204,15 +217,21 @@ class RunInfo:
     only: str | None
     tracks: list[str]
     corpus_digest: str  # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
+    started: str | None = None  # UTC, ISO 8601: orders runs in a history (runs recorded before it have none)
+
+
+def _present(cls: type, row: dict[str, Any]) -> dict[str, Any]:
+    """A row's values for the record's fields; a field with a default may be absent (rows written before it)."""
+    return {f.name: row[f.name] for f in fields(cls) if f.name in row or f.default is MISSING}
 
 
 def outcome_fields(outcome: Outcome) -> dict[str, Any]:
     """The flat columns of an outcome (those of OutcomeRow and Cell)."""
     out: dict[str, Any] = {"outcome": outcome.kind, "error_class": None, "error_message": None, "rows": None,
-                           "data_hash": None, "metadata": None}
+                           "data_hash": None, "metadata": None, "sample": None}
     match outcome:
-        case Read(data_hash=h, rows=n, metadata=m):
-            out.update(data_hash=h, rows=n, metadata=m)
+        case Read(data_hash=h, rows=n, metadata=m, sample=s):
+            out.update(data_hash=h, rows=n, metadata=m, sample=s)
         case Rejected(error=e) | Crash(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
             out.update(error_class=e.cls, error_message=e.message)
         case Timeout(after_s=s):
@@ -223,11 +242,11 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
 
 
 def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_message: str | None, rows: int | None,
-                        data_hash: str | None, metadata: str | None) -> Outcome:
+                        data_hash: str | None, metadata: str | None, sample: str | None = None) -> Outcome:
     error = Error(error_class, error_message or "")
     match kind:
         case OutcomeKind.READ:
-            return Read(data_hash or "", rows or 0, metadata)
+            return Read(data_hash or "", rows or 0, metadata, sample)
         case OutcomeKind.REJECTED:
             return Rejected(error)
         case OutcomeKind.CRASH:

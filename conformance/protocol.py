@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from parquet_conformance.conformance.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Read, Rejected
+from parquet_conformance.conformance.sample import sample_of
 from parquet_conformance.generators.canonical import data_hash
 
 PROTOCOL_VERSION = 1
@@ -88,6 +89,7 @@ class DataAnswer:
     id: str
     outcome: Literal["read"]
     metadata: str | None = None  # which metadata an aware reader used
+    library_s: float | None = None  # seconds the library's own call took (the rest of a cell is ours)
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class ErrorAnswer:
     id: str
     outcome: Literal["rejected", "crash", "oom", "harness-error"]
     error: ErrorInfo
+    library_s: float | None = None  # seconds the library's own call took, when it returned or raised
 
 
 def to_json(message: object) -> dict[str, Any]:
@@ -184,7 +187,7 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
         rows = canonical.get("rows") if isinstance(canonical, dict) else None
         metadata = obj.get("metadata")
         return Read(data_hash(canonical), len(rows) if isinstance(rows, list) else 0,
-                    clean(metadata, 40) if isinstance(metadata, str) else None)
+                    clean(metadata, 40) if isinstance(metadata, str) else None, sample_of(canonical))
     if kind in ("rejected", "crash", "oom", "harness-error"):
         err = obj.get("error")
         if not isinstance(err, dict):
@@ -195,6 +198,14 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
             "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
         return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
+
+
+def library_seconds(obj: object) -> float | None:
+    """The answer's `library_s`, when it is a plausible number of seconds (it only ever feeds benchmarks)."""
+    value = obj.get("library_s") if isinstance(obj, dict) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e6:
+        return float(value)
+    return None
 
 
 def _show(value: object) -> str:

@@ -132,8 +132,8 @@ class Store:
         return target
 
 
-def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell]]:
-    """The cells of one run (default: the latest) of a results dataset."""
+def _dataset(results: Path) -> tuple[pa.Table, list[str]]:
+    """The whole results dataset, with its `run` column, and its run ids in order."""
     if not results.is_dir():
         raise ResultsError(f"{results}: no results dataset (run `parquet-conformance run` first)")
     try:
@@ -145,14 +145,30 @@ def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell
     runs = sorted(set(table.column("run").to_pylist()))
     if not runs:
         raise ResultsError(f"{results}: the results dataset holds no run")
+    return table, runs
+
+
+def _cells(table: pa.Table, results: Path, run_id: str) -> list[Cell]:
+    rows = table.filter(ds.field("run") == run_id).drop_columns(["run"]).to_pylist()
+    try:
+        return [Cell.from_row(r) for r in rows]
+    except (KeyError, ValueError) as e:
+        raise ResultsError(f"{results}: run {run_id} has a row that is not a cell ({e})") from None
+
+
+def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell]]:
+    """The cells of one run (default: the latest by id) of a results dataset."""
+    table, runs = _dataset(results)
     run_id = run_id or runs[-1]
     if run_id not in runs:
         raise ResultsError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
-    rows = table.filter(ds.field("run") == run_id).drop_columns(["run"]).to_pylist()
-    try:
-        return run_id, [Cell.from_row(r) for r in rows]
-    except (KeyError, ValueError) as e:
-        raise ResultsError(f"{results}: run {run_id} has a row that is not a cell ({e})") from None
+    return run_id, _cells(table, results, run_id)
+
+
+def read_runs(results: Path) -> dict[str, list[Cell]]:
+    """Every run of a results dataset: run id -> its cells (ids in sorted order), reading the dataset once."""
+    table, runs = _dataset(results)
+    return {run_id: _cells(table, results, run_id) for run_id in runs}
 
 
 def read_record(results: Path, run_id: str) -> RunRecord | None:

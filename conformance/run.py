@@ -9,6 +9,8 @@ Nothing runs on a corpus that does not match its manifest and its manifest's dig
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import random
 import time
 from collections.abc import Callable
@@ -21,10 +23,10 @@ from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
 from parquet_conformance.conformance.results import RunRecord, Store, check_run_id, new_run_id
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
-from parquet_conformance.reports.model import results_document
+from parquet_conformance.reports.document import results_document
 
 Progress = Callable[[str], None]
 
@@ -54,7 +56,8 @@ class Timings:
     spark_start_s: float = 0.0
     cells_s: float = 0.0
     confirm_s: float = 0.0  # re-running non-pass cells in fresh workers
-    confirmed: int = 0
+    confirmed: int = 0  # non-pass cells, each settled by a fresh worker's attempt
+    rerun: int = 0  # of which re-run for it (the others were already the first read of a new worker process)
     reports_s: float = 0.0
 
 
@@ -92,13 +95,15 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     timings = Timings()
     store = Store(opts.out)
     run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     store.begin(run_id, resume=opts.resume is not None)
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
             progress(f"generating the corpus into {corpus}")
-        generate(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None)
+        if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None) and progress:
+            progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = load_corpus(corpus)
     cases = selected(manifest, opts.only, opts.specs)
@@ -126,14 +131,15 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             if not jobs:
                 return
             if opts.master == "none":
-                run_locally(jobs, root, opts.specs, stage, tick)
+                run_locally(jobs, root, opts.specs, stage, tick, progress)
             else:
                 from parquet_conformance.conformance.spark import run_on_spark
 
                 started = run_on_spark(jobs, root, opts.specs, stage, master=opts.master, conf=opts.conf,
-                                       progress=tick)
+                                       progress=tick, say=progress, log=opts.out / "logs" / f"spark-{run_id}.log")
                 timings.spark_start_s = timings.spark_start_s or started
 
+        prepare_adapters(opts.specs, progress)
         t1 = time.monotonic()
         for rnd in range(opts.repeat):
             # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
@@ -145,31 +151,48 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
         t2 = time.monotonic()
         rows = staged()
-        confirmed = {(r.case, r.adapter) for r in rows if r.fresh}
-        unconfirmed = judge.to_confirm(judge.judge(rows, manifest, default_roles)) - confirmed
+        nonpass = judge.to_confirm(judge.judge(rows, manifest, default_roles))
+        unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
         by_case: dict[str, list[str]] = {}
         for case_id, adapter in sorted(unconfirmed):
             by_case.setdefault(case_id, []).append(adapter)
         execute([(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()],
                 "cells confirmed in fresh workers")
-        timings.confirm_s, timings.confirmed = time.monotonic() - t2, len(unconfirmed | confirmed)
+        timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
         cells = judge.judge(staged(), manifest, default_roles)
         t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
-                       tracks=sorted({c.track for c in cases}), corpus_digest=digest)
+                       tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]))
-        write_reports(results_document(cells, manifest, info), opts.out)
+        write_reports(results_document(cells, manifest, info, root), opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
 
 
+def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> None:
+    """What an adapter's worker needs before it can start (a compiled Java worker, an npm prefix, a release's
+    environment) is made here, on the driver, where its progress is seen; the workers then find it cached. An
+    adapter that cannot be prepared is left to its worker, which reports it unavailable."""
+    for i, spec in enumerate(specs, 1):
+        if spec.command is not None:
+            continue
+        if progress:
+            progress(f"[{i}/{len(specs)}] preparing {spec.name}")
+        with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
+            spec.build().command()
+
+
 def run_locally(jobs: list[tuple[CaseEntry, Attempt]], root: Path, specs: list[AdapterSpec],
-                stage: Callable[[list[OutcomeRow]], None], progress: Callable[[int, int], None] | None = None) -> None:
+                stage: Callable[[list[OutcomeRow]], None], progress: Callable[[int, int], None] | None = None,
+                say: Progress | None = None) -> None:
     """The same cells without Spark (`--master none`): one persistent worker per adapter, staged per case."""
     workers = WorkerSet(specs)
     try:
+        if say and not any(a.fresh for _, a in jobs):
+            say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
+            workers.start_all()
         for i, (case, attempt) in enumerate(jobs, 1):
             stage(workers.run(case, (root / case.file).resolve(), attempt))
             if progress:

@@ -1,12 +1,15 @@
 """The cells on Spark: corpus x adapters as Spark tasks, outcomes staged as each task finishes.
 
-- A task is a few cases; its rows carry the file bytes and the case entry, so executors need no
-  shared disk. The task writes each case to a temporary file and runs every adapter of the case's
-  track on it.
+- A task is a share of the cases (about TASKS_PER_SLOT tasks per executor slot: enough to balance the
+  load to the end, few enough that Spark's fixed cost per job, ~0.3 s, stays small); its rows carry
+  the file bytes and the case entry, so executors need no shared disk. The task writes each case to
+  a temporary file and runs every adapter of the case's track on it.
 - Each task is its own small Spark job, submitted from a pool of driver threads as wide as the
   cluster's parallelism: a slow task never holds back the others, and the driver stages a task's
   outcomes (results.Store.stage) the moment it finishes, so an interrupted run resumes without
   redoing them.
+- Before the cells, a warm-up job with one task per slot starts every adapter's worker at once in
+  each executor (JVMs, Node), so that the driver can say what it is waiting for.
 - Adapter workers live in the Python worker process of the executor and are reused by every task
   that process runs (Spark reuses Python workers), so a JVM or Node worker starts once per executor
   process, not once per cell or task.
@@ -15,11 +18,14 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
+import math
 import os
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -32,18 +38,44 @@ from parquet_conformance.conformance.execute import AdapterSpec, Attempt, Worker
 from parquet_conformance.conformance.model import OutcomeRow
 from parquet_conformance.corpus.model import CaseEntry
 
-CASES_PER_TASK = 4
+TASKS_PER_SLOT = 6
+MIN_CASES_PER_TASK = 2
+WARM_SCHEMA = pa.schema([("adapter", pa.string()), ("seconds", pa.float64())])
 # case: the CaseEntry as JSON; adapters, round, fresh: the Attempt (execute.py)
 TASK_SCHEMA = pa.schema([("case", pa.string()), ("data", pa.binary()), ("adapters", pa.list_(pa.string())),
                          ("round", pa.int64()), ("fresh", pa.bool_())])
 
 
-def spark_session(master: str, conf: dict[str, str]) -> Any:
+LOG4J = Path(__file__).with_name("log4j2.properties")
+# pyspark's own warning about pandas 3, which it works with for what we use (Arrow in and out, no pandas API).
+PANDAS_WARNING = "PySpark does not yet fully support pandas"
+
+
+def quiet_pyspark() -> None:
+    warnings.filterwarnings("ignore", message=PANDAS_WARNING, category=FutureWarning)
+
+
+def java_options() -> str:
+    """Options for a Spark JVM started from Python: our log4j configuration (errors only)."""
+    return f"-Dlog4j2.configurationFile=file:{LOG4J}"
+
+
+def spark_session(master: str, conf: dict[str, str], log: Path | None = None) -> Any:
+    """The run's session. `log`: where the driver JVM writes its console output (in local mode, the executors'
+    too) for the whole run, instead of the terminal: the JVM inherits that stderr when it starts."""
     from pyspark.sql import SparkSession
 
+    quiet_pyspark()
+    if master.startswith("sc://"):  # Spark Connect: the server's own configuration holds
+        remote = SparkSession.builder.remote(master)
+        for key, value in conf.items():
+            remote = remote.config(key, value)
+        return remote.getOrCreate()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors need this venv's packages
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = (SparkSession.builder.master(master).appName("parquet-conformance")
+               .config("spark.driver.extraJavaOptions", java_options())
+               .config("spark.executor.extraJavaOptions", java_options())
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.pyspark.python", sys.executable)
@@ -55,9 +87,28 @@ def spark_session(master: str, conf: dict[str, str]) -> Any:
                .config("spark.task.maxFailures", "1"))
     for key, value in conf.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    with _stderr_to(log):
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+@contextlib.contextmanager
+def _stderr_to(log: Path | None) -> Iterator[None]:
+    """fd 2 points at `log` while the JVM is launched (it keeps that stderr), then back at the terminal."""
+    if log is None:
+        yield
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with log.open("ab") as fh:
+            os.dup2(fh.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 # -- inside the executors -------------------------------------------------------------
@@ -65,12 +116,23 @@ def spark_session(master: str, conf: dict[str, str]) -> Any:
 _POOL: dict[tuple[AdapterSpec, ...], WorkerSet] = {}
 
 
-def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: write each case's bytes to a temp file, run every adapter of its track on it."""
+def _workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
     if specs not in _POOL:  # the workers outlive the task, in this executor's Python process
         _POOL[specs] = WorkerSet(specs)
         atexit.register(_POOL[specs].close)
-    workers = _POOL[specs]
+    return _POOL[specs]
+
+
+def _warm_up(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body of the warm-up job: every worker of this executor started at once."""
+    for _ in batches:
+        took = _workers(specs).start_all()
+        yield pa.RecordBatch.from_pylist([{"adapter": a, "seconds": t} for a, t in took.items()], schema=WARM_SCHEMA)
+
+
+def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: write each case's bytes to a temp file, run every adapter of its track on it."""
+    workers = _workers(specs)
     with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
         for batch in batches:
             for task in batch.to_pylist():
@@ -88,18 +150,54 @@ def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, 
 Job = tuple[CaseEntry, Attempt]
 
 
+def parallelism_of(spark: Any) -> int:
+    """The cluster's task slots; a Spark Connect client has no SparkContext and asks the server's configuration."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # pyspark's Connect client raises its own "not implemented" error here
+        return int(spark.conf.get("spark.default.parallelism", None) or os.cpu_count() or 1)
+
+
+def tasks_of(jobs: list[Job], slots: int) -> list[list[Job]]:
+    """Consecutive shares of the jobs (their order is kept: big cases first), about TASKS_PER_SLOT per slot."""
+    size = max(MIN_CASES_PER_TASK, math.ceil(len(jobs) / (max(1, slots) * TASKS_PER_SLOT)))
+    return [jobs[i:i + size] for i in range(0, len(jobs), size)]
+
+
+def warm_up(spark: Any, specs: list[AdapterSpec]) -> dict[str, float]:
+    """Starts every adapter's worker in each executor slot; the longest start per adapter, in seconds."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    slots, frozen = parallelism_of(spark), tuple(specs)
+    df = spark.range(slots, numPartitions=slots)
+    took = df.mapInArrow(lambda it, s=frozen: _warm_up(it, s), from_arrow_schema(WARM_SCHEMA)).toArrow()
+    longest: dict[str, float] = {}
+    for row in took.to_pylist():
+        longest[row["adapter"]] = max(longest.get(row["adapter"], 0.0), row["seconds"])
+    return longest
+
+
 def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
                  *, master: str = "local[*]", conf: dict[str, str] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> float:
+                 progress: Callable[[int, int], None] | None = None,
+                 say: Callable[[str], None] | None = None, log: Path | None = None) -> float:
     """Runs `jobs` in the order given and hands each task's outcomes to `stage` as it finishes; returns the
-    seconds Spark took to start."""
+    seconds Spark took to start. `say`: progress lines for the steps before the first cell."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     t0 = time.monotonic()
-    spark = spark_session(master, conf or {})
+    say = say if not any(a.fresh for _, a in jobs) else None  # confirmations: a session and workers exist
+    if say:
+        say(f"starting Spark ({master}; its log: {log})" if log else f"starting Spark ({master})")
+    spark = spark_session(master, conf or {}, log)
     started = time.monotonic() - t0
-    parallelism = spark.sparkContext.defaultParallelism
-    tasks = [jobs[i:i + CASES_PER_TASK] for i in range(0, len(jobs), CASES_PER_TASK)]
+    parallelism = parallelism_of(spark)
+    if say:
+        say(f"starting {len(specs)} adapter workers in each of {parallelism} executor slots (JVMs take ~10 s)")
+        took = warm_up(spark, specs)
+        slowest = sorted(took.items(), key=lambda kv: -kv[1])[:3]
+        say("workers started (slowest: " + ", ".join(f"{a} {t:.1f}s" for a, t in slowest) + ")")
+    tasks = tasks_of(jobs, parallelism)
     frozen, schema = tuple(specs), from_arrow_schema(OUTCOME_SCHEMA)
 
     def one_task(part: list[Job]) -> list[OutcomeRow]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 from parquet_conformance.conformance import protocol
@@ -23,24 +24,26 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     if op != "read" and not callable(getattr(adapter, op, None)):
         return {"outcome": "harness-error", "error": {"class": "protocol-error",
                                                       "message": f"adapter {adapter.name!r} has no operation {op!r}"}}
+    t0 = time.perf_counter()
     try:
         result = adapter.run(op, path)
     except MemoryError as e:
-        return {"outcome": "oom", "error": _error(e)}
+        return {"outcome": "oom", "error": _error(e), "library_s": time.perf_counter() - t0}
     except RecursionError as e:
         return {"outcome": "crash", "error": _error(e)}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
         outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
-        return {"outcome": outcome, "error": _error(e)}
+        return {"outcome": outcome, "error": _error(e), "library_s": time.perf_counter() - t0}
+    library_s = time.perf_counter() - t0
     try:
         data = adapter.canonical(result)
     except MemoryError as e:
         return {"outcome": "oom", "error": _error(e)}
     except Exception as e:  # our conversion of a result the library did return
         return {"outcome": "harness-error", "error": _error(e)}
-    return {"outcome": "read", **data}
+    return {"outcome": "read", **data, "library_s": library_s}
 
 
 def _error(e: BaseException) -> dict[str, str]:

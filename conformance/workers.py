@@ -44,6 +44,7 @@ class Timed:
     outcome: Outcome
     duration_s: float
     previous_case: str | None = None  # what this worker process read just before (None: a new process)
+    library_s: float | None = None  # what the worker says the library's own call took
 
 
 class WorkerDied(Exception):
@@ -79,14 +80,35 @@ class Worker:
 
     def start(self) -> StartReply:
         """Starts the worker if needed; returns its self-description or raises AdapterUnavailable."""
-        if self.unavailable:
-            raise AdapterUnavailable(self.unavailable)
-        if self.proc is not None and self.proc.poll() is None and self.info is not None:
-            return self.info
+        return self.await_start(self.launch())
+
+    def launch(self) -> str | None:
+        """Spawns the worker and asks it to start, without waiting (None: it is running or known unavailable).
+        The process must be spawned by a thread that lives as long as the worker: the reaper's parent-death
+        signal follows the spawning thread, not the process. Waiting (`await_start`) may be done anywhere."""
+        if self.unavailable or (self.proc is not None and self.proc.poll() is None and self.info is not None):
+            return None
         try:
             self._spawn()
             request_id = str(next(self._ids))
             self._send(protocol.StartRequest(request_id))
+        except AdapterUnavailable as e:  # its command cannot be made here (a missing program, say)
+            self.unavailable = str(e)
+            return None
+        except (OSError, WorkerDied) as e:
+            self.kill()
+            self.unavailable = protocol.one_line(f"worker did not start: {e}")
+            return None
+        return request_id
+
+    def await_start(self, request_id: str | None) -> StartReply:
+        """The answer to `launch`'s start request (or the running worker's description)."""
+        if self.unavailable:
+            raise AdapterUnavailable(self.unavailable)
+        if request_id is None:
+            assert self.info is not None
+            return self.info
+        try:
             obj, _ = self._answer(request_id, time.monotonic() + self.adapter.start_timeout_s)
             reply = protocol.parse_start(obj, request_id)
         except AdapterUnavailable as e:
@@ -187,11 +209,13 @@ class Worker:
             return Timed(UnavailableOutcome(str(e)), 0.0)
         mark = self._stderr.seek(0, os.SEEK_END)
         previous, self.last_case = self.last_case, case_id
+        library_s = None
         try:
             request_id = str(next(self._ids))
             self._send(protocol.ReadRequest(request_id, path, case_id, op))
             obj, raw_sha = self._answer(request_id, time.monotonic() + timeout)
             outcome = protocol.parse_answer(obj, request_id, self.normalize, raw_sha)
+            library_s = protocol.library_seconds(obj)
         except TimeoutError:
             self.kill()
             outcome = Timeout(timeout)
@@ -200,7 +224,7 @@ class Worker:
         except ProtocolError as e:
             self.kill()  # the stream is out of step: a fresh worker for the next cell
             outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
-        return Timed(outcome, time.monotonic() - t0, previous)
+        return Timed(outcome, time.monotonic() - t0, previous, library_s)
 
     def _death(self, mark: int) -> Outcome:
         assert self.proc is not None

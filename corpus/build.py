@@ -8,7 +8,11 @@ Each case's RNG seed derives from (seed, case id), so `--only` changes nothing i
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
+import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,6 +35,7 @@ from parquet_conformance.corpus.track import Track, all_tracks
 from parquet_conformance.generators.canonical import data_hash
 
 OUTPUT_DIRS = ("cases", "bases", "expected")  # replaced whole on regeneration
+CORPORA_KEPT = 3  # generated corpora kept in the cache (each code change makes a new one)
 Progress = Callable[[int, int, str], None]
 
 
@@ -126,3 +131,56 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
     (out / "manifest.json").write_text(dump_json(manifest.to_json()))
     write_manifest_digest(out)
     return manifest
+
+
+# -- the run's corpus, generated once per (sources, writers, seed, tracks) ----------------------------
+
+
+def cache_root() -> Path:
+    """Where parquet-conformance keeps what it can make again: environments, compiled workers, corpora."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "parquet-conformance"
+
+
+def corpus_key(seed: int, tracks: Sequence[Track]) -> str:
+    """What a generated corpus depends on: the generator's and the tracks' code (every source file of
+    generators/ and corpus/), the writers' versions, the seed and the tracks chosen."""
+    digest = hashlib.sha256(f"{GENERATOR_VERSION}:{seed}".encode())
+    packages = {"parquet_conformance.generators", "parquet_conformance.corpus"}
+    packages |= {type(t).__module__ for t in tracks if not type(t).__module__.startswith("parquet_conformance.")}
+    for package in sorted(packages):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin
+        folders = [Path(f) for f in spec.submodule_search_locations or []]
+        files = [(f, p) for f in folders for p in sorted(f.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+        for folder, path in files or [(Path(spec.origin).parent, Path(spec.origin))]:  # a package, or one module
+            digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    for track in sorted(tracks, key=lambda t: t.name):
+        digest.update(json.dumps([track.name, track.writers()], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def generate_cached(out: Path, seed: int = 0, tracks: Sequence[Track] | None = None,
+                    progress: Progress | None = None) -> bool:
+    """Writes the corpus into `out` (which must not hold one): a copy of the same corpus generated before, or
+    generated now and kept for the next run. True when it came from the cache. A copy, not links: a change
+    to `out` never reaches the cache."""
+    tracks = list(tracks) if tracks is not None else all_tracks()
+    root = cache_root() / "corpora"
+    cached = root / corpus_key(seed, tracks)
+    hit = (cached / "manifest.json").is_file()
+    if not hit:
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=root))
+        try:
+            generate(staging, seed=seed, tracks=tracks, progress=progress)
+            staging.rename(cached)  # atomic; another run that got there first keeps its own
+        except OSError:
+            if not (cached / "manifest.json").is_file():
+                raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        for old in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                          key=lambda p: p.stat().st_mtime)[:-CORPORA_KEPT]:
+            shutil.rmtree(old, ignore_errors=True)
+    shutil.copytree(cached, out, dirs_exist_ok=True)
+    return hit

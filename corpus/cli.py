@@ -108,8 +108,9 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Adds the `corpus` command group to the main parser."""
+def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """Adds the `corpus` command group to the main parser; returns its subcommands, to which the harness adds
+    `import` (it runs the adapters, which corpus/ does not import)."""
     corpus = sub.add_parser(
         "corpus", help="the corpus as a release: pack, verify, fetch; add regression cases",
         description="Release and check the corpus without this project's code: `pack` writes a reproducible "
@@ -183,3 +184,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="the base whose data a `read` must return (default flat); a reader that reads the file "
                          "must return exactly expected/<base>.json or its own reading of that base")
     ar.set_defaults(func=cmd_add_regression)
+    return cmds

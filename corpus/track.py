@@ -57,6 +57,11 @@ class Track(Protocol):
         """Versions of the libraries that wrote the bases (recorded in the manifest)."""
         ...
 
+    def read_data(self, path: Path) -> list[object]:
+        """The track's own readings of a file (canonical data), for `corpus import` to find the data the readers
+        agree on in; empty when it has none."""
+        ...
+
     def inspect(self, path: Path) -> dict[str, Any]:
         """What a file of this format holds (`parquet-conformance inspect`); `valid` says if it decodes, and
         `findings`, where a track has them, list the rules of its spec the file breaks (`inspect --strict`)."""

@@ -1,4 +1,5 @@
-"""Run-to-run changes: cells whose verdict changed between two runs, and cells present in only one."""
+"""Run-to-run changes: cells whose verdict changed between two runs, kept apart from cells present in only one
+of them (a case or an adapter added or dropped says nothing about a reader getting better or worse)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,28 @@ class Change:
         if self.after is None:
             return "removed"
         if self.before == Verdict.PASS and self.after.is_failure:
-            return "regression"
+            return "regression"  # newly failing
         if self.after == Verdict.PASS and self.before.is_failure:
             return "fix"
         return "change"
 
+    def to_json(self) -> dict[str, object]:
+        return {"case": self.case, "adapter": self.adapter, "role": self.role, "before": self.before,
+                "after": self.after, "kind": self.kind, "version_before": self.version_before,
+                "version_after": self.version_after}
 
-def diff_runs(a: list[Cell], b: list[Cell]) -> list[Change]:
+
+@dataclass(frozen=True)
+class RunDiff:
+    changes: list[Change]  # cells of both runs whose verdict changed
+    only_before: list[Change]  # cells only the first run has
+    only_after: list[Change]  # cells only the second run has
+
+    def of_kind(self, kind: str) -> list[Change]:
+        return [c for c in self.changes if c.kind == kind]
+
+
+def diff_runs(a: list[Cell], b: list[Cell]) -> RunDiff:
     old = {(c.case, c.adapter, c.role): c for c in a}
     new = {(c.case, c.adapter, c.role): c for c in b}
     out = []
@@ -39,4 +55,5 @@ def diff_runs(a: list[Cell], b: list[Cell]) -> list[Change]:
         if x is None or y is None or x.verdict != y.verdict:
             out.append(Change(*key, before=x.verdict if x else None, after=y.verdict if y else None,
                               version_before=x.version if x else None, version_after=y.version if y else None))
-    return out
+    return RunDiff(changes=[c for c in out if c.before is not None and c.after is not None],
+                   only_before=[c for c in out if c.after is None], only_after=[c for c in out if c.before is None])

@@ -1,33 +1,169 @@
-"""report.html: the matrix of cases x implementations, self-contained (jinja2, autoescaped)."""
+"""report.html: the matrix of cases x implementations, self-contained (jinja2, autoescaped; one inline script).
+
+What the page gives (templates/report.html.j2): the scores first; the matrix with one sub-column per version of
+an implementation and the engine underneath each; the pruned matrix (rows with identical verdicts merged per case
+group, with subtotals per implementation); the error clusters (reports/clusters.py), each a link that filters the
+matrix; a detail panel per cell with its data diff. Every filter and selection lives in the URL fragment, and every
+row, cell, column and cluster has an id, so that a link opens the same view.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
 from parquet_conformance.conformance.model import Cell, Verdict
-from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.clusters import Cluster, clusters
+from parquet_conformance.reports.datadiff import describe
+from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.versions import family_name, version_key
 
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
           Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc", Verdict.WRONG_METADATA: "meta",
           Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.HANG, Verdict.ACCEPTED_INVALID, Verdict.REJECTED_VALID,
+               Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS, Verdict.SKIP]
+ENGINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
+MESSAGE_SHOWN = 2000  # characters of an error message in the detail panel (results.json has all)
 
 
 def css_class(verdict: Verdict) -> str:
     return verdict.value.replace(":", "-")
 
 
-def render(doc: ResultsDocument) -> str:
+def engine_of(implementation: str) -> str:
+    """The library that parses the file: the `[engine]` a row names (execute.implementation), else the
+    implementation itself."""
+    found = re.search(r"\[([^\]]+)\]\s*$", implementation)
+    return found.group(1) if found else implementation
+
+
+def engine_key(engine: str) -> str:
+    """An engine's name without version or remarks: `arrow-rs 51` and `arrow-rs (via DataFusion)` are arrow-rs."""
+    words = []
+    for word in re.sub(r"\([^)]*\)", " ", engine).split():
+        if word[0].isdigit():
+            break
+        words.append(word)
+    return " ".join(words).lower() or engine.lower()
+
+
+@dataclass(frozen=True)
+class Column:
+    """One adapter's column: a release of an implementation (a sub-column of its family)."""
+
+    score: AdapterScore
+    family: str
+    engine: str
+    engine_key: str
+
+    @property
+    def adapter(self) -> str:
+        return self.score.adapter
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    track: str
+    columns: list[Column]
+
+
+def columns(doc: ResultsDocument) -> list[Family]:
+    """Adapters grouped by implementation (a run with several releases of one has a sub-column each, in release
+    order), by track."""
+    families: dict[tuple[str, str], list[Column]] = {}
+    for s in doc.adapters:
+        engine = engine_of(s.implementation)
+        col = Column(score=s, family=family_name(s.adapter, s.version), engine=engine, engine_key=engine_key(engine))
+        families.setdefault((s.track, col.family), []).append(col)
+    return [Family(name=name, track=track, columns=sorted(cols, key=lambda c: version_key(c.score.version or "")))
+            for (track, name), cols in sorted(families.items())]
+
+
+def shared_engines(families: list[Family]) -> dict[str, tuple[str, list[str]]]:
+    """engine key -> (colour, families) for every engine under more than one implementation."""
+    users: dict[str, set[str]] = {}
+    for f in families:
+        for c in f.columns:
+            users.setdefault(c.engine_key, set()).add(f.name)
+    shared = sorted(k for k, names in users.items() if len(names) > 1)
+    return {k: (ENGINE_COLOURS[i % len(ENGINE_COLOURS)], sorted(users[k])) for i, k in enumerate(shared)}
+
+
+def worst(cells: list[Cell]) -> Verdict:
+    return min((c.verdict for c in cells), key=WORST_FIRST.index)
+
+
+def detail_text(cells: list[Cell], doc: ResultsDocument) -> str:
+    """What the detail panel shows for one (case, adapter): each role judged, the error, the data diff."""
+    first = cells[0]
+    lines = [f"{first.adapter}: {first.implementation} {first.version or '(no version)'}, on {first.case}"]
+    for c in cells:
+        lines.append(f"role {c.role}: expected {c.expected}, outcome {c.outcome}, verdict {c.verdict}"
+                     + (f", {c.rows} rows" if c.rows is not None else "") + f", {c.attempts} attempt(s)")
+        if c.verdict == Verdict.HARNESS_ERROR:
+            lines.append("not judged: parquet-conformance failed here, not the implementation")
+        if c.error_class or c.error_message:
+            message = c.error_message or ""
+            if len(message) > MESSAGE_SHOWN:
+                message = message[:MESSAGE_SHOWN] + f"… ({len(message)} characters in results.json)"
+            lines.append(f"{c.error_class or '-'}: {message}")
+        if c.disagreement:
+            lines.append(f"attempts disagree: {c.disagreement}")
+        if c.previous_case:
+            lines.append(f"the worker read {c.previous_case} just before")
+        diff = doc.diff_of(c)
+        if diff is not None:
+            lines.append(describe(diff))
+    return "\n".join(lines)
+
+
+Link = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the site's pages are, from the page being rendered (report.html has none)."""
+
+    case: Link | None = None
+    impl: Link | None = None
+
+
+def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
-                             autoescape=jinja2.select_autoescape(default=True, default_for_string=True))
-    adapters = [a.adapter for a in doc.adapters]
+                             autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+                             undefined=jinja2.StrictUndefined)
+    env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict))
+    return env
+
+
+def render(doc: ResultsDocument, links: Links = Links()) -> str:
+    families = columns(doc)
+    order = [c for f in families for c in f.columns]
     grid: dict[str, dict[str, list[Cell]]] = {}
     for cell in doc.cells:
         grid.setdefault(cell.case, {}).setdefault(cell.adapter, []).append(cell)
-    groups = sorted({c.group for c in doc.cases})
-    return env.get_template("report.html.j2").render(doc=doc, adapters=adapters, grid=grid, groups=groups,
-                                                     symbol=SYMBOL, verdicts=list(Verdict), css=css_class)
+    tracks = sorted({c.track for c in doc.cases} | {s.track for s in doc.adapters})
+    by_adapter: dict[str, list[Cluster]] = {}
+    for k in clusters(doc):
+        by_adapter.setdefault(k.adapter, []).append(k)
+    rows = [(case, {a: (worst(cs), cs, detail_text(cs, doc)) for a, cs in grid.get(case.id, {}).items()})
+            for case in sorted_cases(doc.cases)]
+    return environment().get_template("report.html.j2").render(
+        doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
+        tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),
+        clusters=by_adapter, links=links)
+
+
+def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:
+    """By track, then as the manifest lists them (its families' order) within a track."""
+    tracks = sorted({c.track for c in cases})
+    return sorted(cases, key=lambda c: tracks.index(c.track))
 
 
 class Html:

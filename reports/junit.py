@@ -8,7 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 from parquet_conformance.conformance.model import Cell, Verdict
-from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.datadiff import describe, headline
+from parquet_conformance.reports.model import DataDiff, ResultsDocument
 
 # XML 1.0 cannot carry these at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -18,8 +19,9 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
-def detail(cell: Cell) -> str:
-    """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data."""
+def detail(cell: Cell, diff: DataDiff | None = None) -> str:
+    """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data (with its
+    diff against the expected data, for wrong data)."""
     text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
     if cell.disagreement:
         text += f"; attempts disagree: {cell.disagreement}"
@@ -27,6 +29,8 @@ def detail(cell: Cell) -> str:
         text += f": {cell.rows} rows, data {cell.data_hash}"
     if cell.error_class or cell.error_message:
         text += f"\n{cell.error_class or '-'}: {cell.error_message or ''}"
+    if diff is not None:
+        text += "\n" + describe(diff)
     return text
 
 
@@ -46,7 +50,10 @@ def suite(doc: ResultsDocument, adapter: str) -> bytes:
             ET.SubElement(case, "error", message="harness-error: parquet-conformance failed, not the implementation",
                           type="harness-error").text = xml_text(detail(c))
         elif c.verdict != Verdict.PASS:
-            ET.SubElement(case, "failure", message=c.verdict.value, type=c.verdict.value).text = xml_text(detail(c))
+            diff = doc.diff_of(c)
+            message = c.verdict.value + (f": {headline(diff)}" if diff else "")
+            ET.SubElement(case, "failure", message=xml_text(message[:500]),
+                          type=c.verdict.value).text = xml_text(detail(c, diff))
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 

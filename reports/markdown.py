@@ -1,5 +1,5 @@
-"""summary.md: scores and failures for a pull-request comment; failures grouped per adapter, capped
-per adapter so that no adapter is hidden by another's."""
+"""summary.md: scores and failures for a pull-request comment; per adapter its error clusters and its failing
+cells (a wrong-data cell with its data diff), capped per adapter so that no adapter is hidden by another's."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import html
 from pathlib import Path
 
 from parquet_conformance.conformance.model import Verdict
+from parquet_conformance.reports.clusters import clusters
+from parquet_conformance.reports.datadiff import headline
 from parquet_conformance.reports.junit import detail, xml_text
 from parquet_conformance.reports.model import ResultsDocument
 
 PER_ADAPTER = 20
+CLUSTERS = 8  # clusters listed per adapter
 
 
 def cell_text(text: object) -> str:
@@ -36,14 +39,23 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
                   "implementation).**", "", "| case | adapter | why |", "|---|---|---|"]
         lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text((c.error_message or '')[:200])} |"
                   for c in ours[:per_adapter]]
+    groups = clusters(doc)
     for a in doc.adapters:
         failing = [c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure]
         if not failing:
             continue
-        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing cells</summary>", "",
-                  "| case | role | verdict | expected | why |", "|---|---|---|---|---|"]
+        mine = [k for k in groups if k.adapter == a.adapter and k.verdict.is_failure]
+        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing cells in {len(mine)} "
+                  "clusters</summary>", "", "| cluster (numbers, paths, offsets stripped) | verdict | cells |",
+                  "|---|---|---:|"]
+        lines += [f"| {cell_text(k.signature)} | {k.verdict} | {len(k.cases)} |" for k in mine[:CLUSTERS]]
+        if len(mine) > CLUSTERS:
+            lines.append(f"| … {len(mine) - CLUSTERS} more clusters in report.html | | |")
+        lines += ["", "| case | role | verdict | expected | why |", "|---|---|---|---|---|"]
         for c in failing[:per_adapter]:
-            why = detail(c).split("\n", 1)[-1] if c.error_class or c.error_message else detail(c)
+            diff = doc.diff_of(c)
+            why = headline(diff) if diff else (
+                detail(c).split("\n", 1)[-1] if c.error_class or c.error_message else detail(c))
             lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} | {c.expected} | "
                          f"{cell_text(why[:200])} |")
         if len(failing) > per_adapter:

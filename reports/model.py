@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
-from parquet_conformance.corpus.model import Citation, Expectation, Kind, Manifest
+from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-RESULTS_VERSION = 2  # 2: `track` in cells, cases and adapters; `pass` counts in `adapters` unchanged
+RESULTS_VERSION = 3  # 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases and adapters
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,30 @@ class CaseSummary:
 
 
 @dataclass(frozen=True)
+class RowDiff:
+    row: int  # its index in the data (0-based)
+    columns: list[str]  # the columns that differ in it
+    expected: list[str]  # each column's expected value, as JSON text (shortened); empty: not at hand
+    returned: list[str]  # each column's returned value; "(no row)" where the row is missing on one side
+
+
+@dataclass(frozen=True)
+class DataDiff:
+    """How a wrong-data (or flaky) cell's returned data differs from the expected data (reports/datadiff.py)."""
+
+    case: str
+    adapter: str
+    role: str
+    expected_rows: int | None  # None: the expected data was not at hand
+    returned_rows: int
+    expected_columns: list[str]
+    returned_columns: list[str]
+    differing_columns: list[str]  # columns whose values differ in some row (digests over every row)
+    rows: list[RowDiff]  # the first differing rows among those sampled
+    note: str  # what the sample cannot show, or how the cell was judged
+
+
+@dataclass(frozen=True)
 class ResultsDocument:
     format: str
     results_version: int
@@ -50,6 +75,14 @@ class ResultsDocument:
     adapters: list[AdapterScore]
     cases: list[CaseSummary]
     cells: list[Cell]
+    diffs: list[DataDiff] = field(default_factory=list)
+
+    def diff_of(self, cell: Cell) -> DataDiff | None:
+        return self._diffs.get((cell.case, cell.adapter, cell.role))
+
+    @cached_property
+    def _diffs(self) -> dict[tuple[str, str, str], DataDiff]:
+        return {(d.case, d.adapter, d.role): d for d in self.diffs}
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -74,11 +107,3 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
             pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
             failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))
     return out
-
-
-def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo) -> ResultsDocument:
-    ran = {c.case for c in cells}
-    cases = [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
-                         citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
-    return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
-                           cases=cases, cells=cells)

@@ -24,7 +24,12 @@ def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def family(cell: Cell) -> str:
-    return cell.adapter.removesuffix(f"-{cell.version}") if cell.version else cell.adapter
+    return family_name(cell.adapter, cell.version)
+
+
+def family_name(adapter: str, version: str | None) -> str:
+    """The implementation a row belongs to: `polars-1.40.1` (a release, version 1.40.1) is polars."""
+    return adapter.removesuffix(f"-{version}") if version else adapter
 
 
 def group_of(case: str) -> str:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+from parquet_conformance.generators.parquet.bases import BASES, READABLE_BASES, base_bytes
 from parquet_conformance.generators.parquet.flatbuf import regenerate
 from parquet_conformance.generators.parquet.flatbuf.convert import (
     BOOLEAN,
@@ -203,7 +203,7 @@ def as_object_api(schema: Schema, table: str, d: dict) -> dict:
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-@pytest.mark.parametrize("name", [*BASES, "kitchen-sink"])
+@pytest.mark.parametrize("name", [*READABLE_BASES, "kitchen-sink"])
 def test_generated_object_api_reads_what_we_write(name: str, revision: str) -> None:
     generated = importlib.import_module(f"parquet_conformance.generators.parquet.flatbuf.{REVISIONS[revision].module}")
     buf = thrift_to_flatbuffer(kitchen_sink(), revision) if name == "kitchen-sink" else fb(name, revision)
@@ -216,7 +216,7 @@ def test_generated_object_api_reads_what_we_write(name: str, revision: str) -> N
 # --- conversion ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("revision", REVISIONS)
-@pytest.mark.parametrize("name", BASES)
+@pytest.mark.parametrize("name", READABLE_BASES)
 def test_round_trip(name: str, revision: str) -> None:
     m = meta(name)
     buf = thrift_to_flatbuffer(m, revision)
@@ -224,7 +224,7 @@ def test_round_trip(name: str, revision: str) -> None:
     assert flatbuffer_comparable(buf, revision) == thrift_comparable(m, revision)
 
 
-@pytest.mark.parametrize("name", BASES)
+@pytest.mark.parametrize("name", READABLE_BASES)
 def test_a_buffer_read_under_the_other_revision_is_not_what_was_written(name: str) -> None:
     """Why a profile must name its revision: the other one fails verification or misreads the same bytes."""
     for written, read in ((PR_HEAD, PROTOTYPES), (PROTOTYPES, PR_HEAD)):
@@ -236,14 +236,14 @@ def test_a_buffer_read_under_the_other_revision_is_not_what_was_written(name: st
 
 
 def test_deterministic() -> None:
-    for name in BASES:
+    for name in READABLE_BASES:
         again = thrift_to_flatbuffer(parse_file(base_bytes(name)).metadata)
         assert again == fb(name) == thrift_to_flatbuffer(meta(name))
 
 
 def test_statistics_round_trip_per_physical_type() -> None:
     seen = set()
-    for name in BASES:
+    for name in PYARROW_BASES:
         m, d = meta(name), decode(fb(name))
         types = [el.value(1) for el in m.value(2) if el.get(1) is not None]
         for rg, frg in zip(m.value(4), d["row_groups"], strict=True):
@@ -331,7 +331,12 @@ LOGICAL_NAMES = {"NONE": {None}, "STRING": {"StringType"}, "DATE": {"DateType"},
 CODECS = {"UNCOMPRESSED": 0, "SNAPPY": 1, "GZIP": 2, "BROTLI": 4, "ZSTD": 6, "LZ4": 7}
 
 
-@pytest.mark.parametrize("name", BASES)
+# What pyarrow writes; other writers' footers carry ConvertedType without LogicalType, only the deprecated min/max
+# and no dictionary-only chunks, which the converter does not map yet (the fixtures, generators/parquet/fixtures).
+PYARROW_BASES = [name for name, b in BASES.items() if b.fixture is None]
+
+
+@pytest.mark.parametrize("name", PYARROW_BASES)
 def test_comparable_agrees_with_pyarrow(name: str) -> None:
     md = pq.read_metadata(io.BytesIO(base_bytes(name)))
     c = flatbuffer_comparable(fb(name))
@@ -354,7 +359,7 @@ def test_comparable_agrees_with_pyarrow(name: str) -> None:
             assert cc["total_compressed_size"] == col.total_compressed_size
             assert cc["total_uncompressed_size"] == col.total_uncompressed_size
             assert cc["num_values"] == col.num_values and cc["codec"] == CODECS[col.compression]
-            assert cc["is_fully_dict_encoded"] == (name == "dictionary")
+            assert cc["is_fully_dict_encoded"] == col.has_dictionary_page  # no base falls back to plain
             if not col.is_stats_set:
                 assert cc["statistics"] is None
                 continue

@@ -19,7 +19,7 @@ from parquet_conformance.conformance.results import RunRecord, Store, read_cells
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Manifest
 from parquet_conformance.reports import write_reports
-from parquet_conformance.reports.model import results_document
+from parquet_conformance.reports.document import results_document
 from tests.helpers import CLI
 
 ADAPTERS = ("pyarrow", "parquet-java", "datafusion")

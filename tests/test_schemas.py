@@ -17,7 +17,7 @@ import pytest
 from parquet_conformance.conformance import protocol
 from parquet_conformance.conformance.model import Cell, RunInfo
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.model import AdapterScore, CaseSummary, DataDiff, ResultsDocument, RowDiff
 from parquet_conformance.reports.schemas import FILES
 from tests.helpers import CLI
 
@@ -101,6 +101,8 @@ def names(record: type) -> set[str]:
     ("results.md", "Adapter score", AdapterScore, set()),
     ("results.md", "Case summary", CaseSummary, set()),
     ("results.md", "results.json", ResultsDocument, set()),
+    ("results.md", "Data diff", DataDiff, set()),
+    ("results.md", "Row diff", RowDiff, set()),
     ("adapter-protocol.md", "Start answer", protocol.StartReply, set()),
     ("adapter-protocol.md", "Read request", protocol.ReadRequest, set()),
 ])

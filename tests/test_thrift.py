@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from parquet_conformance.generators.parquet import thrift
-from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+from parquet_conformance.generators.parquet.bases import READABLE_BASES, base_bytes
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.thrift import ThriftError
 
@@ -96,7 +96,7 @@ def test_field_ids_past_i16_wrap_like_readers_do() -> None:
     assert thrift.decode_struct(buf).fields[0].id == 32767
 
 
-@pytest.mark.parametrize("base", list(BASES))
+@pytest.mark.parametrize("base", READABLE_BASES)
 def test_decoded_footer_agrees_with_pyarrow(base: str) -> None:
     data = base_bytes(base)
     footer = parse_file(data)
@@ -126,8 +126,10 @@ def test_decoded_footer_agrees_with_pyarrow(base: str) -> None:
                 plain = str(pcol.statistics.logical_type) == "None"
                 if pcol.statistics.has_min_max and plain and pcol.physical_type in ("INT32", "INT64"):
                     fmt = "<i" if pcol.physical_type == "INT32" else "<q"
-                    assert struct.unpack(fmt, stats.value(6))[0] == pcol.statistics.min
-                    assert struct.unpack(fmt, stats.value(5))[0] == pcol.statistics.max
+                    low = stats.value(6) if stats.value(6) is not None else stats.value(2)  # fastparquet: only `min`
+                    assert struct.unpack(fmt, low)[0] == pcol.statistics.min
+                    high = stats.value(5) if stats.value(5) is not None else stats.value(1)
+                    assert struct.unpack(fmt, high)[0] == pcol.statistics.max
 
 
 def test_schema_elements_match_pyarrow_schema() -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from parquet_conformance.corpus import registry
+from parquet_conformance.corpus.build import cache_root
 from parquet_conformance.generators.canonical import canonical_table
 
 if TYPE_CHECKING:
@@ -137,8 +138,7 @@ def require_program(name: str) -> str:
 
 
 def cache_dir(*parts: str) -> Path:
-    root = Path.home() / ".cache" / "parquet-conformance"
-    path = root.joinpath(*parts)
+    path = cache_root().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 

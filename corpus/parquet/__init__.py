@@ -7,6 +7,7 @@ readers); this object is what the harness sees of it (corpus/track.py).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,6 +16,8 @@ from parquet_conformance.corpus.model import Case, Mutation
 from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import bases, mutations
+from parquet_conformance.generators.parquet.mutations import Context
+from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
 from parquet_conformance.generators.parquet.reference import PROFILES
 
 
@@ -60,7 +63,31 @@ class ParquetTrack:
     def writers(self) -> dict[str, str]:
         import pyarrow
 
-        return {"pyarrow": pyarrow.__version__}
+        fixtures = {f"{writer} (fixture)": p["version"] for writer, p in bases.provenance().items()}
+        return {"pyarrow": pyarrow.__version__, **fixtures}
+
+    def skippable(self, base: str, size: int | None) -> bytes:
+        """The base with a FileMetaData extension of `size` random bytes (None: the base itself): what the spec
+        promises readers "will ignore [...] with little processing overhead" (conformance/overhead.py)."""
+        data = bases.base_bytes(base)
+        if size is None:
+            return data
+        extend = Extend(struct="FileMetaData", header="spec", payload=Payload.random(size))
+        return extend.apply(data, Context(random.Random(size)))
+
+    def read_data(self, path: Path) -> list[object]:
+        """pyarrow's reading and the reference reader's, each when it reads."""
+        import pyarrow.parquet as pq
+
+        from parquet_conformance.generators.parquet.reference import read_table
+
+        readings: list[object] = []
+        for read in (lambda: pq.read_table(path), lambda: read_table(path.read_bytes())[0]):
+            try:
+                readings.append(canonical.canonical_table(read()))
+            except Exception:
+                continue
+        return readings
 
     def inspect(self, path: Path) -> dict[str, Any]:
         from parquet_conformance.generators.parquet.inspect import inspect_file

@@ -58,6 +58,9 @@ class SkiffTrack:
     def writers(self) -> dict[str, str]:
         return {}  # our own codec writes every Skiff byte
 
+    def read_data(self, path: Path) -> list[object]:
+        return []  # a Skiff case document is not a file found elsewhere
+
     def inspect(self, path: Path) -> dict[str, Any]:
         return reference.inspect_document(path.read_bytes())
 

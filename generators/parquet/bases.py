@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import hashlib
 import io
+import json
 import struct
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +22,7 @@ import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet.encryption import MODES
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
 # filter (nothing in the footer points between pages, see docs/spec-notes.md on PageHeader).
@@ -38,6 +42,8 @@ class Base:
     options: tuple[tuple[str, object], ...] = ()
     written: Callable[[], pa.Table] | None = None
     annotate: dict[str, dict[str, tuple[int, Any]]] = field(default_factory=dict)  # column -> SchemaElement fields
+    fixture: str | None = None  # a committed file written by another writer (fixtures/, provenance.json there)
+    encrypted: bool = False  # Parquet modular encryption (generators/parquet/encryption.py): no reading without keys
 
 
 def _flat() -> pa.Table:
@@ -228,9 +234,64 @@ ANNOTATE_ALL_TYPES: dict[str, dict[str, tuple[int, Any]]] = {
 }
 
 
+def _paged() -> pa.Table:
+    """Rows for the page-level bases: several pages per chunk, a dictionary column, nulls, a high-cardinality
+    text column for a bloom filter."""
+    n = 1200
+    return pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "label": pa.array([None if i % 13 == 0 else f"label-{i % 40:02d}" for i in range(n)], pa.string()),
+        "key": pa.array([f"k{i * 7919 % 100_003:06d}" for i in range(n)], pa.string()),
+        "value": pa.array([None if i % 17 == 0 else i * 0.5 - 300 for i in range(n)], pa.float64()),
+        "flag": pa.array([i % 3 == 0 for i in range(n)], pa.bool_()),
+    })
+
+
+# Page index on every column, bloom filters on two, `label` dictionary-encoded, small pages: everything a
+# reader may parse outside the footer (generators/parquet/layout.py).
+PAGED = (("row_group_size", 600), ("data_page_size", 1024), ("write_batch_size", 100), ("write_page_index", True),
+         ("use_dictionary", ["label"]), ("bloom_filter_options", {"id": {"ndv": 600, "fpp": 0.05},
+                                                                  "key": {"ndv": 600, "fpp": 0.05}}))
+CODECS = {"snappy": "snappy", "gzip": "gzip", "brotli": "brotli", "zstd": "zstd", "lz4-raw": "lz4"}
+
+
+def writers_table() -> pa.Table:
+    """The rows every other writer is given (generators/parquet/fixtures/write.py): types all of them write."""
+    n = 300
+    names = ["alpha", "Grüße", "日本語", "", "emoji \U0001f600", "quote\"", "x" * 30]
+    return pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "name": pa.array([None if i % 7 == 3 else names[i % 7] for i in range(n)], pa.string()),
+        "score": pa.array([i * 0.25 - 20 for i in range(n)], pa.float64()),
+        "flag": pa.array([i % 3 == 0 for i in range(n)], pa.bool_()),
+        "ts": pa.array([dt.datetime(2001, 2, 3) + dt.timedelta(seconds=3607 * i, milliseconds=i) for i in range(n)],
+                       pa.timestamp("ms")),
+    })
+
+
 def _wide() -> pa.Table:
     return pa.table({f"c{i:04d}": pa.array([i, None if i % 7 == 0 else -i, i * 3], pa.int32())
                      for i in range(1000)})
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def provenance() -> dict[str, dict[str, str]]:
+    """Who wrote each committed fixture, with which version and call (fixtures/write.py rewrites them)."""
+    return json.loads((FIXTURES / "provenance.json").read_text())
+
+
+def _fixtures() -> list[tuple[str, dict[str, str], int]]:
+    """(base name, provenance, row groups) of each fixture, from the file's own footer."""
+    out = []
+    for writer, p in provenance().items():
+        if writer in MODES:
+            out.append((writer, p, 2))
+            continue
+        groups = pq.read_metadata(io.BytesIO((FIXTURES / p["file"]).read_bytes())).num_row_groups
+        out.append((f"writer-{writer}", p, groups))
+    return out
 
 
 BASES: dict[str, Base] = {b.name: b for b in [
@@ -253,6 +314,17 @@ BASES: dict[str, Base] = {b.name: b for b in [
          "column, lists of lists and of structs, large and fixed-size lists, maps, nested structs, dictionary",
          _all_types, (("store_decimal_as_integer", True), ("write_statistics", False)),
          written=lambda: _all_types(stand_ins=True), annotate=ANNOTATE_ALL_TYPES),
+    Base("page-index", "1200 rows in 2 row groups of small v1 data pages, with a column index and offset index "
+         "for every chunk, bloom filters on two columns and a dictionary-encoded column", _paged, PAGED),
+    Base("data-page-v2", "the 'page-index' rows written as DATA_PAGE_V2 pages, with page index and bloom filters",
+         _paged, (*PAGED, ("data_page_version", "2.0"))),
+    *(Base(f"codec-{slug}", f"the 'page-index' rows, pages compressed with {codec.upper()} (pyarrow's "
+           f"'{codec}'{', which writes LZ4_RAW' if codec == 'lz4' else ''}), with page index and bloom filters",
+           _paged, (*PAGED, ("compression", codec))) for slug, codec in CODECS.items()),
+    *(Base(name, f"the 300 rows of bases.writers_table in {n} row group(s), written by {p['created_by']} "
+           "(generators/parquet/fixtures/provenance.json)" + (f", {name} mode, `name` under a column key"
+                                                              if name in MODES else ""),
+           writers_table, fixture=p["file"], encrypted=name in MODES) for name, p, n in _fixtures()),
     Base("int96-extremes", "6 INT96 timestamps outside the nanosecond range (years 221 BC, 1, 9999, 10183, "
          "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
          written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
@@ -261,7 +333,14 @@ BASES: dict[str, Base] = {b.name: b for b in [
 
 # The bases the extension families are built on; the typed ones (all-types, int96-extremes) have a family of
 # their own (corpus/parquet/catalog/types.py), so a reader that lacks a type does not fail every extension case.
+# Bases written by other writers (committed fixtures): the footer and page-level families on each.
+WRITER_BASES = tuple(name for name, b in BASES.items() if b.fixture is not None and not b.encrypted)
+ENCRYPTED_BASES = tuple(name for name, b in BASES.items() if b.encrypted)
+# What pyarrow reads without keys: the bases every reader test iterates.
+READABLE_BASES = tuple(name for name, b in BASES.items() if not b.encrypted)
 EXTENSION_BASES = ("flat", "nested", "multi-row-group", "dictionary", "wide")
+# The bases with a page index and bloom filters: the page-level family (corpus/parquet/catalog/pages.py).
+PAGE_LEVEL_BASES = ("page-index", "data-page-v2", *(f"codec-{slug}" for slug in CODECS))
 
 
 @cache
@@ -272,6 +351,11 @@ def base_table(name: str) -> pa.Table:
 @cache
 def base_bytes(name: str) -> bytes:
     base = BASES[name]
+    if base.fixture is not None:
+        data = (FIXTURES / base.fixture).read_bytes()
+        if hashlib.sha256(data).hexdigest() != provenance()[base.fixture.removesuffix(".parquet")]["sha256"]:
+            raise ValueError(f"{FIXTURES / base.fixture} does not match the sha256 in provenance.json")
+        return data
     sink = io.BytesIO()
     pq.write_table((base.written or base.build)(), sink, **{**WRITE_OPTIONS, **dict(base.options)})
     return _annotated(sink.getvalue(), base.annotate) if base.annotate else sink.getvalue()

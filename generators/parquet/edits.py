@@ -17,10 +17,8 @@ from parquet_conformance.generators.parquet.footer import (
     HEADER_FORMS,
     ParquetFooter,
     StructRef,
-    chunk_range,
     field_id,
     read_tail,
-    walk,
 )
 
 HEADERS = {form: raw for raw, form in HEADER_FORMS.items()}
@@ -107,37 +105,6 @@ def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:
     return [set_i64(ref, field, ref.value(field) + delta)] if ref.get(field) is not None else []
 
 
-def page_header_edit(footer: ParquetFooter, change: Callable[[StructRef], list[Edit]],
-                     page: int = 0) -> tuple[list[Edit], str]:
-    """Edits inside the `page`-th page header of the last column chunk of the last row group (`change` gets the
-    header), and what they move.
-
-    The first header sits at a recorded offset that does not move; only the pages after the edited one in the same
-    chunk shift, and without a page index the only offset in the footer that can point at them is the chunk's
-    data_page_offset (when the first header is its dictionary page's): it moves with them. The chunk's and row
-    group's byte totals (which include page headers) change by the size difference. Returns the edits and the
-    header's path."""
-    rg = footer.row_groups()[-1]
-    cc = rg.children("columns")[-1]
-    md = cc.need("meta_data")
-    start, end = chunk_range(md)
-    for k in range(page + 1):
-        if start >= end:
-            raise ValueError(f"{cc.path} has no page {page}")
-        header = thrift.decode_struct(footer.buf, start, end)
-        if k < page:
-            start = header.end + StructRef("PageHeader", "", header).value("compressed_page_size")
-    path = f"{cc.path}.pages[{page}]"
-    edits = change(StructRef("PageHeader", path, header))
-    delta = sum(len(e.data) - (e.end - e.start) for e in edits)
-    if delta:
-        for ref, field in ((md, "total_uncompressed_size"), (md, "total_compressed_size"), (rg, "total_byte_size"),
-                           (rg, "total_compressed_size")):
-            edits += add_i64(ref, field, delta)
-        if md.value("data_page_offset") > start:
-            edits += add_i64(md, "data_page_offset", delta)
-    return edits, path
-
 
 # Structs that live in page headers, not in the footer: edited in one page of the last column chunk.
 PAGE_STRUCTS = frozenset({"PageHeader", "DataPageHeader", "DictionaryPageHeader", "DataPageHeaderV2"})
@@ -145,18 +112,18 @@ PAGE_STRUCTS = frozenset({"PageHeader", "DataPageHeader", "DictionaryPageHeader"
 
 def struct_edits(footer: ParquetFooter, struct: str, which: int | str, change: Callable[[StructRef], list[Edit]],
                  page: int = 0) -> list[Edit]:
-    """`change` applied to the selected footer structs (select()), or, for a page-header struct, to the one in the
-    `page`-th page header of the last column chunk (page_header_edit)."""
+    """`change` applied to the selected footer structs (select()), or, for a page-header struct, to the first one in
+    the `page`-th page header of the last column chunk. Edits inside a page header move the data after it:
+    apply them with layout.move, which fixes every offset and length (it applies footer edits as they are)."""
     if struct not in PAGE_STRUCTS:
         return [e for ref in select(footer, struct, which) for e in change(ref)]
-
-    def inside(header: StructRef) -> list[Edit]:
-        refs = [r for r in walk(header.node, "PageHeader", header.path) if r.name == struct]
-        if not refs:
-            raise ValueError(f"{header.path} has no {struct}")
-        return change(refs[0])
-
-    return page_header_edit(footer, inside, page)[0]
+    cc = footer.row_groups()[-1].children("columns")[-1]
+    header = f"{cc.path}.pages[{page}]"
+    refs = [r for r in footer.page_headers() if r.name == struct and (r.path == header or
+                                                                      r.path.startswith(f"{header}."))]
+    if not refs:
+        raise ValueError(f"{header} has no {struct}")
+    return change(refs[0])
 
 
 def remove_fields(ref: StructRef, names: Iterable[str]) -> list[Edit]:
@@ -175,8 +142,3 @@ def remove_fields(ref: StructRef, names: Iterable[str]) -> list[Edit]:
             edits.append(Edit(f.header_start, f.header_end, thrift.field_header(f.type, f.id, long_form=True)))
         after_removed = False
     return edits
-
-
-def page_header_extension(footer: ParquetFooter, data: bytes) -> tuple[list[Edit], str]:
-    """Extension `data` before the stop byte of the first page header of the last column chunk (page_header_edit)."""
-    return page_header_edit(footer, lambda header: [before_stop(header, data)])

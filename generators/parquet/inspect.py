@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from parquet_conformance.generators.parquet.footer import FooterError, check_file, struct_extensions
+from parquet_conformance.generators.parquet.layout import page_structs
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
 
@@ -43,8 +44,9 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     decodes the footer (else `error` says why); `notes` list what that reading passed over (fields of an
     unexpected wire type, non-minimal varints, a plaintext footer's signature) and `findings` the rules of
     the spec the file breaks (enums out of range, required fields missing, row counts that disagree,
-    overlapping chunks, wrong page CRCs, extension rules). Extensions are listed whenever the footer decodes,
-    page headers included."""
+    overlapping chunks, wrong page CRCs, page offsets, the page index and bloom filters, extension rules).
+    Extensions are listed whenever the footer decodes, page headers, page index and bloom filter headers
+    included. In encrypted footer mode (PARE) only the plaintext FileCryptoMetaData is read."""
     size = len(buf)
     report: dict = {"valid": False, "size": size,
                     "magic": {"head": _magic(buf[:4]), "tail": _magic(buf[-4:]) if size >= 8 else None}}
@@ -56,7 +58,7 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
             return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": [], "notes": [],
                     "findings": []}
         return {**report, "error": str(e), **({"flatbuffers_footer": fb} if fb else {})}
-    pages = footer.page_headers()
+    pages = page_structs(footer)  # page headers, page index, bloom filter headers
     report.update({
         "footer_offset": footer.footer_offset,
         "footer_length": footer.footer_length,
@@ -66,11 +68,14 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     })
     if fb := flatbuffers_report(buf, footer.metadata):
         report["flatbuffers_footer"] = fb
+    problem_lists = {"notes": [p.to_json() for p in problems if p.level == "note"],
+                     "findings": [p.to_json() for p in problems if p.level == "finding"]}
+    if footer.encrypted_footer:  # PARE: the FileMetaData is behind the key; the FileCryptoMetaData was walked
+        return {**report, "valid": True, "error": None, **problem_lists, "encrypted_footer": True, "version": None,
+                "num_rows": None, "row_groups": 0, "columns": 0, "created_by": None, "page_headers": 0}
     root = footer.root
     created_by = root.value("created_by")
-    return {**report, "valid": True, "error": None,
-            "notes": [p.to_json() for p in problems if p.level == "note"],
-            "findings": [p.to_json() for p in problems if p.level == "finding"],
+    return {**report, "valid": True, "error": None, **problem_lists,
             "version": root.value("version"), "num_rows": root.value("num_rows"),
             "row_groups": len(footer.row_groups()), "columns": footer.leaf_count(),
             "created_by": created_by.decode("utf-8", "replace") if isinstance(created_by, bytes) else None,

@@ -207,6 +207,8 @@ class Reader:
         n = b >> 4
         if n == 15:
             n = self.varint32()
+        if n == 0 and b & 0x0F == STOP:  # fastparquet writes an empty list's header as 00; Thrift C++ reads it
+            return []
         etype = self._element_type(b & 0x0F)
         self._check_count(n, start)
         return [self.element(etype, depth) for _ in range(n)]

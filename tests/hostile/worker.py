@@ -1,9 +1,12 @@
 """A misbehaving worker: it speaks the adapter protocol, then does what argv[1] says when asked to read a
-file whose name contains "bad", or every file with `--all-bad` (good files read as two rows). argv[2:] may
-hold a token that tests use to find every process it left behind (children inherit their command line).
+file whose name contains "bad" (or the text of `--bad=TEXT`), or every file with `--all-bad` (good files read
+as two rows). argv[2:] may hold a token that tests use to find every process it left behind (children inherit
+their command line), and options: `--real` reads good files with pyarrow (a refusal is `rejected`), so that the
+worker is a reader whose verdicts mean something; `--version=V` and `--engine=E` go in its start answer.
 
 Modes: segfault, abort, hang, alloc, garbage, bad-rows, refuse, big-line, surrogate, nul, bad-utf8, early,
-child-holds-stdout, surviving-child, child-then-hang, exit-at-start, exit-after-read, stateful, none (reads everything).
+child-holds-stdout, surviving-child, child-then-hang, exit-at-start, exit-after-read, stateful, wrong-value (the
+real data with one value changed), none (reads everything).
 """
 
 from __future__ import annotations
@@ -17,7 +20,30 @@ import time
 
 MODE = sys.argv[1]
 GOOD = {"outcome": "read", "columns": ["x"], "rows": [[{"int": "1"}], [None]]}
+OPTIONS = dict(a[2:].partition("=")[::2] for a in sys.argv[2:] if a.startswith("--"))
 reads = 0
+
+
+def good(path: str) -> dict:
+    """The answer to a good file: two rows, or with --real what pyarrow reads (or its refusal)."""
+    if "real" not in OPTIONS:
+        return dict(GOOD)
+    import pyarrow.parquet as pq
+
+    from parquet_conformance.generators.canonical import canonical_table
+
+    try:
+        return {"outcome": "read", **canonical_table(pq.read_table(path))}
+    except Exception as e:  # any refusal of the library is the reader's answer
+        return {"outcome": "rejected", "error": {"class": type(e).__name__, "message": str(e)}}
+
+
+def wrong_value(answer: dict) -> dict:
+    """The same data with the first column of the third row changed, as a reader with a decoding bug gives it."""
+    rows = answer.get("rows")
+    if answer.get("outcome") == "read" and rows and len(rows) > 2:
+        rows[2] = [{"int": "-999"}, *rows[2][1:]]
+    return answer
 
 
 def out(text: str | bytes) -> None:
@@ -37,6 +63,8 @@ def sleeper() -> None:
 def bad(req: dict) -> dict | None:
     """The answer to a bad file, or None when this mode answers (or dies) by itself."""
     rid = req["id"]
+    if MODE == "wrong-value":
+        return {"id": rid, **wrong_value(good(req["path"]))}
     if MODE == "segfault":
         ctypes.string_at(0)  # a real SIGSEGV, as a C library would raise it
     if MODE == "abort":
@@ -87,7 +115,7 @@ def bad(req: dict) -> dict | None:
         if reads > 1:
             return {"id": rid, "outcome": "read", "columns": ["x"], "rows": [[{"int": "2"}]]}
         return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused when fresh"}}
-    return {"id": rid, **GOOD}
+    return {"id": rid, **good(req["path"])}
 
 
 for line in sys.stdin:
@@ -98,11 +126,13 @@ for line in sys.stdin:
         if MODE == "refuse":
             out(json.dumps({"id": req["id"], "ok": False, "unavailable": "libfoo is not installed"}))
             continue
-        out(json.dumps({"id": req["id"], "ok": True, "adapter": "fake", "implementation": "fake", "version": "0",
-                        "roles": ["legacy"]}))
+        out(json.dumps({"id": req["id"], "ok": True, "adapter": "fake", "implementation": "fake",
+                        "version": OPTIONS.get("version", "0"), "roles": ["legacy"]}
+                       | ({"engine": OPTIONS["engine"]} if "engine" in OPTIONS else {})))
     elif req["cmd"] == "read":
         reads += 1
-        answer = bad(req) if "bad" in req["path"] or "--all-bad" in sys.argv else {"id": req["id"], **GOOD}
+        marked = OPTIONS.get("bad", "bad") in req["path"] or "all-bad" in OPTIONS
+        answer = bad(req) if marked else {"id": req["id"], **good(req["path"])}
         if answer is not None:
             out(json.dumps(answer))
     else:

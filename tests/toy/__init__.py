@@ -85,6 +85,9 @@ class ToyTrack:
     def writers(self) -> dict[str, str]:
         return {}
 
+    def read_data(self, path: Path) -> list[object]:
+        return []
+
     def inspect(self, path: Path) -> dict[str, Any]:
         try:
             return {"valid": True, "error": None, "rows": len(parse(path.read_bytes())["rows"])}

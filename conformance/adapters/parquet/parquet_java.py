@@ -17,6 +17,7 @@ from parquet_conformance.conformance.adapters import (
     cache_lock,
     require_program,
 )
+from parquet_conformance.conformance.envs import say
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 
@@ -51,6 +52,7 @@ class ParquetJava(CommandAdapter):
         out = cache_dir("java", key)
         with cache_lock(out):
             if not (out / "ParquetJavaWorker.class").exists():
+                say(f"compiling the Java worker against parquet-java {version} (once)")
                 proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
                                       capture_output=True, text=True)
                 if proc.returncode != 0:

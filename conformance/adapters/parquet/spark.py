@@ -26,12 +26,16 @@ class Spark(PythonAdapter):
     def prepare(self) -> None:
         from pyspark.sql import SparkSession
 
+        from parquet_conformance.conformance.spark import java_options, quiet_pyspark
+
+        quiet_pyspark()
         self.load()
         require_program("java")
         os.environ["TZ"] = "UTC"  # collect() turns timestamps into local datetimes
         time.tzset()
         self.session = (SparkSession.builder.master("local[1]").appName("parquet-conformance-adapter")
                         .config("spark.ui.enabled", "false")
+                        .config("spark.driver.extraJavaOptions", java_options())
                         .config("spark.ui.showConsoleProgress", "false")
                         .config("spark.driver.memory", "2g")
                         .config("spark.sql.session.timeZone", "UTC")

@@ -20,14 +20,17 @@ from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog import (
     corrupt,
     encodings,
+    encryption,
     flatbuffers,
     golden,
     nonconforming,
+    pages,
     storage,
     types,
+    writers,
 )
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption)
 
 
 class CatalogError(ValueError):

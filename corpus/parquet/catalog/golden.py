@@ -31,9 +31,11 @@ def cases() -> list[Case]:
             kind="golden",
             base=name,
             mutations=(),
-            expect={"legacy": "read"},
+            expect={"legacy": "reject" if b.encrypted else "read"},
             citations=(LAYOUT,),
-            notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline.",
+            notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline."
+            + (" Encrypted: a reader without the keys must reject it (docs/spec-notes.md#encryption)."
+               if b.encrypted else ""),
         )
         for name, b in BASES.items()
     ]

@@ -121,6 +121,7 @@ def _load_families() -> None:
         extension,
         fields,
         flatbuffer,
+        pages,
         tail,
     )
 

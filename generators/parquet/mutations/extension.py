@@ -12,10 +12,10 @@ from parquet_conformance.generators.parquet.edits import (
     apply_edits,
     before_stop,
     extension_field,
-    page_header_extension,
     select,
 )
 from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, parse_file
+from parquet_conformance.generators.parquet.layout import before_stops, move
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 
 # The UUID that marks this project's opaque test extension (uuid5 of a URL we own by name).
@@ -70,7 +70,7 @@ class Payload:
             raise MutationError(f"payload: {e}") from None
 
 
-def _check_struct(struct: str) -> None:
+def check_struct_name(struct: str) -> None:
     if struct not in STRUCT_NAMES:
         raise MutationError(f"no struct {struct!r} in parquet.thrift")
 
@@ -91,7 +91,7 @@ class Extend(Mutation):
     drop_stop: bool = False
 
     def check(self) -> None:
-        _check_struct(self.struct)
+        check_struct_name(self.struct)
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         footer = parse_file(buf)
@@ -133,13 +133,17 @@ class ExtendAfterStop(Mutation):
 @register("extend_page_header")
 @dataclass(frozen=True)
 class ExtendPageHeader(Mutation):
-    """Field 32767 in the first page header of the last column chunk (edits.page_header_extension)."""
+    """Field 32767 in the first page header of the last column chunk: its own offset does not move, the pages
+    after it do (with every offset that points at them, layout.move); the chunk's and row group's totals grow."""
 
     payload: Payload
     header: Header = "zigzag"
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         body = self.payload.make(ctx)
-        edits, path = page_header_extension(parse_file(buf), extension_field(body, self.header))
-        ctx.wrote("PageHeader", path, self.header, body)
-        return apply_edits(buf, edits)
+        footer = parse_file(buf)
+        cc = footer.row_groups()[-1].children("columns")[-1]
+        (header,) = [r for r in footer.page_headers() if r.path == f"{cc.path}.pages[0]"]
+        ctx.wrote("PageHeader", header.path, self.header, body)
+        return move(footer, before_stops([header], extension_field(body, self.header)))
+

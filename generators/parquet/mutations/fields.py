@@ -3,7 +3,7 @@ type), optional fields taken out, values rewritten (enums out of range, flipped 
 
 Each reads the footer as Thrift does (footer.read_footer), so that steps can follow one another on a file the
 strict decoder already refuses. A page-header struct (edits.PAGE_STRUCTS) is edited in the `page`-th page of the
-last column chunk, which moves nothing recorded but that chunk's pages (edits.page_header_edit).
+last column chunk; the data after it moves with every offset and length that points at it (layout.move).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Literal
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import (
     Edit,
-    apply_edits,
     before_stop,
     remove_fields,
     struct_edits,
@@ -24,13 +23,13 @@ from parquet_conformance.generators.parquet.edits import (
 from parquet_conformance.generators.parquet.footer import (
     EXTENSION_ID,
     SCHEMA,
-    STRUCT_NAMES,
     StructRef,
     field_id,
     read_footer,
 )
+from parquet_conformance.generators.parquet.layout import move
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
-from parquet_conformance.generators.parquet.mutations.extension import Which
+from parquet_conformance.generators.parquet.mutations.extension import Which, check_struct_name
 
 # The same text as valid UTF-8 and with one byte made invalid (0xFF never occurs in UTF-8): equal lengths, so that a
 # pair of cases differs in that byte alone.
@@ -69,11 +68,6 @@ TypedValue = Literal["bool", "bool-false", "i8", "i16", "i32", "i64", "double", 
 WIRE = {"i16": thrift.I16, "i32": thrift.I32, "i64": thrift.I64, "binary": thrift.BINARY}
 
 
-def _check_struct(struct: str) -> None:
-    if struct not in STRUCT_NAMES:
-        raise MutationError(f"no struct {struct!r} in parquet.thrift")
-
-
 def _check_fields(struct: str, names: tuple[str, ...]) -> None:
     known = {name for name, _ in SCHEMA.get(struct, {}).values()}
     if unknown := [n for n in names if n not in known]:
@@ -93,7 +87,7 @@ class AddTypedField(Mutation):
     page: int = 0
 
     def check(self) -> None:
-        _check_struct(self.struct)
+        check_struct_name(self.struct)
         if not -(1 << 15) <= self.field_id < 1 << 15:
             raise MutationError(f"add_typed_field: field id {self.field_id} is not an i16")
 
@@ -101,8 +95,8 @@ class AddTypedField(Mutation):
         ftype, value = TYPED_VALUES[self.type]
         footer, _ = read_footer(buf)
         data = typed_field(ftype, value, self.field_id)
-        return apply_edits(buf, struct_edits(footer, self.struct, self.which, lambda ref: [before_stop(ref, data)],
-                                             self.page))
+        return move(footer, struct_edits(footer, self.struct, self.which, lambda ref: [before_stop(ref, data)],
+                                         self.page))
 
 
 @register("remove_fields")
@@ -117,7 +111,7 @@ class RemoveFields(Mutation):
     page: int = 0
 
     def check(self) -> None:
-        _check_struct(self.struct)
+        check_struct_name(self.struct)
         _check_fields(self.struct, self.fields)
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
@@ -125,7 +119,7 @@ class RemoveFields(Mutation):
         edits = struct_edits(footer, self.struct, self.which, self._remove, self.page)
         if not edits:
             raise ValueError(f"no {self.struct} has {', '.join(self.fields)}")
-        return apply_edits(buf, edits)
+        return move(footer, edits)
 
     def _remove(self, ref: StructRef) -> list[Edit]:
         """With `which` "all", the structs that have the fields (a root SchemaElement has no converted_type)."""
@@ -149,7 +143,7 @@ class SetField(Mutation):
     page: int = 0
 
     def check(self) -> None:
-        _check_struct(self.struct)
+        check_struct_name(self.struct)
         _check_fields(self.struct, (self.field,))
         if (self.value is None) == (self.xor is None):
             raise MutationError("set_field takes exactly one of value and xor")
@@ -161,7 +155,7 @@ class SetField(Mutation):
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         footer, _ = read_footer(buf)
-        return apply_edits(buf, struct_edits(footer, self.struct, self.which, self._rewrite, self.page))
+        return move(footer, struct_edits(footer, self.struct, self.which, self._rewrite, self.page))
 
     def _rewrite(self, ref: StructRef) -> list[Edit]:
         f = ref.get(self.field)
@@ -192,7 +186,7 @@ class SwapMinMax(Mutation):
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         footer, _ = read_footer(buf)
-        return apply_edits(buf, struct_edits(footer, "Statistics", self.which, _swapped))
+        return move(footer, struct_edits(footer, "Statistics", self.which, _swapped))
 
 
 def _swapped(ref: StructRef) -> list[Edit]:

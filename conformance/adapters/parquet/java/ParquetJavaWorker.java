@@ -73,6 +73,7 @@ public final class ParquetJavaWorker {
     // The library reads and assembles every record; what it raises is its outcome.
     MessageType schema;
     List<Group> groups = new ArrayList<>();
+    long t0 = System.nanoTime();
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
       schema = reader.getFooter().getFileMetaData().getSchema();
       PageReadStore pages;
@@ -86,8 +87,10 @@ public final class ParquetJavaWorker {
       String outcome = t instanceof OutOfMemoryError ? "oom"
           : (t instanceof Error || CRASHES.contains(cls)) ? "crash" : "rejected";
       error(resp, outcome, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
       return;
     }
+    double librarySeconds = (System.nanoTime() - t0) / 1e9;
     // Our conversion of what it returned into tokens: a mistake here is ours, a harness error.
     try {
       ArrayNode columns = JSON.createArrayNode();
@@ -99,6 +102,7 @@ public final class ParquetJavaWorker {
       }
       resp.put("outcome", "read").set("columns", columns);
       resp.set("rows", rows);
+      resp.put("library_s", librarySeconds);
     } catch (Throwable t) {
       error(resp, t instanceof OutOfMemoryError ? "oom" : "harness-error", t);
     }

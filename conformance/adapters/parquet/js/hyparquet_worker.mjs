@@ -47,12 +47,16 @@ function token(value, node) {
   }
 }
 
-async function read(path) {
+async function read(path) { // the library, as a user calls it
   const buf = readFileSync(path)
   const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
   const metadata = hyparquet.parquetMetadata(file)
   const schema = hyparquet.parquetSchema(metadata)
   const rows = await hyparquet.parquetReadObjects({ file, metadata, parsers, utf8: false })
+  return { schema, rows }
+}
+
+function convert({ schema, rows }) { // our conversion into tokens: its failure is ours, not the library's
   const columns = schema.children.map((c) => c.element.name)
   return { columns, rows: rows.map((r) => schema.children.map((c) => token(r[c.element.name], c))) }
 }
@@ -63,12 +67,21 @@ for await (const line of createInterface({ input: process.stdin })) {
     out({ id: req.id, ok: true, adapter: 'hyparquet', implementation: 'hyparquet (JavaScript)', version,
       roles: ['legacy'] })
   } else if (req.cmd === 'read') {
+    const error = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
+    const t0 = performance.now()
+    let result
     try {
-      out({ id: req.id, outcome: 'read', ...(await read(req.path)) })
+      result = await read(req.path)
     } catch (e) {
       const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected',
-        error: { class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) } })
+      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: error(e), library_s: (performance.now() - t0) / 1000 })
+      continue
+    }
+    const libraryS = (performance.now() - t0) / 1000
+    try {
+      out({ id: req.id, outcome: 'read', ...convert(result), library_s: libraryS })
+    } catch (e) {
+      out({ id: req.id, outcome: 'harness-error', error: error(e) })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

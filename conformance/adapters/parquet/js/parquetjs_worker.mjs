@@ -137,17 +137,19 @@ for await (const line of createInterface({ input: process.stdin })) {
       version, roles: ['legacy'] } : { id: req.id, ok: false, unavailable: `@dsnp/parquetjs cannot be loaded: ${version}` })
   } else if (req.cmd === 'read') {
     let result
+    const t0 = performance.now()
     try {
       result = await read(req.path)
     } catch (e) {
       const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: errorOf(e) })
+      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
       continue
     }
+    const libraryS = (performance.now() - t0) / 1000
     try { // our conversion: its failure is ours, not the library's
       maps = mapPaths(result.elements)
       const rows = result.rows.map((r) => result.fields.map((f) => token(f, r[f.name])))
-      out({ id: req.id, outcome: 'read', columns: result.fields.map((f) => f.name), rows })
+      out({ id: req.id, outcome: 'read', columns: result.fields.map((f) => f.name), rows, library_s: libraryS })
     } catch (e) {
       out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
     }

@@ -1,0 +1,143 @@
+"""The full matrix against its limit, measured in one run.
+
+    python bench/matrix.py [--adapter NAME ...] [--master local[*]|none] [--only GLOBS] [--scale 1,2,4]
+                           [--sample N]
+
+Runs the default matrix (every default adapter, the whole corpus, warm caches: a small warm-up run goes
+first) as `parquet-conformance run` does, and prints:
+- the wall time and cells/s (and the run's own split: Spark start, cells, confirmation);
+- per adapter: its cells, the cell-seconds it took, the library's own seconds (each worker measures its
+  library call: `library_s` in the protocol) and their ratio, which is what is ours (process round trip,
+  conversion, the harness);
+- the ratio to the limit: the wall time over (the libraries' own seconds / the cores);
+- the ratio to one process per cell, estimated from `--sample` cells per adapter run both ways (a new
+  worker per cell versus one persistent worker), as bench/persistent_vs_per_cell.py measures it;
+- with `--scale 1,2,4`: the wall time at 1x, 2x and 4x the corpus (cases replicated under new ids) and its
+  slope per cell, which should stay flat (a linear run).
+Every figure is a ratio or comes from the same run: only ratios are meant to be compared across machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.execute import AdapterSpec
+from parquet_conformance.conformance.model import OutcomeRow, Unavailable
+from parquet_conformance.conformance.results import Store
+from parquet_conformance.conformance.run import RunOptions, RunResult, run_job
+from parquet_conformance.corpus.build import generate_cached
+from parquet_conformance.corpus.dist import write_manifest_digest
+
+
+def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: str | None) -> tuple[RunResult, float]:
+    t0 = time.perf_counter()
+    result = run_job(RunOptions(out=out, specs=specs, corpus=corpus, only=only, master=master))
+    return result, time.perf_counter() - t0
+
+
+def replicated(corpus: Path, out: Path, times: int) -> Path:
+    """The corpus with every case `times` times: copies under ids `<id>/copy-<k>` naming the same file."""
+    shutil.copytree(corpus, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    cases = manifest["cases"]
+    manifest["cases"] = cases + [{**c, "id": f"{c['id']}/copy-{k}"} for k in range(1, times) for c in cases]
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    write_manifest_digest(out)
+    return out
+
+
+def per_cell_cost(spec: AdapterSpec, files: list[Path]) -> tuple[float, float]:
+    """Seconds per cell with one worker process per cell, and with one persistent worker."""
+    t0 = time.perf_counter()
+    for path in files:
+        worker = spec.worker()
+        worker.read(str(path))
+        worker.close()
+    fresh = (time.perf_counter() - t0) / len(files)
+    worker = spec.worker()
+    worker.start()
+    t0 = time.perf_counter()
+    for path in files:
+        worker.read(str(path))
+    persistent = (time.perf_counter() - t0) / len(files)
+    worker.close()
+    return fresh, persistent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--adapter", action="append", help="default: every adapter a plain `run` runs")
+    parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--only", help="case globs (default: the whole corpus)")
+    parser.add_argument("--scale", default="1", help="corpus multiples to time, e.g. 1,2,4")
+    parser.add_argument("--sample", type=int, default=5, help="cells per adapter for the per-cell-process estimate")
+    args = parser.parse_args()
+    specs = [AdapterSpec.parse(n) for n in args.adapter or adapters.names(default_run=True)]
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="bench-matrix-") as tmp:
+        root = Path(tmp)
+        corpus = root / "corpus"
+        generate_cached(corpus)
+        print(f"warming up ({len(specs)} adapters on the bases)", flush=True)
+        run(corpus, root / "warm", specs, args.master, "base/*")
+
+        result, wall = run(corpus, root / "out", specs, args.master, args.only)
+        rows = [r for r in Store(root / "out").staged(result.run_id) if r.outcome != "unavailable"]
+        t = result.timings
+        print(f"\nmatrix: {len(result.cells)} cells in {wall:.1f} s wall ({len(result.cells) / wall:.1f} cells/s; "
+              f"Spark start {t.spark_start_s:.1f} s, cells {t.cells_s:.1f} s, confirming {t.confirmed} non-pass "
+              f"cells ({t.rerun} re-run) {t.confirm_s:.1f} s) on {cores} cores")
+
+        by: dict[str, list[OutcomeRow]] = defaultdict(list)
+        for r in rows:
+            by[r.adapter].append(r)
+        print(f"\n{'adapter':<16}{'cells':>7}{'cell-s':>9}{'library-s':>11}{'cell/library':>14}{'median ms':>11}")
+        library_total = 0.0
+        for name, rs in sorted(by.items(), key=lambda kv: -sum(r.duration_s for r in kv[1])):
+            cell_s = sum(r.duration_s for r in rs)
+            lib = [r.library_s for r in rs if r.library_s is not None]
+            lib_s = sum(lib)
+            library_total += lib_s
+            ratio = f"{cell_s / lib_s:.1f}x" if lib_s else "-"
+            print(f"{name:<16}{len(rs):>7}{cell_s:>9.1f}{lib_s:>11.1f}{ratio:>14}"
+                  f"{1000 * statistics.median(r.duration_s for r in rs):>11.1f}")
+        limit = library_total / cores
+        print(f"\nlimit (the libraries' own seconds / {cores} cores): {limit:.1f} s; "
+              f"the run is {wall / limit:.1f}x the limit" if limit else "\nno library times reported")
+
+        estimate = 0.0
+        for spec in specs:
+            files = sorted((corpus / "cases").rglob(f"*{'.parquet' if spec.build().track == 'parquet' else ''}"))
+            files = [f for f in files if f.is_file()][: args.sample]
+            if not files or isinstance(spec.worker().read(str(files[0])).outcome, Unavailable):
+                continue
+            fresh, _persistent = per_cell_cost(spec, files)
+            estimate += fresh * len(by.get(spec.name, []))
+        if estimate:
+            print(f"one process per cell (estimated from {args.sample} cells per adapter): {estimate / cores:.1f} s, "
+                  f"{estimate / cores / wall:.1f}x this run's wall time")
+
+        scales = [int(x) for x in args.scale.split(",") if x.strip()]
+        if scales != [1]:
+            print("\nscale: corpus multiple, cells, wall s, ms per cell")
+            points = []
+            for k in scales:
+                bigger = replicated(corpus, root / f"corpus-x{k}", k) if k > 1 else corpus
+                res, secs = run(bigger, root / f"out-x{k}", specs, args.master, args.only)
+                points.append((len(res.cells), secs))
+                print(f"  {k}x {len(res.cells):>8} {secs:>8.1f} {1000 * secs / len(res.cells):>8.2f}")
+            (n0, s0), (n1, s1) = points[0], points[-1]
+            print(f"slope: {1000 * (s1 - s0) / (n1 - n0):.2f} ms per added cell")
+
+
+if __name__ == "__main__":
+    main()

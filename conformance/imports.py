@@ -1,0 +1,76 @@
+"""`parquet-conformance corpus import DIR --source NAME --out OUT`: every file of DIR read by every available
+adapter of the track (the runner's workers, conformance/execute.py) and by the track's strict decoder; the
+votes go to corpus/imports.py, which writes the corpus with expectations by consensus and the findings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
+from parquet_conformance.conformance.model import Crash, OutOfMemory, Read, Rejected, Timeout
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.imports import STRICT, Imported, Vote, write_corpus
+from parquet_conformance.corpus.model import Manifest
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    manifest: Manifest
+    findings: list[dict[str, object]]
+    voters: dict[str, str]  # adapter -> implementation and version (the available ones)
+    unavailable: dict[str, str]  # adapter -> why
+
+
+def vote(name: str, outcome: object, version: str) -> Vote | None:
+    """An adapter's outcome as a vote; None when it says nothing about the file (unavailable, our own error)."""
+    match outcome:
+        case Read(data_hash=h):
+            return Vote(name, "read", h, version)
+        case Rejected(error=e):
+            return Vote(name, "rejected", None, f"{version}: {e.cls}: {e.message[:160]}")
+        case Crash() | Timeout() | OutOfMemory():
+            return Vote(name, str(outcome.kind), None, version)
+    return None
+
+
+def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterSpec], track_name: str = "parquet",
+                     progress: Progress | None = None) -> ImportResult:
+    track = tracks.get(track_name)
+    if not src.is_dir():
+        raise ValueError(f"{src}: not a directory")
+    paths = sorted(p for p in src.rglob(f"*{track.suffix}") if p.is_file())
+    if not paths:
+        raise ValueError(f"{src}: no {track.suffix} file")
+    if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
+        raise ValueError(f"{out}: write the corpus outside {src}")
+    workers = WorkerSet([s for s in specs if s.build().track == track.name])
+    voters: dict[str, str] = {}
+    unavailable: dict[str, str] = {}
+    files = []
+    try:
+        for i, path in enumerate(paths):
+            relative = path.relative_to(src).as_posix()
+            if progress:
+                progress(i, len(paths), relative)
+            votes = []
+            for name, worker in workers.workers.items():
+                timed = worker.read(str(path.resolve()), relative)
+                info = worker.info
+                version = f"{info.implementation} {info.version}" if info else ""
+                if (v := vote(name, timed.outcome, version)) is not None:
+                    votes.append(v)
+                    voters[name] = version
+                elif info is None:
+                    unavailable[name] = str(getattr(timed.outcome, "reason", timed.outcome.kind))
+            valid = bool(track.inspect(path)["valid"])
+            votes.append(Vote(STRICT, "read" if valid else "rejected"))
+            files.append(Imported(path, relative, tuple(votes), valid, tuple(track.read_data(path))))
+    finally:
+        workers.close()
+    readers = {f"reader {n}": v for n, v in sorted(voters.items())}
+    manifest, findings = write_corpus(out, track, source, files, readers)
+    return ImportResult(manifest, findings, voters, unavailable)

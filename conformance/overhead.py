@@ -1,0 +1,133 @@
+"""Skip overhead: what an extension a reader must skip costs it. The Parquet spec promises that "existing readers
+will ignore the extension bytes with little processing overhead" (BinaryProtocolExtensions.md); this measures it.
+
+Each adapter reads a base as it is and with a skippable extension of 0 B, 1 MiB, 16 MiB and 64 MiB (a track
+that can make one: `Track.skippable`), several times in one persistent worker; the figure is the median of the
+library's own time (`library_s`, the cell's time when a worker does not report it), relative to the base as it is.
+A reader is flagged when an extension of 1 MiB or more costs it more than FLAG_FACTOR times reading those bytes
+once (measured here, on the same files, in the same run), beyond what noise can add.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from parquet_conformance.conformance.execute import AdapterSpec, implementation
+from parquet_conformance.conformance.model import Read
+from parquet_conformance.corpus.track import Track
+
+SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)
+FLAG_FACTOR = 10.0
+FLAG_MIN_SIZE = 1 << 20  # smaller extensions cost less than the noise of a shared machine
+FLAG_NOISE = 0.5  # of the base's own time, plus FLAG_SLACK_S: what noise alone can add
+FLAG_SLACK_S = 0.005
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """One (adapter, base, extension size): the median seconds and their ratio to the base as it is."""
+
+    adapter: str
+    implementation: str
+    version: str | None
+    base: str
+    size: int | None  # bytes of extension; None: the base as it is
+    seconds: float | None  # None: the reader did not read the file
+    outcome: str
+    ratio: float | None
+    read_once_s: float  # reading the file's bytes once, here
+    flagged: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _read_once(path: Path, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        path.read_bytes()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def measure(specs: list[AdapterSpec], track: Track, bases: list[str], repeat: int = 5,
+            progress: Callable[[str], None] | None = None,
+            sizes: tuple[int | None, ...] = SIZES) -> list[Overhead]:
+    skippable = getattr(track, "skippable", None)
+    if skippable is None:
+        raise ValueError(f"track {track.name!r} has no skippable extension to measure")
+    out: list[Overhead] = []
+    with tempfile.TemporaryDirectory(prefix="pqc-overhead-") as tmp:
+        sizes = (None, *(s for s in sizes if s is not None))  # the base as it is comes first: the reference
+        files = {(b, size): Path(tmp) / f"{b}-{size}{track.suffix}" for b in bases for size in sizes}
+        for (b, size), path in files.items():
+            path.write_bytes(skippable(b, size))
+        for spec in specs:
+            worker = spec.worker()
+            try:
+                for b in bases:
+                    plain: float | None = None
+                    for size in sizes:
+                        if progress:
+                            progress(f"{spec.name}: {b} with {'no' if size is None else _size(size)} extension")
+                        path = files[(b, size)]
+                        worker.read(str(path))  # warm: the first read of a file pays for the page cache and JITs
+                        timed = [worker.read(str(path)) for _ in range(repeat)]
+                        outcome = timed[-1].outcome
+                        seconds = (statistics.median(t.library_s if t.library_s is not None else t.duration_s
+                                                     for t in timed) if isinstance(outcome, Read) else None)
+                        if size is None:
+                            plain = seconds
+                        once = _read_once(path, repeat) - _read_once(files[(b, None)], repeat)
+                        extra = (seconds - plain) if seconds is not None and plain is not None else None
+                        info = worker.info
+                        out.append(Overhead(
+                            adapter=spec.name, implementation=implementation(info) if info else spec.name,
+                            version=info.version if info else None, base=b, size=size, seconds=seconds,
+                            outcome=outcome.kind.value,
+                            ratio=seconds / plain if seconds is not None and plain else None,
+                            read_once_s=max(once, 0.0),
+                            flagged=_flagged(size, extra, max(once, 0.0), plain)))
+            finally:
+                worker.close()
+    return out
+
+
+def _flagged(size: int | None, extra: float | None, once: float, plain: float | None) -> bool:
+    if size is None or size < FLAG_MIN_SIZE or extra is None or plain is None:
+        return False
+    return extra > FLAG_FACTOR * once + FLAG_NOISE * plain + FLAG_SLACK_S
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} B"
+
+
+def table(rows: list[Overhead]) -> str:
+    """Per adapter and base: seconds with no extension, then the ratio at each size; `!` marks a flagged one."""
+    sizes = [s for s in SIZES if s is not None]
+    lines = [f"{'adapter':<16}{'base':<10}{'none ms':>9}" + "".join(f"{_size(s):>10}" for s in sizes)]
+    for (adapter, b), group in _groups(rows).items():
+        plain = group.get(None)
+        cells = []
+        for s in sizes:
+            r = group.get(s)
+            text = "-" if r is None or r.ratio is None else f"{r.ratio:.2f}x{'!' if r.flagged else ''}"
+            cells.append(f"{text:>10}")
+        none_ms = "-" if plain is None else plain.outcome if plain.seconds is None else f"{1000 * plain.seconds:.1f}"
+        lines.append(f"{adapter:<16}{b:<10}{none_ms:>9}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def _groups(rows: list[Overhead]) -> dict[tuple[str, str], dict[int | None, Overhead]]:
+    out: dict[tuple[str, str], dict[int | None, Overhead]] = {}
+    for r in rows:
+        out.setdefault((r.adapter, r.base), {})[r.size] = r
+    return out

@@ -1,0 +1,73 @@
+"""A bounded sample of the data a reader returned, kept with the outcome so that a wrong-data cell can show
+how it differs from the expected data (reports/datadiff.py), long after the worker answered.
+
+The sample is JSON text: the data seen as a table (`columns`, `rows`; data with no columns, such as Skiff's
+rows or encoded streams, is one column per item), its first rows up to SAMPLE_ROWS and SAMPLE_CHARS, the total
+row count, and a digest per column over every row, so that the columns that differ are known even when the
+first difference lies beyond the sampled rows. A value longer than VALUE_CHARS is kept as its digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+SAMPLE_ROWS = 20
+SAMPLE_CHARS = 8000
+VALUE_CHARS = 300
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def digest(value: object) -> str:
+    return hashlib.sha256(dumps(value).encode()).hexdigest()[:16]
+
+
+def as_table(canonical: object) -> tuple[list[str], list[list[Any]]] | None:
+    """The canonical data as (columns, rows): the `columns` and `rows` of a table, or the items of the first list
+    it holds (`rows`, `streams`) as one column named after it. None when it holds no list."""
+    if not isinstance(canonical, dict):
+        return None
+    columns, rows = canonical.get("columns"), canonical.get("rows")
+    if (isinstance(columns, list) and all(isinstance(c, str) for c in columns) and isinstance(rows, list)
+            and all(isinstance(r, list) and len(r) == len(columns) for r in rows)):
+        return list(columns), [list(r) for r in rows]
+    for key in ("rows", "streams"):
+        items = canonical.get(key)
+        if isinstance(items, list):
+            return [key.removesuffix("s")], [[item] for item in items]
+    return None
+
+
+def placeholder(value: object) -> object:
+    """The value itself, or {"digest", "chars"} when its JSON is too long to keep."""
+    text = dumps(value)
+    return value if len(text) <= VALUE_CHARS else {"digest": digest(value), "chars": len(text)}
+
+
+def is_placeholder(value: object) -> bool:
+    return isinstance(value, dict) and set(value) == {"digest", "chars"}
+
+
+def column_digests(columns: list[str], rows: list[list[Any]]) -> list[str]:
+    return [digest([row[i] for row in rows]) for i in range(len(columns))]
+
+
+def sample_of(canonical: object) -> str | None:
+    """The sample of one answer's canonical data (None: it is not data we can show as a table)."""
+    table = as_table(canonical)
+    if table is None:
+        return None
+    columns, rows = table
+    kept: list[list[object]] = []
+    size = 0
+    for row in rows[:SAMPLE_ROWS]:
+        short = [placeholder(v) for v in row]
+        size += len(dumps(short))
+        if size > SAMPLE_CHARS:
+            break
+        kept.append(short)
+    return dumps({"columns": columns, "rows": kept, "total": len(rows), "digests": column_digests(columns, rows)})

@@ -1,0 +1,94 @@
+"""Building the ResultsDocument every report renders: from a run's cells and its manifest (the run job), or from
+a run stored in a results dataset (`report --site`, `--history`), with the manifest of its corpus when the corpus
+is still there and unchanged, and case summaries made from the cells when it is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.results import read_cells, read_record
+from parquet_conformance.corpus import dist
+from parquet_conformance.corpus.model import Expectation, Manifest
+from parquet_conformance.reports.datadiff import data_diff
+from parquet_conformance.reports.model import (
+    RESULTS_FORMAT,
+    RESULTS_VERSION,
+    CaseSummary,
+    DataDiff,
+    ResultsDocument,
+    scores,
+)
+
+
+def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> list[DataDiff]:
+    """The data diff of every cell that keeps a sample, against its base's expected data in `corpus`."""
+    expected: dict[str, object | None] = {}
+    verdicts = {(c.case, c.adapter): c.verdict for c in cells}
+    known = {c.id for c in manifest.cases} if manifest else set()
+
+    def load(base: str) -> object | None:
+        if base not in expected:
+            path = (corpus / manifest.bases[base].expected) if corpus and manifest else None
+            try:
+                expected[base] = json.loads(path.read_text()) if path else None
+            except (OSError, ValueError):
+                expected[base] = None
+        return expected[base]
+
+    out = []
+    for cell in cells:
+        if cell.sample is None:
+            continue
+        case = manifest.case(cell.case) if manifest and cell.case in known else None
+        note = None
+        if case and manifest:
+            baseline = manifest.bases[case.base].baseline_case
+            if baseline and baseline != cell.case and verdicts.get((baseline, cell.adapter)) == Verdict.WRONG_DATA:
+                note = (f"{cell.adapter} reads the unmodified base ({baseline}) differently too: it was judged "
+                        "against that reading, the diff is against the expected data")
+        diff = data_diff(cell, load(case.base) if case else None, note)
+        if diff is not None:
+            out.append(diff)
+    return out
+
+
+def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo,
+                     corpus: Path | None = None) -> ResultsDocument:
+    """`corpus`: where the expected data is (default: the run's corpus directory)."""
+    ran = {c.case for c in cells}
+    cases = [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
+                         citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
+    return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
+                           cases=cases, cells=cells, diffs=diffs(cells, manifest, corpus or Path(run.corpus)))
+
+
+def bare_cases(cells: list[Cell]) -> list[CaseSummary]:
+    """Case summaries from the cells alone, when the corpus is gone: no titles, citations or notes."""
+    by_case: dict[str, Cell] = {}
+    expect: dict[str, dict[str, Expectation]] = {}
+    for c in cells:
+        by_case.setdefault(c.case, c)
+        expect.setdefault(c.case, {})[c.role] = c.expected
+    return [CaseSummary(id=case, track=c.track, title="", group=c.group, kind=c.kind, expect=expect[case],
+                        citations=[], notes="(the corpus of this run is not at hand: no title or citation)")
+            for case, c in sorted(by_case.items())]
+
+
+def stored_document(results: Path, run_id: str | None = None) -> ResultsDocument:
+    """A run of a results dataset (default: its latest) as a document."""
+    run_id, cells = read_cells(results, run_id)
+    record = read_record(results, run_id)
+    info = record.info if record else RunInfo(run_id, "?", 0, "?", "", None, sorted({c.track for c in cells}), "")
+    root = Path(info.corpus) if info.corpus else None
+    try:
+        if root is None:
+            raise dist.DistError("no corpus")
+        root, manifest = dist.read_manifest(root)
+        if dist.manifest_digest(root) != info.corpus_digest:
+            raise dist.DistError("the corpus changed since the run")
+    except dist.DistError:
+        return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=info, adapters=scores(cells),
+                               cases=bare_cases(cells), cells=cells, diffs=diffs(cells, None, None))
+    return results_document(cells, manifest, info, root)

@@ -1,0 +1,75 @@
+"""`report --site DIR`: the cross-vendor compatibility report as a static site, for any static host.
+
+    DIR/index.html             the matrix and the scores (report.html, with links to the pages below)
+    DIR/impl/<adapter>.html    an implementation: its score, engine, error clusters, failing cells with their data
+                               diffs, and its history over the runs of the results dataset (impl/<adapter>.svg)
+    DIR/case/<case id>.html    a case: its title, expectations, citations, and every implementation's outcome
+
+Every page is self-contained (inline style, no script but the matrix's own, no external resource) and links the
+others relatively, so the folder can be served from anywhere or opened from disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from parquet_conformance.conformance.model import Cell
+from parquet_conformance.reports.clusters import clusters
+from parquet_conformance.reports.datadiff import describe
+from parquet_conformance.reports.history import History, chart_svg
+from parquet_conformance.reports.html import Links, columns, environment, render
+from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.versions import family_name
+
+
+def case_path(case_id: str) -> str:
+    return f"case/{case_id}.html"  # case ids are checked names: letters, digits, '.', '_', '+', '-', '/'
+
+
+def up(page: str) -> str:
+    """The relative path from `page` back to the site's root."""
+    return "../" * page.count("/")
+
+
+def write_site(doc: ResultsDocument, out: Path, history: History | None = None) -> list[Path]:
+    env = environment()
+    written = []
+
+    def page(rel: str, text: str) -> None:
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, errors="replace")
+        written.append(path)
+
+    page("index.html", render(doc, Links(case=case_path, impl=lambda a: f"impl/{a}.html")))
+    families = {c.adapter: (f, c) for f in columns(doc) for c in f.columns}
+    groups = clusters(doc)
+    by_case: dict[str, list[Cell]] = {}
+    for cell in doc.cells:
+        by_case.setdefault(cell.case, []).append(cell)
+    for a in doc.adapters:
+        rel = f"impl/{a.adapter}.html"
+        family, column = families[a.adapter]
+        chart = None
+        if history is not None:
+            releases = {s.adapter for p in history.runs for s in p.scores
+                        if family_name(s.adapter, s.version) == family.name}
+            (out / "impl").mkdir(parents=True, exist_ok=True)
+            svg = out / "impl" / f"{a.adapter}.svg"
+            svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"))
+            written.append(svg)
+            chart = svg.name
+        changes = [c for c in history.latest.changes if c.adapter == a.adapter] if history and history.latest else []
+        failing = [c for c in doc.cells if c.adapter == a.adapter and (c.verdict.is_failure or not c.verdict.judged)
+                   and c.verdict != "skip"]
+        page(rel, env.get_template("site_impl.html.j2").render(
+            doc=doc, score=a, family=family, column=column, clusters=[k for k in groups if k.adapter == a.adapter],
+            failing=failing, diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), chart=chart,
+            history=history, changes=changes, root=up(rel), case_path=case_path))
+    for case in doc.cases:
+        rel = case_path(case.id)
+        cells = sorted(by_case.get(case.id, []), key=lambda c: (c.adapter, c.role))
+        page(rel, env.get_template("site_case.html.j2").render(
+            doc=doc, case=case, cells=cells,
+            diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel)))
+    return written

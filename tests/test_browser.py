@@ -1,0 +1,248 @@
+"""The reports in a real browser: selenium drives Debian's chromium through chromium-driver (.ci/run installs
+both), opens report.html and the site of the demo run (tests/report_demo.py), clicks filters, cells, tabs and
+clusters, reloads deep links, and checks what is visible. Screenshots (1600x1000) go to OUT/screenshots/.
+
+Skipped where chromium, chromium-driver or selenium is missing, except under CI=true, where that is a failure.
+`REPORT_DEMO_OUT=DIR` keeps the demo run and its screenshots in DIR.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from tests.helpers import CLI
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[dev]')"
+    if CHROMIUM is None or DRIVER is None:
+        return "chromium and chromium-driver are not installed (.ci/run installs them)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def out(request: pytest.FixtureRequest) -> Path:
+    why = missing()
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser tests must run in CI: {why}")
+        pytest.skip(why)
+    where: Path = request.getfixturevalue("demo_run")
+    for args in (["--history", str(where / "results")], ["--site", str(where / "site"), "--results",
+                                                          str(where / "results")]):
+        subprocess.run([*CLI, "report", *args], check=True, capture_output=True, text=True)
+    (where / "screenshots").mkdir(exist_ok=True)
+    return where
+
+
+@pytest.fixture(scope="module")
+def browser(out: Path) -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM or ""
+    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    for flag in [*FLAGS, "--window-size=1600,1000", f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(DRIVER or ""))
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def open_page(driver: object, url: str) -> None:
+    """A fresh load (not a hash change within the page), as opening a link does."""
+    driver.get("about:blank")  # type: ignore[attr-defined]
+    driver.get(url)  # type: ignore[attr-defined]
+
+
+def by_id(driver: object, element_id: str) -> object:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, element_id)  # type: ignore[attr-defined]
+
+
+def css(driver: object, selector: str) -> list:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)  # type: ignore[attr-defined]
+
+
+def click(driver: object, element: object) -> None:
+    """As a reader does: scroll the element to the middle of the window (clear of the detail panel), then click."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)  # type: ignore[attr-defined]
+    element.click()  # type: ignore[attr-defined]
+
+
+def shown_rows(driver: object) -> list[str]:
+    return [tr.get_attribute("data-case") for tr in css(driver, "tr.case-row") if tr.is_displayed()]
+
+
+def shot(driver: object, out: Path, name: str) -> Path:
+    path = out / "screenshots" / f"{name}.png"
+    driver.save_screenshot(str(path))  # type: ignore[attr-defined]
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return path
+
+
+def fragment(driver: object) -> str:
+    return unquote(driver.current_url.partition("#")[2])  # type: ignore[attr-defined]
+
+
+def test_the_matrix_shows_each_kind_of_cell_distinctly(browser: object, out: Path) -> None:
+    open_page(browser, (out / "report.html").as_uri())
+    assert by_id(browser, "scores").location["y"] < by_id(browser, "matrix").location["y"]  # the scores come first
+    kinds = {"ext/file-metadata/flat/spec-header:toy-1.0": ("fail-wrong-data", "WRONG"),
+             "base/nested:moody": ("flaky", "flaky"), "corrupt/tiny/8-bytes:toy-2.0": ("harness-error", "ours"),
+             "base/flat:pyarrow": ("pass", "✓")}
+    looks = set()
+    for cell, (cls, text) in kinds.items():
+        td = by_id(browser, f"cell:{cell}")
+        assert td.is_displayed() and cls in td.get_attribute("class").split() and td.text == text
+        looks.add((td.value_of_css_property("background-color"), td.value_of_css_property("background-image")))
+    assert len(looks) == len(kinds)  # four different looks
+    family = css(browser, 'th.family[data-family="toy"]')[0]
+    assert family.get_attribute("colspan") == "2" and "arrow c++" in family.text
+    assert [by_id(browser, f"impl:toy-{v}").text.split()[0] for v in ("1.0", "2.0")] == ["1.0", "2.0"]
+    assert "arrow c++ pyarrow, toy" in browser.find_element("css selector", "body").text  # type: ignore[attr-defined]
+    assert len(shown_rows(browser)) == 24  # the parquet track first: the skiff cases are behind the track selector
+    shot(browser, out, "matrix")
+
+
+def test_filters_live_in_the_url_and_a_reload_restores_them(browser: object, out: Path) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, (out / "report.html").as_uri())
+    Select(by_id(browser, "f-verdict")).select_by_value("fail:wrong-data")
+    css(browser, '.f-impl[value="reference"]')[0].click()
+    assert shown_rows(browser) == ["ext/file-metadata/flat/spec-header", "ext/file-metadata/flat/zigzag-header"]
+    assert not by_id(browser, "impl:reference").is_displayed()
+    assert fragment(browser) == "verdict=fail:wrong-data&hide=reference"
+    link = browser.current_url  # type: ignore[attr-defined]
+    open_page(browser, link)
+    assert shown_rows(browser) == ["ext/file-metadata/flat/spec-header", "ext/file-metadata/flat/zigzag-header"]
+    assert Select(by_id(browser, "f-verdict")).first_selected_option.get_attribute("value") == "fail:wrong-data"
+    assert not css(browser, '.f-impl[value="reference"]')[0].is_selected()
+    assert not by_id(browser, "impl:reference").is_displayed() and by_id(browser, "impl:toy-1.0").is_displayed()
+    assert "2 of 27 cases shown" in by_id(browser, "shown-count").text
+    shot(browser, out, "filtered")
+
+
+def test_a_cell_shows_its_data_diff_and_its_link_reopens_it(browser: object, out: Path) -> None:
+    open_page(browser, (out / "report.html").as_uri())
+    detail = by_id(browser, "detail")
+    assert not detail.is_displayed()
+    click(browser, by_id(browser, "cell:ext/file-metadata/flat/spec-header:toy-1.0"))
+    assert detail.is_displayed()
+    text = by_id(browser, "detail-text").text
+    assert "verdict fail:wrong-data" in text and 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in text
+    assert "cell=cell:ext/file-metadata/flat/spec-header:toy-1.0" in fragment(browser)
+    open_page(browser, browser.current_url)  # type: ignore[attr-defined]
+    assert by_id(browser, "detail").is_displayed() and by_id(browser, "detail-text").text == text
+    assert "selected" in by_id(browser, "cell:ext/file-metadata/flat/spec-header:toy-1.0").get_attribute("class")
+    shot(browser, out, "detail-data-diff")
+    click(browser, by_id(browser, "cell:corrupt/tiny/8-bytes:toy-2.0"))  # the harness error says whose failure it is
+    assert "not judged: parquet-conformance failed here" in by_id(browser, "detail-text").text
+    click(browser, by_id(browser, "cell:base/nested:moody"))
+    assert "attempts disagree: the run: read" in by_id(browser, "detail-text").text
+    open_page(browser, (out / "report.html").as_uri() + "#case:base/dictionary")  # a plain row id is a link too
+    assert "selected" in by_id(browser, "case:base/dictionary").get_attribute("class")
+
+
+def test_the_pruned_matrix_merges_rows_and_keeps_its_state_in_the_url(browser: object, out: Path) -> None:
+    open_page(browser, (out / "report.html").as_uri())
+    next(a for a in css(browser, ".tabs a") if a.text == "Pruned matrix").click()
+    assert by_id(browser, "view-pruned").is_displayed() and not by_id(browser, "view-matrix").is_displayed()
+    assert by_id(browser, "pruned-summary").text.startswith("24 cases in 6 rows")
+    merged = css(browser, "#pruned tr.merged-row")
+    assert sorted(int(tr.get_attribute("data-count")) for tr in merged) == [1, 1, 2, 2, 2, 16]
+    subtotals = {td.get_attribute("data-adapter"): td.text for td in css(browser, '[id="group:ext"] td.subtotal')}
+    assert subtotals == {"moody": "4/4", "pyarrow": "4/4", "reference": "4/4", "toy-1.0": "2/4", "toy-2.0": "4/4"}
+    big = next(tr for tr in merged if tr.get_attribute("data-count") == "16").get_attribute("id")
+    assert not css(browser, f'tr.members[data-for="{big}"]')[0].is_displayed()
+    click(browser, by_id(browser, big).find_element("css selector", "button.expand"))  # the table is rebuilt
+    members = css(browser, f'tr.members[data-for="{big}"]')[0]
+    assert members.is_displayed() and len(members.find_elements("css selector", "a")) == 16
+    assert "corrupt/footer-length/bit-31-before-start" in members.text
+    assert fragment(browser) == f"view=pruned&open={big}"
+    shot(browser, out, "pruned")
+    open_page(browser, browser.current_url)  # type: ignore[attr-defined]
+    again = css(browser, f'tr.members[data-for="{big}"]')[0]
+    assert again.is_displayed() and by_id(browser, "pruned-summary").text.startswith("24 cases in 6 rows")
+    click(browser, again.find_elements("css selector", "a")[0])  # a merged case opens the full matrix at its row
+    assert by_id(browser, "view-matrix").is_displayed()
+    row = css(browser, "tr.case-row.selected")
+    assert len(row) == 1 and row[0].get_attribute("data-case") == "corrupt/footer-length/bit-0-within-file"
+
+
+def test_an_error_cluster_filters_the_matrix(browser: object, out: Path) -> None:
+    open_page(browser, (out / "report.html").as_uri() + "#view=clusters")
+    assert by_id(browser, "view-clusters").is_displayed() and not by_id(browser, "filters").is_displayed()
+    link = css(browser, 'a.cluster[data-adapter="toy-1.0"]')[0]
+    assert link.text == "toy-1.0: returned other data in i32"
+    assert "× 2" in link.find_element("xpath", "..").text
+    shot(browser, out, "clusters")
+    link.click()
+    assert by_id(browser, "view-matrix").is_displayed()
+    assert shown_rows(browser) == ["ext/file-metadata/flat/spec-header", "ext/file-metadata/flat/zigzag-header"]
+    assert "hl" in by_id(browser, "cell:ext/file-metadata/flat/spec-header:toy-1.0").get_attribute("class")
+    assert "hl" not in by_id(browser, "cell:ext/file-metadata/flat/spec-header:pyarrow").get_attribute("class")
+    assert "cluster: toy-1.0: returned other data in i32 × 2" in by_id(browser, "f-cluster").text
+    shot(browser, out, "cluster-filter")
+    by_id(browser, "clear-cluster").click()
+    assert len(shown_rows(browser)) == 24 and "cluster" not in fragment(browser)
+
+
+def test_the_track_selector_shows_one_track(browser: object, out: Path) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, (out / "report.html").as_uri())
+    Select(by_id(browser, "f-track")).select_by_value("skiff")
+    rows = shown_rows(browser)
+    assert rows and all(r.startswith("skiff/") for r in rows) and len(rows) == 3
+    assert by_id(browser, "impl:skiff-reference").is_displayed() and not by_id(browser, "impl:pyarrow").is_displayed()
+    assert fragment(browser) == "track=skiff"
+    shot(browser, out, "track-skiff")
+
+
+def test_the_site_links_implementations_cases_and_history(browser: object, out: Path) -> None:
+    open_page(browser, (out / "site" / "index.html").as_uri())
+    shot(browser, out, "site-index")
+    css(browser, '#scores a[href="impl/toy-1.0.html"]')[0].click()
+    assert by_id(browser, "title").text == "toy 1.0" and by_id(browser, "pass-rate").text == "91.7%"
+    chart = by_id(browser, "history")
+    assert browser.execute_script("return arguments[0].naturalWidth", chart) > 400  # type: ignore[attr-defined]
+    assert "regression: ext/file-metadata/flat/spec-header [legacy] pass → fail:wrong-data" in by_id(
+        browser, "changes").text
+    shot(browser, out, "site-implementation-history")
+    css(browser, '#failing a[href$="spec-header.html"]')[0].click()
+    assert by_id(browser, "title").text == "ext/file-metadata/flat/spec-header"
+    assert "BinaryProtocolExtensions.md" in by_id(browser, "citations").text
+    outcomes = {tr.get_attribute("id").split(":")[1] for tr in css(browser, "#outcomes tbody tr")}
+    assert outcomes == {"moody", "pyarrow", "reference", "toy-1.0", "toy-2.0"}  # every reader of the track
+    assert 'expected {"int":"-36"}, returned {"int":"-999"}' in by_id(browser, "outcome:toy-1.0:legacy").text
+    shot(browser, out, "site-case")
+    css(browser, 'a[href*="index.html#row="]')[0].click()  # back to the matrix, at this case's row
+    row = css(browser, "tr.case-row.selected")
+    assert len(row) == 1 and row[0].get_attribute("data-case") == "ext/file-metadata/flat/spec-header"

@@ -1,0 +1,67 @@
+"""The encrypted fixtures and their cases, read with the keys (pyarrow and the test KMS) and without them."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from parquet_conformance.generators.canonical import canonical_table, data_hash
+from parquet_conformance.generators.parquet.bases import ENCRYPTED_BASES, base_bytes, base_hash, writers_table
+from parquet_conformance.generators.parquet.encryption import read_with_keys
+from parquet_conformance.generators.parquet.footer import FooterError, parse_file
+from parquet_conformance.generators.parquet.inspect import inspect_bytes
+
+PLAIN_COLUMNS = ["id", "score", "flag", "ts"]  # `name` is under the column key
+
+
+def cases(manifest: dict, base: str) -> list[dict]:
+    return [c for c in manifest["cases"] if c["base"] == base]
+
+
+def test_the_strict_decoder_understands_both_modes() -> None:
+    pare, plain = parse_file(base_bytes("encrypted-footer")), parse_file(base_bytes("plaintext-footer"))
+    assert pare.encrypted_footer and pare.row_groups() == [] and {r.name for r in pare.structs()} == {
+        "FileCryptoMetaData", "EncryptionAlgorithm", "AesGcmV1"}
+    assert not plain.encrypted_footer and len(plain.signature) == 28
+    assert inspect_bytes(base_bytes("encrypted-footer"))["encrypted_footer"] is True
+    data = base_bytes("encrypted-footer")
+    at = pare.metadata.end  # the module's 4-byte length
+    with pytest.raises(FooterError, match="encrypted footer module says"):
+        parse_file(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
+    with pytest.raises(FooterError, match="ends with b'PARE'"):
+        parse_file(b"PAR1" + data[4:])
+
+
+def test_a_reader_with_the_keys_reads_every_encrypted_footer_case(corpus_dir: Path, manifest: dict) -> None:
+    checked = cases(manifest, "encrypted-footer")
+    assert len(checked) >= 5
+    for c in checked:
+        data = (corpus_dir / c["file"]).read_bytes()
+        assert data_hash(canonical_table(read_with_keys(data))) == base_hash("encrypted-footer"), c["id"]
+        with pytest.raises(OSError, match="encrypted metadata"):
+            pq.read_table(io.BytesIO(data))  # the legacy expectation: reject
+
+
+def test_a_signed_plaintext_footer_with_an_extension_fails_its_signature(corpus_dir: Path, manifest: dict) -> None:
+    data = base_bytes("plaintext-footer")
+    assert data_hash(canonical_table(read_with_keys(data))) == base_hash("plaintext-footer")
+    want = writers_table().select(PLAIN_COLUMNS)
+    for c in cases(manifest, "plaintext-footer"):
+        data = (corpus_dir / c["file"]).read_bytes()
+        assert c["expect"]["legacy"] == "reject"
+        with pytest.raises(OSError, match=r"ColumnMetadata|decrypt"):
+            pq.read_table(io.BytesIO(data))  # no keys: the encrypted column fails
+        projection = pq.read_table(io.BytesIO(data), columns=PLAIN_COLUMNS)  # what the spec lets a legacy reader do
+        assert canonical_table(projection) == canonical_table(want), c["id"]
+        if c["mutations"]:
+            with pytest.raises(pa.ArrowInvalid, match=r"signature verification failed"):
+                read_with_keys(data)
+
+
+@pytest.mark.parametrize("name", ENCRYPTED_BASES)
+def test_fixtures_are_encrypted(name: str) -> None:
+    assert base_bytes(name)[:4] == (b"PARE" if name == "encrypted-footer" else b"PAR1")

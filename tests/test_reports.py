@@ -1,0 +1,185 @@
+"""The reports people read, on a real run (tests/report_demo.py: real readers and fake workers that misbehave on
+chosen files) and on small made-up data: bounded samples and data diffs, error clusters, version sub-columns and
+engines, run diffs, the history chart and the site. The browser tests (tests/test_browser.py) click through the
+same run."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from parquet_conformance.conformance.model import Verdict
+from parquet_conformance.conformance.results import read_cells
+from parquet_conformance.conformance.sample import SAMPLE_CHARS, SAMPLE_ROWS, sample_of
+from parquet_conformance.reports.clusters import clusters, normalise
+from parquet_conformance.reports.datadiff import data_diff
+from parquet_conformance.reports.diff import diff_runs
+from parquet_conformance.reports.document import stored_document
+from parquet_conformance.reports.history import chart_svg, load_history
+from parquet_conformance.reports.html import columns, engine_key, shared_engines
+from tests.helpers import CLI
+
+
+@pytest.fixture(scope="module")
+def demo(demo_run: Path) -> Path:
+    return demo_run
+
+
+def table(n: int, text: str = "x") -> dict:
+    return {"columns": ["id", "s"], "rows": [[{"int": str(i)}, text] for i in range(n)]}
+
+
+def test_the_sample_is_bounded_and_keeps_digests_of_every_column() -> None:
+    sample = json.loads(sample_of(table(1000)) or "")
+    assert len(sample["rows"]) == SAMPLE_ROWS and sample["total"] == 1000 and len(sample["digests"]) == 2
+    wide = json.loads(sample_of(table(50, "y" * 5000)) or "")
+    assert wide["rows"][0][1] == {"digest": wide["rows"][0][1]["digest"], "chars": 5002}  # a long value: its digest
+    assert len(sample_of(table(50, "z" * 290)) or "") < SAMPLE_CHARS + 1000
+    skiff = json.loads(sample_of({"rows": [[0, {"a": {"int": "1"}}]]}) or "")
+    assert skiff["columns"] == ["row"] and skiff["total"] == 1
+    assert sample_of("not a table") is None
+
+
+def cell_with(sample_data: dict) -> object:
+    from parquet_conformance.conformance.model import Cell, OutcomeKind
+    from parquet_conformance.corpus.model import Expectation, Kind
+
+    return Cell(case="c", track="parquet", group="g", kind=Kind.GOLDEN, adapter="a", implementation="a", version="1",
+                role="legacy", expected=Expectation.READ, outcome=OutcomeKind.READ, verdict=Verdict.WRONG_DATA,
+                error_class=None, error_message=None, rows=len(sample_data["rows"]), data_hash="h", duration_s=0.0,
+                metadata=None, attempts=2, previous_case=None, disagreement=None, sample=sample_of(sample_data))
+
+
+def test_a_data_diff_names_the_first_differing_rows_and_the_columns() -> None:
+    got = table(100)
+    got["rows"][3][1] = "other"
+    got["rows"][60][0] = {"int": "-1"}
+    diff = data_diff(cell_with(got), table(100))  # type: ignore[arg-type]
+    assert diff is not None and diff.differing_columns == ["id", "s"]
+    assert [(r.row, r.columns, r.expected, r.returned) for r in diff.rows] == [(3, ["s"], ['"x"'], ['"other"'])]
+    beyond = table(100)
+    beyond["rows"][60][0] = {"int": "-1"}
+    far = data_diff(cell_with(beyond), table(100))  # type: ignore[arg-type]
+    assert far is not None and far.rows == [] and far.differing_columns == ["id"]
+    assert "difference lies after them" in far.note
+    short = data_diff(cell_with(table(3)), table(4))  # type: ignore[arg-type]
+    assert short is not None and (short.rows[0].row, short.rows[0].returned) == (3, ["(no row)", "(no row)"])
+    blind = data_diff(cell_with(table(3)), None)  # type: ignore[arg-type]
+    assert blind is not None and "not at hand" in blind.note and len(blind.rows) == 3
+    assert data_diff(cell_with(table(5)), table(5)) is None  # the same data: nothing to show  # type: ignore[arg-type]
+
+
+def test_messages_are_normalised_into_clusters() -> None:
+    assert normalise("Corrupted thrift data at 1234") == normalise("Corrupted thrift data at 77") == \
+        "Corrupted thrift data at N"
+    assert normalise("cannot open /tmp/x/cases/a.parquet at 0x1f: float64") == "cannot open PATH at N: float64"
+    assert normalise("digest 0123456789abcdef0123") == "digest H"
+
+
+def test_the_demo_run_has_each_kind_of_cell(demo: Path) -> None:
+    """Several versions, a flaky cell, a harness error and a wrong-data cell, each as the run judged it."""
+    _, cells = read_cells(demo / "results", "r3")
+    verdict = {(c.case, c.adapter): c.verdict for c in cells}
+    assert verdict[("ext/file-metadata/flat/spec-header", "toy-1.0")] == Verdict.WRONG_DATA
+    assert verdict[("corrupt/tiny/8-bytes", "toy-2.0")] == Verdict.HARNESS_ERROR
+    assert verdict[("base/nested", "moody")] == Verdict.FLAKY
+    assert {c.version for c in cells if c.adapter.startswith("toy-")} == {"1.0", "2.0"}
+    assert all(c.sample is None for c in cells if c.verdict == Verdict.PASS)  # kept only where a diff is shown
+
+
+def test_reports_show_data_diffs_and_clusters(demo: Path) -> None:
+    doc = stored_document(demo / "results", "r3")
+    wrong = next(c for c in doc.cells if c.adapter == "toy-1.0" and c.verdict == Verdict.WRONG_DATA)
+    diff = doc.diff_of(wrong)
+    assert diff is not None and diff.differing_columns == ["i32"] and diff.rows[0].row == 2
+    assert diff.rows[0].returned == ['{"int":"-999"}']
+    suite = ET.parse(demo / "junit" / "toy-1.0.xml").getroot()
+    failure = suite.find(f"testcase[@name='{wrong.case} [legacy]']/failure")
+    assert failure is not None
+    assert 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in failure.get("message", "")
+    assert "columns that differ (over every row): i32" in (failure.text or "")
+    summary = (demo / "summary.md").read_text()
+    assert "toy-1.0: 2 failing cells in 1 clusters" in summary
+    assert "| returned other data in i32 | fail:wrong-data | 2 |" in summary
+    assert "row 2 i32: expected {&quot;int&quot;:&quot;-36&quot;}" in summary
+    found = {(k.adapter, k.verdict): len(k.cases) for k in clusters(doc)}
+    assert found == {("moody", Verdict.FLAKY): 1, ("toy-1.0", Verdict.WRONG_DATA): 2,
+                     ("toy-2.0", Verdict.HARNESS_ERROR): 1}
+
+
+def test_versions_are_sub_columns_and_shared_engines_are_named(demo: Path) -> None:
+    doc = stored_document(demo / "results", "r3")
+    families = {f.name: [c.adapter for c in f.columns] for f in columns(doc)}
+    assert families["toy"] == ["toy-1.0", "toy-2.0"] and families["pyarrow"] == ["pyarrow"]
+    assert shared_engines(columns(doc))["arrow c++"][1] == ["pyarrow", "toy"]
+    assert engine_key("arrow-rs 51") == engine_key("arrow-rs (via DataFusion)") == "arrow-rs"
+    html = (demo / "report.html").read_text()
+    assert re.search(r'<th colspan="2" class="family" data-family="toy"', html)
+    assert 'id="cell:base/nested:moody"' in html and 'id="case:base/nested"' in html
+
+
+def test_report_diff_keeps_cells_of_one_run_apart(demo: Path) -> None:
+    runs = {r: read_cells(demo / "results", r)[1] for r in ("r2", "r3")}
+    diff = diff_runs(runs["r2"], runs["r3"])
+    assert {(c.case, c.adapter, c.kind) for c in diff.changes} == {
+        ("base/flat", "pyarrow", "fix"), ("ext/file-metadata/flat/spec-header", "toy-1.0", "regression"),
+        ("ext/file-metadata/flat/zigzag-header", "toy-1.0", "regression")}
+    assert diff.only_before == [] and {c.adapter for c in diff.only_after} == {"moody"}
+    import subprocess
+
+    proc = subprocess.run([*CLI, "report", "--diff", "r2", "r3", "--results", str(demo / "results")],
+                          capture_output=True, text=True, check=True)
+    assert "3 changed cells between r2 and r3: 2 regression, 1 fix, 0 change" in proc.stdout
+    assert re.search(r"^24 cells only in r3 .*moody", proc.stdout, re.M)
+
+
+def test_history_of_three_runs_draws_a_deterministic_trend(demo: Path, tmp_path: Path) -> None:
+    history = load_history(demo / "results")
+    assert [p.run for p in history.runs] == ["r1", "r2", "r3"] and history.ordered_by == "start time"
+    series = history.series()
+    assert series["toy 1.0"] == [100.0, 100.0, 91.67] and series["moody 0.1"][1] is None
+    svg = chart_svg(history)
+    assert svg == chart_svg(history) and "<dc:date>" not in svg and "toy 1.0" in svg and svg.count("<path") > 6
+    import subprocess
+
+    proc = subprocess.run([*CLI, "report", "--history", str(demo / "results"), "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "since r2: 2 newly failing, 1 newly fixed" in proc.stdout
+    md = (tmp_path / "history.md").read_text()
+    assert "| toy 1.0 | 100 | 100 | 91.67 |" in md and "**2 newly failing**:" in md
+    assert (tmp_path / "history.svg").read_text() == svg
+
+
+def test_report_errors_are_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    for args in (["--history", str(tmp_path / "none")], ["--site", str(tmp_path / "s"), "--results", str(tmp_path)]):
+        proc = subprocess.run([*CLI, "report", *args], capture_output=True, text=True)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    proc = subprocess.run([*CLI, "report"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "one of the arguments --diff --history --site is required" in proc.stderr
+
+
+def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    site = tmp_path / "site"
+    proc = subprocess.run([*CLI, "report", "--site", str(site), "--results", str(demo / "results")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = stored_document(demo / "results", "r3")
+    assert {p.stem for p in (site / "impl").glob("*.html")} == {a.adapter for a in doc.adapters}
+    assert len(list((site / "case").rglob("*.html"))) == len(doc.cases)
+    case = (site / "case" / "ext" / "file-metadata" / "flat" / "spec-header.html").read_text()
+    assert "BinaryProtocolExtensions.md" in case and 'href="../../../../impl/toy-1.0.html"' in case
+    assert "row 2 i32: expected {&#34;int&#34;:&#34;-36&#34;}" in case or 'row 2 i32: expected {&quot;int&quot;' in case
+    impl = (site / "impl" / "toy-1.0.html").read_text()
+    assert 'src="toy-1.0.svg"' in impl and "returned other data in i32" in impl
+    for page in [site / "index.html", *site.rglob("*.html")]:  # self-contained: nothing fetched from elsewhere
+        text = page.read_text()
+        assert not re.search(r'(src|href)="(https?:)?//', text), page
