@@ -11,8 +11,8 @@ from pathlib import Path
 from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.model import Crash, OutOfMemory, Read, Rejected, Timeout
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.imports import STRICT, Imported, Vote, write_corpus
-from parquet_conformance.corpus.model import Manifest
+from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
+from parquet_conformance.corpus.model import Kind, Manifest
 
 Progress = Callable[[int, int, str], None]
 
@@ -66,9 +66,9 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
                     voters[name] = version
                 elif info is None:
                     unavailable[name] = str(getattr(timed.outcome, "reason", timed.outcome.kind))
-            valid = bool(track.inspect(path)["valid"])
-            votes.append(Vote(STRICT, "read" if valid else "rejected"))
-            files.append(Imported(path, relative, tuple(votes), valid, tuple(track.read_data(path))))
+            kind = strict_kind(track.inspect(path))
+            votes.append(Vote(STRICT, "read" if kind is Kind.GOLDEN else "rejected"))
+            files.append(Imported(path, relative, tuple(votes), kind, tuple(track.read_data(path))))
     finally:
         workers.close()
     readers = {f"reader {n}": v for n, v in sorted(voters.items())}

@@ -2,11 +2,11 @@
 as a corpus, with expectations by consensus.
 
 Every available reader reads every file (the harness runs them: conformance/imports.py); the track's strict
-decoder votes too (valid = read, invalid = reject). All read the same data: `read`, that data is the file's
+decoder votes too (accepts = read, refuses = reject). All read the same data: `read`, that data is the file's
 base data. All reject: `reject`. Anything else (readers that disagree on the data, some reject, a crash or a
 hang) is `either` and a finding that names who said what. Each file becomes its own base and one case,
 `import/<source>/<path>`, whose citation is the source path and the file's sha256; `kind` is the strict
-decoder's word (golden or corrupt).
+decoder's word (strict_kind: golden, nonconforming or corrupt).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from parquet_conformance.corpus.build import _prepare, _write, expected_json
 from parquet_conformance.corpus.dist import write_manifest_digest
@@ -81,8 +82,16 @@ class Imported:
     path: Path  # the file, absolute
     relative: str  # its path under the imported directory
     votes: tuple[Vote, ...]
-    valid: bool  # the strict decoder's word
+    kind: Kind  # the strict decoder's word (strict_kind)
     readings: tuple[object, ...]  # the track's own readings of it (canonical data), to find the consensus data in
+
+
+def strict_kind(report: Mapping[str, Any]) -> Kind:
+    """A track's inspect report (Track.inspect) as a kind: corrupt where it does not decode, nonconforming where
+    it decodes but the strict decoder refuses it (a rule of the spec broken), golden otherwise."""
+    if not report["valid"]:
+        return Kind.CORRUPT
+    return Kind.GOLDEN if report.get("strict", True) else Kind.NONCONFORMING
 
 
 def case_id(source: str, relative: str, suffix: str) -> str:
@@ -123,7 +132,7 @@ def write_corpus(out: Path, track: Track, source: str, files: Sequence[Imported]
         _write(out, bases[base].expected, body)
         entry = CaseEntry(
             id=cid, track=track.name, title=f"{source} {f.relative}", group="import",
-            kind=Kind.GOLDEN if f.valid else Kind.CORRUPT, base=base, file=f"cases/{cid}{track.suffix}",
+            kind=f.kind, base=base, file=f"cases/{cid}{track.suffix}",
             size=len(data), sha256=digest, seed=0, mutations=[{"mutation": "copy", "source": f"{source}:{f.relative}"}],
             expect={track.default_role: verdict.expect}, decode={},
             citations=[Citation(f"{source} {f.relative}", "imported file", f"sha256 {digest}")],

@@ -64,7 +64,9 @@ class Track(Protocol):
 
     def inspect(self, path: Path) -> dict[str, Any]:
         """What a file of this format holds (`parquet-conformance inspect`); `valid` says if it decodes, and
-        `findings`, where a track has them, list the rules of its spec the file breaks (`inspect --strict`)."""
+        `findings`, where a track has them, list the rules of its spec the file breaks (`inspect --strict`).
+        A track that reads on two levels says with `strict` whether its strict decoder accepts the file
+        (strict_kind); without it, `valid` is that word."""
         ...
 
     def describe_inspection(self, report: Mapping[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 Compact-protocol structs carry no byte length, so bytes inserted before a struct's stop
 field shift nothing but what follows inside the footer: only the footer length changes.
+Edits inside page headers (struct_edits) do move data: layout.move applies them.
 """
 
 from __future__ import annotations
@@ -103,7 +104,6 @@ def set_fields(ref: StructRef, values: dict[str, tuple[int, Any]]) -> list[Edit]
 def add_i64(ref: StructRef, field: str, delta: int) -> list[Edit]:
     """`set_i64` by a delta, if the field is present."""
     return [set_i64(ref, field, ref.value(field) + delta)] if ref.get(field) is not None else []
-
 
 
 # Structs that live in page headers, not in the footer: edited in one page of the last column chunk.

@@ -415,13 +415,13 @@ def _after_metadata(footer: ParquetFooter) -> Problem:
     if after is not None and after.end == end and after.fields:
         footer.after_stop = after
         return finding("after-stop", "FileMetaData", f"fields and a second stop byte after its stop byte (bytes "
-                                                      f"{start}-{end}), outside the FileMetaData")
+                                                     f"{start}-{end}), outside the FileMetaData")
     if end - start == SIGNATURE and footer.root.get("encryption_algorithm") is not None:
         footer.signature = bytes(footer.buf[start:end])
         return _note("signature", "FileMetaData", "followed by a 28-byte plaintext footer signature (nonce and "
                                                   "GCM tag, Encryption.md)")
     return finding("trailing-bytes", "FileMetaData", f"ends at byte {start}, the footer at byte {end}: "
-                                                      f"{end - start} bytes in the footer length are not part of it")
+                                                     f"{end - start} bytes in the footer length are not part of it")
 
 
 def _skipped_fields(ref: StructRef) -> list[Problem]:
@@ -465,9 +465,14 @@ def parse_file(buf: Buffer) -> ParquetFooter:
     """The strict decoder: the footer if the file has no finding and nothing Thrift reads only by skipping or
     folding it (a plaintext footer's signature is fine); else FooterError naming the first problem."""
     footer, problems = check_file(buf)
-    if bad := [p for p in problems if p.rule != "signature"]:
+    if bad := strict_objections(problems):
         raise FooterError(str(bad[0]))
     return footer
+
+
+def strict_objections(problems: list[Problem]) -> list[Problem]:
+    """What the strict decoder refuses a file for: every problem but a plaintext footer's signature."""
+    return [p for p in problems if p.rule != "signature"]
 
 
 def struct_findings(ref: StructRef) -> list[Problem]:
@@ -483,7 +488,7 @@ def struct_findings(ref: StructRef) -> list[Problem]:
             if f.type != thrift.BINARY:
                 kind = thrift.TYPE_NAMES[f.type]
                 out.append(finding("extension", ref.path, f"extension field {f.id} has type {kind}, the spec "
-                                                           "reserves it as binary"))
+                                                          "reserves it as binary"))
             elif EXTENSION_ID in seen:
                 out.append(finding("extension", ref.path, "more than one extension field"))
             seen.add(EXTENSION_ID)
@@ -547,7 +552,7 @@ def _layout_findings(footer: ParquetFooter) -> list[Problem]:
             start, end = chunk_range(md)
             if not (4 <= start <= end <= footer.footer_offset):
                 out.append(finding("chunk-outside", cc.path, f"chunk [{start}, {end}) is outside the data region "
-                                                              f"[4, {footer.footer_offset})"))
+                                                             f"[4, {footer.footer_offset})"))
             ranges.append((start, end, cc.path))
             out += _statistics_findings(md, sort_keys[i] if i < len(sort_keys) else None)
     ranges.sort()
@@ -557,7 +562,7 @@ def _layout_findings(footer: ParquetFooter) -> list[Problem]:
     total = sum(rg.value("num_rows", 0) for rg in footer.row_groups())
     if total != footer.root.value("num_rows"):
         out.append(finding("num-rows", "FileMetaData", f"row groups hold {total} rows, FileMetaData.num_rows says "
-                                                        f"{footer.root.value('num_rows')}"))
+                                                       f"{footer.root.value('num_rows')}"))
     return out
 
 
@@ -579,7 +584,7 @@ def _statistics_findings(md: StructRef, key: Any) -> list[Problem]:
         ordered = key(lo) <= key(hi)
     except (ValueError, _struct.error):
         return [finding("statistics", stats.path, f"min_value/max_value of {len(lo)}/{len(hi)} bytes do not fit "
-                                                   "the column's physical type")]
+                                                  "the column's physical type")]
     return [] if ordered else [finding("statistics", stats.path, "min_value is greater than max_value")]
 
 

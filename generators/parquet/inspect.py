@@ -8,7 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.generators.parquet.footer import FooterError, check_file, struct_extensions
+from parquet_conformance.generators.parquet.footer import (
+    FooterError,
+    check_file,
+    strict_objections,
+    struct_extensions,
+)
 from parquet_conformance.generators.parquet.layout import page_structs
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
@@ -44,7 +49,8 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     decodes the footer (else `error` says why); `notes` list what that reading passed over (fields of an
     unexpected wire type, non-minimal varints, a plaintext footer's signature) and `findings` the rules of
     the spec the file breaks (enums out of range, required fields missing, row counts that disagree,
-    overlapping chunks, wrong page CRCs, page offsets, the page index and bloom filters, extension rules).
+    overlapping chunks, wrong page CRCs, page offsets, the page index and bloom filters, extension rules);
+    `strict` whether our strict decoder (footer.parse_file) accepts the file: no problem but a signature.
     Extensions are listed whenever the footer decodes, page headers, page index and bloom filter headers
     included. In encrypted footer mode (PARE) only the plaintext FileCryptoMetaData is read."""
     size = len(buf)
@@ -56,7 +62,7 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
         fb = flatbuffers_report(buf, None)
         if fb and fb["profile"] == "par3" and fb["error"] is None:  # the final form: no Thrift footer
             return {**report, "valid": True, "error": None, "flatbuffers_footer": fb, "extensions": [], "notes": [],
-                    "findings": []}
+                    "findings": [], "strict": True}
         return {**report, "error": str(e), **({"flatbuffers_footer": fb} if fb else {})}
     pages = page_structs(footer)  # page headers, page index, bloom filter headers
     report.update({
@@ -69,7 +75,8 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     if fb := flatbuffers_report(buf, footer.metadata):
         report["flatbuffers_footer"] = fb
     problem_lists = {"notes": [p.to_json() for p in problems if p.level == "note"],
-                     "findings": [p.to_json() for p in problems if p.level == "finding"]}
+                     "findings": [p.to_json() for p in problems if p.level == "finding"],
+                     "strict": not strict_objections(problems)}
     if footer.encrypted_footer:  # PARE: the FileMetaData is behind the key; the FileCryptoMetaData was walked
         return {**report, "valid": True, "error": None, **problem_lists, "encrypted_footer": True, "version": None,
                 "num_rows": None, "row_groups": 0, "columns": 0, "created_by": None, "page_headers": 0}
