@@ -219,7 +219,22 @@ def cmd_report(args: argparse.Namespace) -> int:
         return report_diff(args)
     if args.history:
         return report_history(args)
+    if args.rewrite:
+        return report_rewrite(args)
     return report_site(args)
+
+
+def report_rewrite(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.document import stored_document
+
+    out = Path(args.rewrite)
+    if not (out / "results").is_dir():
+        raise UsageError(f"{out}: no results folder (the --out of a run)")
+    doc = stored_document(out / "results", args.run)
+    paths = write_reports(doc, out)
+    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
+    return 0
 
 
 def report_diff(args: argparse.Namespace) -> int:
@@ -544,14 +559,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      "the previous run. --site DIR: a static site for any host (index with the "
                                      "matrix and scores, a page per implementation with its error clusters and "
                                      "history, a page per case with its citations and every implementation's "
-                                     "outcome).")
+                                     "outcome). --rewrite OUT: a run's reports again (report.html, summary.md, ...) "
+                                     "from OUT/results, with what OUT holds since (skip-overhead.json of "
+                                     "bench/skip_overhead.py).")
     mode = rep.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--rewrite", metavar="OUT", help="a run's output folder: write its reports again")
     mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
     mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
     mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
     rep.add_argument("--results", default="reports/latest/results", metavar="DIR",
                      help="the results dataset (--diff, --site; default reports/latest/results)")
-    rep.add_argument("--run", metavar="RUN_ID", help="--site: the run to show (default: the latest)")
+    rep.add_argument("--run", metavar="RUN_ID", help="--site, --rewrite: the run to show (default: the latest)")
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")

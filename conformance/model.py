@@ -260,3 +260,32 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
             return Unavailable(error_message or "")
         case OutcomeKind.HARNESS_ERROR:
             return HarnessError(error)
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """Skip overhead (conformance/overhead.py) of one (adapter, base, extension size): the median seconds, their
+    ratio to the base as it is, and the bytes the worker's processes read (None where the OS does not count)."""
+
+    adapter: str
+    implementation: str
+    version: str | None
+    base: str
+    size: int | None  # bytes of extension; None: the base as it is
+    seconds: float | None  # None: the reader did not read the file
+    outcome: str
+    ratio: float | None
+    read_once_s: float  # reading the file's bytes once, here
+    flagged: bool
+    bytes_read: int | None = None
+
+    @staticmethod
+    def size_text(size: int | None) -> str:
+        return "none" if size is None else f"{size >> 20} MiB" if size >= 1 << 20 else f"{size} B"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Self:
+        return cls(**{f.name: obj[f.name] for f in fields(cls) if f.name in obj})
