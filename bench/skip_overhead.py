@@ -5,7 +5,8 @@ relative to the base without one, measured in one run (conformance/overhead.py s
 
 Prints the ratios (a `!` marks a reader whose extra time exceeds 10x reading the extension's bytes once) and,
 with --out, writes DIR/skip-overhead.json, which the reports of a run in DIR show as a table and a chart per reader
-(`parquet-conformance report --rewrite DIR` writes them again: report.html's "Skip overhead" section, skip-overhead.md/.svg).
+(`parquet-conformance report --rewrite DIR` writes them again: report.html's "Skip overhead" section,
+skip-overhead.md and .svg).
 """
 
 from __future__ import annotations

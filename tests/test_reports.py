@@ -173,7 +173,8 @@ def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Pa
     section = html[html.index('<section id="skip-overhead">'):]
     assert "<svg" in section and '<td class="fail">900.00x!</td>' in section and "1.0 MiB" not in section
     md = (out / "skip-overhead.md").read_text()
-    assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md and "Flagged: toy (flat, 64 MiB)" in md
+    assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md
+    assert "Flagged: toy (flat, 64 MiB)" in md
     assert (out / "skip-overhead.svg").read_text().startswith("<?xml")
 
 
