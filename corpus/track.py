@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.errors import UsageError
-from parquet_conformance.corpus.model import Case, Expectation, Mutation
+from parquet_conformance.corpus.model import Case, Citation, Expectation, Mutation
 
 
 class Track(Protocol):
@@ -103,6 +103,10 @@ class Fuzzer(Protocol):
     def from_json(self, obj: Mapping[str, Any]) -> Any: ...
 
     def oracle(self, data: bytes, base: str) -> Oracle: ...
+
+    def citations(self) -> list[Citation]:
+        """What the oracle's expectations rest on: cited by every regression case a finding becomes."""
+        ...
 
 
 def fuzzer(track: Track) -> Fuzzer:

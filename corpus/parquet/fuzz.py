@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parquet_conformance.corpus.model import Expectation
+from parquet_conformance.corpus.model import Citation, Expectation
+from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, ZIGZAG, cite
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import bases, mutations
@@ -28,6 +29,17 @@ from parquet_conformance.generators.parquet.reference import ReferenceError, cho
 # What a step raises when the file before it no longer has what it edits: it is skipped.
 NOT_APPLICABLE = (ValueError, LookupError, _struct.error, OverflowError)
 MAX_FILE = 1 << 24  # a chain that grows a file past this is cut there: a reader's size limits are not the search
+
+
+# The oracle's ground: the strict decoder follows parquet.thrift and the compact protocol
+# (generators/parquet/footer.py, thrift.py); an extension is ignored by readers that do not know it.
+CITATIONS = [
+    cite(f"{PF} src/main/thrift/parquet.thrift (24102ed5c56e51b610a4897e5f79e76e43732d1d)", "struct FileMetaData",
+         "the strict decoder (generators/parquet/footer.py parse_file) checks each field's wire type and each "
+         "required field as declared there: a file it refuses is expected to be rejected", seed=None),
+    ZIGZAG,
+    IGNORE,
+]
 
 
 @dataclass(frozen=True)
@@ -120,6 +132,9 @@ class ParquetFuzzer:
             expect[role] = expected
             other = other or aware_other
         return Oracle(expect, other)
+
+    def citations(self) -> list[Citation]:
+        return CITATIONS
 
 
 FUZZER = ParquetFuzzer()
