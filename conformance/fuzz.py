@@ -47,6 +47,8 @@ SHRINK_TIMEOUT_S = 10.0  # a hang is shrunk with this limit per attempt (its con
 TASK_SCHEMA = pa.schema([("batch", pa.int64()), ("seed", pa.int64()), ("examples", pa.int64())])
 RESULT_SCHEMA = pa.schema([("result", pa.string())])
 Say = Callable[[str], None]
+# Crashes and hangs are confirmed, shrunk and saved first: the budget goes to them if it runs out.
+SEVERITY = (Verdict.CRASH, Verdict.HANG, Verdict.WRONG_DATA)
 RUN = Attempt()  # the run's own attempt: persistent workers
 
 
@@ -184,7 +186,7 @@ def search_batch(probe: Probe, batch: int, seed: int, examples: int) -> dict[str
             if verdict == Verdict.HARNESS_ERROR:
                 harness.append(entry)
             else:
-                found.setdefault((row.implementation, str(verdict), entry["signature"]), entry)
+                found.setdefault((row.implementation, str(verdict), normalise(text)), entry)
         return False
 
     drive(probe.track, seed, examples, condition)
@@ -288,6 +290,7 @@ def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[s
     slots = parallelism_of(spark)
     say(f"starting {len(opts.specs)} adapter workers in each of {slots} executor slots")
     warm_up(spark, opts.specs)
+    progress.t0 = time.monotonic()  # examples/s of the search, not of Spark's start
     deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
     frozen, schema, track = tuple(opts.specs), from_arrow_schema(RESULT_SCHEMA), opts.track
 
@@ -436,9 +439,10 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
     t0 = time.monotonic()
     local = opts.master == "none"
     results = search_local(opts, progress) if local else search_spark(opts, progress, say)
-    search_s = time.monotonic() - t0
+    search_s = time.monotonic() - max(t0, progress.t0)
     examples = sum(r["examples"] for r in results)
     found, harness = distinct(results)
+    found.sort(key=lambda f: SEVERITY.index(f.verdict) if f.verdict in SEVERITY else len(SEVERITY))  # stable
     done: list[Finding] = []
     t1 = time.monotonic()
     for i, finding in enumerate(found):

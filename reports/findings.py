@@ -49,7 +49,8 @@ def write_findings(report: FuzzReport, out: Path) -> list[Path]:
     doc.write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=True) + "\n")
     page = out / "findings.html"
     template = environment().get_template("findings.html.j2")
-    dumps = [hexdump(f.window_offset, f.window_hex) if f.window_hex is not None else None for f in report.findings]
+    dumps = [hexdump(f.window_offset or 0, f.window_hex) if f.window_hex is not None else None
+             for f in report.findings]
     page.write_text(template.render(report=report, dumps=dumps, per_impl=per_implementation(report),
                                     chains=[json.dumps(f.shrunk_chain or f.chain, indent=1) for f in report.findings]))
     return [doc, page]
