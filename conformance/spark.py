@@ -128,6 +128,9 @@ def _workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
     return _POOL[specs]
 
 
+executor_workers = _workers  # the same pool for other jobs run in the executors (conformance/fuzz.py)
+
+
 def _warm_up(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
     """mapInArrow body of the warm-up job: every worker of this executor started at once."""
     for _ in batches:

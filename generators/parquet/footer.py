@@ -359,6 +359,7 @@ def parse_file(buf: Buffer) -> ParquetFooter:
     _check_layout(footer)
     from parquet_conformance.generators.parquet.layout import check_page_level  # imports this module
 
+    footer.page_headers()  # every page header decodes and is checked before the page-level rules read them
     check_page_level(footer)
     return footer
 

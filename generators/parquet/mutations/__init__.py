@@ -6,7 +6,8 @@ when it loads, naming the mutation. A manifest entry lists a case's mutations as
 `{"mutation": name, **fields}`; `parse` builds them back, `apply` replays them, so the
 manifest alone says how to rebuild every file. One module per family: extension (field 32767
 in structs and page headers), tail (footer length, magic, truncation), flatbuffer (FlatBuffers
-footers and their damage), encoding (the encoding extension).
+footers and their damage), encoding (the encoding extension), structure (byte, varint and field edits
+confined to a region: the steps of `fuzz`).
 """
 
 from __future__ import annotations
@@ -120,6 +121,7 @@ def _load_families() -> None:
         extension,
         flatbuffer,
         pages,
+        structure,
         tail,
     )
 
