@@ -226,12 +226,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("hypothesis") is None:
         raise UsageError("fuzz needs hypothesis: pip install 'parquet-conformance[fuzz]'")
-    if (args.examples is not None and args.examples < 1) or (args.time is not None and args.time <= 0):
-        raise UsageError("--examples and --time want a positive number")
+    if (args.examples is not None and args.examples < 1) or (args.time is not None and args.time <= 0) \
+            or args.budget < 0 or args.shrink_time < 0:
+        raise UsageError("--examples and --time want a positive number, --budget and --shrink-time a non-negative one")
     chosen = specs(args) if args.adapter or args.adapter_cmd else [AdapterSpec(n) for n in FAST_READERS]
     opts = FuzzOptions(specs=chosen, seed=args.seed, examples=args.examples, time_s=args.time, master=args.master,
                        conf=_conf(args.conf), track=args.fuzz_track, out=Path(args.out), shrink=not args.no_shrink,
-                       save=not args.no_save, shrink_time_s=args.shrink_time)
+                       save=not args.no_save, shrink_time_s=args.shrink_time, budget_s=args.budget)
     report = run_fuzz(opts, progress_line)
     _end_progress()
     paths = write_findings(report, opts.out)
@@ -577,6 +578,9 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--no-save", action="store_true", help="do not save findings as regression cases")
     fz.add_argument("--shrink-time", type=float, default=60.0, metavar="S",
                     help="seconds of shrinking per finding at most (default 60)")
+    fz.add_argument("--budget", type=float, default=300.0, metavar="S",
+                    help="seconds for confirming, shrinking and saving all findings after the search, most severe "
+                         "first (crash, hang, wrong data); findings past it are listed, not saved (default 300)")
     _add_adapter_options(fz)  # default for fuzz: the fast in-process readers (FAST_READERS)
     fz.set_defaults(func=cmd_fuzz)
 

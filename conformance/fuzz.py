@@ -232,6 +232,7 @@ class FuzzOptions:
     shrink: bool = True
     save: bool = True
     shrink_time_s: float = 60.0
+    budget_s: float = 300.0  # for confirming, shrinking and saving all findings after the search
 
 
 class Progress:
@@ -445,7 +446,11 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
     found.sort(key=lambda f: SEVERITY.index(f.verdict) if f.verdict in SEVERITY else len(SEVERITY))  # stable
     done: list[Finding] = []
     t1 = time.monotonic()
+    deadline = t1 + opts.budget_s
     for i, finding in enumerate(found):
+        if time.monotonic() > deadline:  # most severe first: what is left is the least severe
+            done.append(replace(finding, not_saved=f"the --budget of {opts.budget_s:g} s ran out before it"))
+            continue
         chain = fuzzer.from_json(finding.chain)
         say(f"[{i + 1}/{len(found)}] confirming {finding.adapter}: {finding.verdict} {finding.signature[:50]}")
         ok, seen = confirm(finding, chain, opts.specs, opts.track)
@@ -453,7 +458,8 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
         if ok and opts.shrink:
             say(f"[{i + 1}/{len(found)}] shrinking {finding.adapter}: {finding.verdict} "
                 f"({steps_of(finding.chain)} steps)")
-            small = shrink(finding, opts.specs, opts.track, opts.shrink_time_s)
+            small = shrink(finding, opts.specs, opts.track,
+                           max(0.0, min(opts.shrink_time_s, deadline - time.monotonic())))
             if small is not None and confirm(finding, small, opts.specs, opts.track)[0]:
                 chain = small
                 small_json = fuzzer.to_json(small)
