@@ -30,6 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.cli import end_progress, progress_line
 from parquet_conformance.conformance.execute import AdapterSpec
 from parquet_conformance.conformance.model import OutcomeRow, Unavailable
 from parquet_conformance.conformance.results import Store
@@ -40,7 +41,8 @@ from parquet_conformance.corpus.dist import write_manifest_digest
 
 def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: str | None) -> tuple[RunResult, float]:
     t0 = time.perf_counter()
-    result = run_job(RunOptions(out=out, specs=specs, corpus=corpus, only=only, master=master))
+    result = run_job(RunOptions(out=out, specs=specs, corpus=corpus, only=only, master=master), progress_line)
+    end_progress()
     return result, time.perf_counter() - t0
 
 

@@ -4,7 +4,9 @@ relative to the base without one, measured in one run (conformance/overhead.py s
     python bench/skip_overhead.py [--adapter NAME ...] [--base flat] [--repeat 5] [--out DIR]
 
 Prints the ratios (a `!` marks a reader whose extra time exceeds 10x reading the extension's bytes once) and,
-with --out, writes DIR/skip-overhead.json, which the reports of a run in DIR show as a table and a chart.
+with --out, writes DIR/skip-overhead.json, which the reports of a run in DIR show as a table and a chart per reader
+(`parquet-conformance report --rewrite DIR` writes them again: report.html's "Skip overhead" section,
+skip-overhead.md and .svg).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.overhead import measure, table
+from parquet_conformance.conformance.overhead import measure
 from parquet_conformance.corpus import track
+from parquet_conformance.reports.overhead import FILE, text_table
 
 
 def main() -> None:
@@ -30,10 +33,10 @@ def main() -> None:
     names = args.adapter or [n for n in adapters.names("parquet", default_run=True)]
     rows = measure([AdapterSpec.parse(n) for n in names], track.get("parquet"), args.base or ["flat", "wide"],
                    args.repeat, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
-    print(table(rows))
+    print(text_table(rows))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "skip-overhead.json").write_text(json.dumps([r.to_json() for r in rows], indent=1))
+        (args.out / FILE).write_text(json.dumps([r.to_json() for r in rows], indent=1))
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def progress_line(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
 
-def _end_progress() -> None:
+def end_progress() -> None:
     if sys.stderr.isatty():
         print(file=sys.stderr)
 
@@ -68,7 +68,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"cannot write {args.out}: {e.strerror or e}") from None
-    _end_progress()
+    end_progress()
     kinds: dict[str, int] = {}
     for c in manifest.cases:
         kinds[c.kind] = kinds.get(c.kind, 0) + 1
@@ -136,7 +136,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     for i, spec in enumerate(chosen):
         progress_line(f"[{i + 1}/{len(chosen)}] starting {spec.name}")
         rows.append(describe(spec))
-    _end_progress()
+    end_progress()
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
@@ -202,7 +202,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                       only=args.only, seed=args.seed, master=args.remote or args.master, conf=_conf(args.conf),
                       run_id=args.run_id, resume=args.resume, repeat=args.repeat, tracks=tuple(args.track or ()))
     result = run_job(opts, progress_line)
-    _end_progress()
+    end_progress()
     t = result.timings
     print(summary_table(result.cells))
     flaky = [c for c in result.cells if c.verdict == "flaky"]
@@ -217,12 +217,54 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+FAST_READERS = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion")  # in-process: milliseconds a read
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    from parquet_conformance.conformance.execute import AdapterSpec
+    from parquet_conformance.conformance.fuzz import FuzzOptions, run_fuzz
+    from parquet_conformance.reports.findings import summary, write_findings
+
+    if importlib.util.find_spec("hypothesis") is None:
+        raise UsageError("fuzz needs hypothesis: pip install 'parquet-conformance[fuzz]'")
+    if (args.examples is not None and args.examples < 1) or (args.time is not None and args.time <= 0) \
+            or args.budget < 0 or args.shrink_time < 0:
+        raise UsageError("--examples and --time want a positive number, --budget and --shrink-time a non-negative one")
+    chosen = specs(args) if args.adapter or args.adapter_cmd else [AdapterSpec(n) for n in FAST_READERS]
+    opts = FuzzOptions(specs=chosen, seed=args.seed, examples=args.examples, time_s=args.time, master=args.master,
+                       conf=_conf(args.conf), track=args.fuzz_track, out=Path(args.out), shrink=not args.no_shrink,
+                       save=not args.no_save, shrink_time_s=args.shrink_time, budget_s=args.budget)
+    report = run_fuzz(opts, progress_line)
+    end_progress()
+    paths = write_findings(report, opts.out)
+    print(summary(report))
+    print("findings: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if args.diff:
         return report_diff(args)
     if args.history:
         return report_history(args)
+    if args.rewrite:
+        return report_rewrite(args)
     return report_site(args)
+
+
+def report_rewrite(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.document import stored_document
+
+    out = Path(args.rewrite)
+    if not (out / "results").is_dir():
+        raise UsageError(f"{out}: no results folder (the --out of a run)")
+    doc = stored_document(out / "results", args.run)
+    paths = write_reports(doc, out)
+    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
+    return 0
 
 
 def report_diff(args: argparse.Namespace) -> int:
@@ -266,7 +308,7 @@ def report_history(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else results.resolve().parent
     history = load_history(results)
     paths = write_history(history, out)
-    _end_progress()
+    end_progress()
     latest = history.latest
     print(f"{len(history.runs)} runs (ordered by {history.ordered_by}): {', '.join(p.run for p in history.runs[-5:])}"
           + (" ..." if len(history.runs) > 5 else ""))
@@ -300,7 +342,7 @@ def report_site(args: argparse.Namespace) -> int:
         paths = write_site(doc, out, history if len(history.runs) > 1 else None)
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
-    _end_progress()
+    end_progress()
     print(f"wrote {len(paths)} files for run {doc.run.id} to {out}: open {out / 'index.html'}")
     return 0
 
@@ -385,7 +427,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
     result = bisect(args.adapter, args.case, args.from_version, args.to_version,
                     Path(args.corpus) if args.corpus else None, progress_line)
-    _end_progress()
+    end_progress()
     print(bisection_text(result))
     return 0
 
@@ -404,7 +446,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"{args.out}: {e.strerror or e}") from None
-    _end_progress()
+    end_progress()
     for f in result.findings:
         print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in f["votes"]))  # type: ignore[attr-defined]
     counts: dict[str, int] = {}
@@ -521,6 +563,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_adapter_options(run)
     run.set_defaults(func=cmd_run)
 
+    fz = sub.add_parser("fuzz", help="search for files that break readers; findings shrunk into regression cases",
+                        description="Differential fuzzing (docs/fuzzing.md): files made of a base and a chain of "
+                                    "structure-aware mutations (Hypothesis strategies), judged by our strict decoder "
+                                    "and reference reader (read / reject / either), read by every selected adapter "
+                                    "in persistent workers inside Spark tasks. Each distinct finding (implementation, "
+                                    "verdict, normalised message) is confirmed in a fresh worker, shrunk against that "
+                                    "adapter alone, and saved as a regression case (corpus/regressions) that "
+                                    "`parquet-conformance read` reproduces and `run` judges. Writes OUT/findings.json "
+                                    "and OUT/findings.html. --examples N is reproducible: the same seed gives the same "
+                                    "examples and findings; --time S is not (how many batches of examples finish in S "
+                                    "seconds depends on the machine).")
+    mode_fz = fz.add_mutually_exclusive_group(required=True)
+    mode_fz.add_argument("--examples", type=int, metavar="N", help="search N examples (reproducible)")
+    mode_fz.add_argument("--time", type=float, metavar="S", help="search for S seconds (not reproducible in count)")
+    fz.add_argument("--seed", type=int, default=0, help="the run seed; each batch's seed derives from it (default 0)")
+    fz.add_argument("--master", default="local[*]", help="Spark master (default local[*]), or none (no Spark)")
+    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    fz.add_argument("--out", default="reports/fuzz", metavar="DIR", help="findings.json and findings.html go here")
+    fz.add_argument("--track", dest="fuzz_track", default="parquet", metavar="NAME", help="the track (default parquet)")
+    fz.add_argument("--no-shrink", action="store_true", help="confirm findings, do not shrink them")
+    fz.add_argument("--no-save", action="store_true", help="do not save findings as regression cases")
+    fz.add_argument("--shrink-time", type=float, default=60.0, metavar="S",
+                    help="seconds of shrinking per finding at most (default 60)")
+    fz.add_argument("--budget", type=float, default=300.0, metavar="S",
+                    help="seconds for confirming, shrinking and saving all findings after the search, most severe "
+                         "first (crash, hang, wrong data); findings past it are listed, not saved (default 300)")
+    _add_adapter_options(fz)  # default for fuzz: the fast in-process readers (FAST_READERS)
+    fz.set_defaults(func=cmd_fuzz)
+
     env = sub.add_parser("envs", help="list or free the environments of released versions",
                          description="Released versions (--adapter NAME==VERSION or NAME@VERSION, --versions, "
                                      "bisect, pinned adapters) run in environments created on first use under "
@@ -552,14 +623,17 @@ def build_parser() -> argparse.ArgumentParser:
                                      "the previous run. --site DIR: a static site for any host (index with the "
                                      "matrix and scores, a page per implementation with its error clusters and "
                                      "history, a page per case with its citations and every implementation's "
-                                     "outcome).")
+                                     "outcome). --rewrite OUT: a run's reports again (report.html, summary.md, ...) "
+                                     "from OUT/results, with what OUT holds since (skip-overhead.json of "
+                                     "bench/skip_overhead.py).")
     mode = rep.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--rewrite", metavar="OUT", help="a run's output folder: write its reports again")
     mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
     mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
     mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
     rep.add_argument("--results", default="reports/latest/results", metavar="DIR",
                      help="the results dataset (--diff, --site; default reports/latest/results)")
-    rep.add_argument("--run", metavar="RUN_ID", help="--site: the run to show (default: the latest)")
+    rep.add_argument("--run", metavar="RUN_ID", help="--site, --rewrite: the run to show (default: the latest)")
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
@@ -608,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except _user_errors() as e:
-        _end_progress()
+        end_progress()
         print(f"parquet-conformance: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -260,3 +260,91 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
             return Unavailable(error_message or "")
         case OutcomeKind.HARNESS_ERROR:
             return HarnessError(error)
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """Skip overhead (conformance/overhead.py) of one (adapter, base, extension size): the median seconds, their
+    ratio to the base as it is, and the bytes the worker's processes read (None where the OS does not count)."""
+
+    adapter: str
+    implementation: str
+    version: str | None
+    base: str
+    size: int | None  # bytes of extension; None: the base as it is
+    seconds: float | None  # None: the reader did not read the file
+    outcome: str
+    ratio: float | None
+    read_once_s: float  # reading the file's bytes once, here
+    flagged: bool
+    bytes_read: int | None = None
+
+    @staticmethod
+    def size_text(size: int | None) -> str:
+        return "none" if size is None else f"{size >> 20} MiB" if size >= 1 << 20 else f"{size} B"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Self:
+        return cls(**{f.name: obj[f.name] for f in fields(cls) if f.name in obj})
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A distinct finding of `fuzz` (conformance/fuzz.py, docs/fuzzing.md): an implementation's non-pass verdict on
+    a generated file, with the chain that made it and what became of it (confirmed, shrunk, saved)."""
+
+    adapter: str
+    implementation: str
+    version: str | None
+    role: str
+    expected: Expectation
+    verdict: Verdict
+    outcome: OutcomeKind
+    signature: str  # the message normalised (reports/clusters.py): the key with implementation and outcome kind
+    message: str  # one message as it was
+    base: str
+    chain: dict[str, Any]  # the track's chain as JSON: replayable alone
+    batch: int  # the Hypothesis run (a Spark task) that found it, its seed derived from the run's
+    batch_seed: int
+    example: int  # its index in that run
+    confirmed: bool = False  # a fresh worker gave the same outcome kind and signature
+    confirmation: str | None = None  # the fresh worker's outcome and message
+    shrunk_chain: dict[str, Any] | None = None
+    shrunk_steps: int | None = None  # steps in the minimal chain (None: not shrunk)
+    regression: str | None = None  # the regression case it was saved as
+    not_saved: str | None = None  # why not (harness errors, a file that decodes to other data than its base, ...)
+    file_sha256: str | None = None  # of the minimal file
+    window_offset: int | None = None  # where `window_hex` starts in the minimal file
+    window_hex: str | None = None  # the minimal file's bytes around where it differs from its base
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.implementation, str(self.verdict), self.signature
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FuzzReport:
+    """A `fuzz` run: what was searched, how fast, and its distinct findings (findings.json)."""
+
+    seed: int
+    mode: str  # "examples" (reproducible) or "time" (as many batches as fit)
+    master: str
+    track: str
+    adapters: list[str]
+    batches: int
+    examples: int
+    search_s: float
+    examples_per_s: float
+    oracle_errors: int  # examples our own decoder could not judge (a bug of ours: its chains are in `harness`)
+    findings: list[Finding]
+    harness: list[Finding]  # harness errors and oracle errors, kept apart: they say nothing about a reader
+    shrink_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

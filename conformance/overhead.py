@@ -4,8 +4,11 @@ will ignore the extension bytes with little processing overhead" (BinaryProtocol
 Each adapter reads a base as it is and with a skippable extension of 0 B, 1 MiB, 16 MiB and 64 MiB (a track
 that can make one: `Track.skippable`), several times in one persistent worker; the figure is the median of the
 library's own time (`library_s`, the cell's time when a worker does not report it), relative to the base as it is.
-A reader is flagged when an extension of 1 MiB or more costs it more than FLAG_FACTOR times reading those bytes
-once (measured here, on the same files, in the same run), beyond what noise can add.
+A reader is flagged when its largest extension (where the signal is strongest: smaller ones flap between runs on
+a shared machine; never one under 1 MiB) costs it more than FLAG_FACTOR times reading those bytes once (measured
+here, on the same files, in the same run), beyond what noise can add. Bytes read are the `rchar` of the worker's
+process tree (/proc/PID/io: read() calls, whatever the language) over one read: memory-mapped reads are not in it,
+and without /proc there is no figure. reports/overhead.py renders the rows.
 """
 
 from __future__ import annotations
@@ -14,12 +17,11 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from parquet_conformance.conformance.execute import AdapterSpec, implementation
-from parquet_conformance.conformance.model import Read
+from parquet_conformance.conformance.model import Overhead, Read
+from parquet_conformance.conformance.workers import Worker
 from parquet_conformance.corpus.track import Track
 
 SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)
@@ -27,25 +29,6 @@ FLAG_FACTOR = 10.0
 FLAG_MIN_SIZE = 1 << 20  # smaller extensions cost less than the noise of a shared machine
 FLAG_NOISE = 0.5  # of the base's own time, plus FLAG_SLACK_S: what noise alone can add
 FLAG_SLACK_S = 0.005
-
-
-@dataclass(frozen=True)
-class Overhead:
-    """One (adapter, base, extension size): the median seconds and their ratio to the base as it is."""
-
-    adapter: str
-    implementation: str
-    version: str | None
-    base: str
-    size: int | None  # bytes of extension; None: the base as it is
-    seconds: float | None  # None: the reader did not read the file
-    outcome: str
-    ratio: float | None
-    read_once_s: float  # reading the file's bytes once, here
-    flagged: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _read_once(path: Path, repeat: int) -> float:
@@ -76,10 +59,13 @@ def measure(specs: list[AdapterSpec], track: Track, bases: list[str], repeat: in
                     plain: float | None = None
                     for size in sizes:
                         if progress:
-                            progress(f"{spec.name}: {b} with {'no' if size is None else _size(size)} extension")
+                            progress(f"{spec.name}: {b} with {Overhead.size_text(size)} extension")
                         path = files[(b, size)]
                         worker.read(str(path))  # warm: the first read of a file pays for the page cache and JITs
-                        timed = [worker.read(str(path)) for _ in range(repeat)]
+                        before = _bytes_read(worker)
+                        timed = [worker.read(str(path))]
+                        after = _bytes_read(worker)
+                        timed += [worker.read(str(path)) for _ in range(repeat - 1)]
                         outcome = timed[-1].outcome
                         seconds = (statistics.median(t.library_s if t.library_s is not None else t.duration_s
                                                      for t in timed) if isinstance(outcome, Read) else None)
@@ -94,7 +80,9 @@ def measure(specs: list[AdapterSpec], track: Track, bases: list[str], repeat: in
                             outcome=outcome.kind.value,
                             ratio=seconds / plain if seconds is not None and plain else None,
                             read_once_s=max(once, 0.0),
-                            flagged=_flagged(size, extra, max(once, 0.0), plain)))
+                            flagged=size == max(s for s in sizes if s is not None)
+                            and _flagged(size, extra, max(once, 0.0), plain),
+                            bytes_read=after - before if before is not None and after is not None else None))
             finally:
                 worker.close()
     return out
@@ -106,28 +94,18 @@ def _flagged(size: int | None, extra: float | None, once: float, plain: float | 
     return extra > FLAG_FACTOR * once + FLAG_NOISE * plain + FLAG_SLACK_S
 
 
-def _size(n: int) -> str:
-    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} B"
-
-
-def table(rows: list[Overhead]) -> str:
-    """Per adapter and base: seconds with no extension, then the ratio at each size; `!` marks a flagged one."""
-    sizes = [s for s in SIZES if s is not None]
-    lines = [f"{'adapter':<16}{'base':<10}{'none ms':>9}" + "".join(f"{_size(s):>10}" for s in sizes)]
-    for (adapter, b), group in _groups(rows).items():
-        plain = group.get(None)
-        cells = []
-        for s in sizes:
-            r = group.get(s)
-            text = "-" if r is None or r.ratio is None else f"{r.ratio:.2f}x{'!' if r.flagged else ''}"
-            cells.append(f"{text:>10}")
-        none_ms = "-" if plain is None else plain.outcome if plain.seconds is None else f"{1000 * plain.seconds:.1f}"
-        lines.append(f"{adapter:<16}{b:<10}{none_ms:>9}" + "".join(cells))
-    return "\n".join(lines)
-
-
-def _groups(rows: list[Overhead]) -> dict[tuple[str, str], dict[int | None, Overhead]]:
-    out: dict[tuple[str, str], dict[int | None, Overhead]] = {}
-    for r in rows:
-        out.setdefault((r.adapter, r.base), {})[r.size] = r
-    return out
+def _bytes_read(worker: Worker) -> int | None:
+    """The `rchar` of the worker's processes (the reaper and everything under it), or None without /proc."""
+    if worker.proc is None:
+        return None
+    total, todo = 0, [worker.proc.pid]
+    try:
+        while todo:
+            pid = todo.pop()
+            io = Path(f"/proc/{pid}/io").read_text()
+            total += int(next(line.split()[1] for line in io.splitlines() if line.startswith("rchar:")))
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    except (OSError, StopIteration, ValueError):
+        return None
+    return total

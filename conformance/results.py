@@ -78,12 +78,19 @@ class Store:
     def exists(self, run_id: str) -> bool:
         return self.run_dir(run_id).exists() or self.staging(run_id).exists()
 
-    def begin(self, run_id: str, resume: bool) -> None:
-        """A new run must not exist yet; a resumed one must."""
+    def begin(self, run_id: str, resume: bool, now: str) -> str:
+        """A new run must not exist yet; a resumed one must. Returns when the run started: `now` for a new one,
+        the first start for a resumed one (kept in its staging folder; `now` if that is gone)."""
         if resume and not self.exists(run_id):
             raise ResultsError(f"there is no run {run_id!r} in {self.out} to resume")
         if not resume and self.exists(run_id):
             raise ResultsError(f"run {run_id} already exists in {self.out}; use --resume {run_id} or another --run-id")
+        mark = self.staging(run_id) / "started"
+        if resume and mark.is_file():
+            return mark.read_text().strip()
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.write_text(now)
+        return now
 
     @contextlib.contextmanager
     def lock(self, run_id: str) -> Iterator[None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import importlib.util
 import random
 import time
 from collections.abc import Callable
@@ -95,8 +96,10 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     timings = Timings()
     store = Store(opts.out)
     run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
-    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    store.begin(run_id, resume=opts.resume is not None)
+    if opts.master != "none" and importlib.util.find_spec("pyspark") is None:
+        raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
+    started = store.begin(run_id, resume=opts.resume is not None,
+                          now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
     if opts.corpus is None and not (corpus / "manifest.json").is_file():

@@ -36,6 +36,7 @@ import pyarrow as pa
 from parquet_conformance.conformance.derived import OUTCOME_SCHEMA
 from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
 from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry
 
 TASKS_PER_SLOT = 6
@@ -70,7 +71,11 @@ def spark_session(master: str, conf: dict[str, str], log: Path | None = None) ->
         remote = SparkSession.builder.remote(master)
         for key, value in conf.items():
             remote = remote.config(key, value)
-        return remote.getOrCreate()
+        try:
+            return remote.getOrCreate()
+        except ImportError as e:  # pyspark's client needs grpcio and friends (its `connect` extra)
+            raise UsageError(f"Spark Connect needs pyspark[connect] ({e}): "
+                             "pip install 'parquet-conformance[spark]'") from None
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # executors need this venv's packages
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     builder = (SparkSession.builder.master(master).appName("parquet-conformance")
@@ -121,6 +126,9 @@ def _workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
         _POOL[specs] = WorkerSet(specs)
         atexit.register(_POOL[specs].close)
     return _POOL[specs]
+
+
+executor_workers = _workers  # the same pool for other jobs run in the executors (conformance/fuzz.py)
 
 
 def _warm_up(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:

@@ -114,8 +114,10 @@ def validate_id(case_id: str, existing: list[dict]) -> None:
 
 
 def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citation], title: str | None = None,
-        notes: str = "", base: str = "flat", track: str = "parquet", root: Path | None = None) -> dict:
-    """Copies `file` into the collection and records it. Raises ValueError on bad input."""
+        notes: str = "", base: str = "flat", track: str = "parquet", root: Path | None = None,
+        found_by: dict | None = None) -> dict:
+    """Copies `file` into the collection and records it. Raises ValueError on bad input. `found_by`: how it was
+    found, when a tool found it (`fuzz`: the seed, the minimal chain, the implementation and version)."""
     root = root or regressions_dir()
     entries = load(root)
     validate_id(case_id, entries)
@@ -132,6 +134,8 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citati
     entry = {"id": case_id, "track": track, "title": title or f"found-in-the-wild file {file.name}", "base": base,
              "expect": expect, "citations": [c.to_json() for c in citations], "notes": notes,
              "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if found_by is not None:
+        entry["found_by"] = found_by
     dest = file_path(case_id, _suffix(entry), root)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(file, dest)

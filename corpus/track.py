@@ -10,11 +10,13 @@ Adding a track: a folder for its code, an object satisfying `Track`, and one ent
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from parquet_conformance.corpus import registry
-from parquet_conformance.corpus.model import Case, Mutation
+from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.corpus.model import Case, Citation, Expectation, Mutation
 
 
 class Track(Protocol):
@@ -72,6 +74,51 @@ class Track(Protocol):
     def describe_inspection(self, report: Mapping[str, Any]) -> str:
         """`inspect`'s report as text."""
         ...
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """What a generated file must do, as the track's strict decoder and reference reader decide it: per role,
+    `read` (it decodes to the base's data), `reject` (it does not decode) or `either` (it decodes to other
+    metadata: any answer but wrong data, a crash or a hang). `other_data`: the reference read other data than
+    the base's, so a reader's data cannot be judged against the base (any read passes)."""
+
+    expect: dict[str, Expectation]
+    other_data: bool = False
+
+
+class Fuzzer(Protocol):
+    """A track's side of `fuzz` (conformance/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
+    drawn by a Hypothesis strategy, replayed from the chain alone, and judged by the track's own decoder."""
+
+    def chains(self) -> Any:
+        """The Hypothesis strategy of chains (opaque to the harness)."""
+        ...
+
+    def base_of(self, chain: Any) -> str: ...
+
+    def build(self, chain: Any) -> bytes:
+        """The chain replayed on its base; a step that does not apply to what came before it is skipped."""
+        ...
+
+    def to_json(self, chain: Any) -> dict[str, Any]: ...
+
+    def from_json(self, obj: Mapping[str, Any]) -> Any: ...
+
+    def oracle(self, data: bytes, base: str) -> Oracle: ...
+
+    def citations(self) -> list[Citation]:
+        """What the oracle's expectations rest on: cited by every regression case a finding becomes."""
+        ...
+
+
+def fuzzer(track: Track) -> Fuzzer:
+    """The track's fuzzer; UsageError if it has none."""
+    make = getattr(track, "fuzzer", None)
+    if make is None:
+        raise UsageError(f"track {track.name!r} has no fuzzer")
+    found: Fuzzer = make()
+    return found
 
 
 def valid_role(track: Track, role: str) -> bool:

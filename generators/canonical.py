@@ -96,6 +96,8 @@ def _interval(months: int, days: int, millis: int) -> dict[str, str]:
 
 # pyarrow before 20 has no name for this type id (nor a way to make such an array).
 DAY_TIME_ID = getattr(pa.lib, "Type_INTERVAL_DAY_TIME", -1)
+# pyarrow before 16 has no list views (so nothing can return one).
+LIST_VIEW_IDS = {getattr(pa.lib, n, -2) for n in ("Type_LIST_VIEW", "Type_LARGE_LIST_VIEW")}
 
 
 def _day_time(arr: pa.ChunkedArray) -> list[object]:
@@ -129,7 +131,7 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
         return [None if v is None else {"date": date_text(v // 86_400_000)} for v in _ints(arr)]
     if pa.types.is_time(t):
         return [None if v is None else {"time_ns": str(v * _UNIT_NS[t.unit])} for v in _ints(arr)]
-    if pa.types.is_list_view(t) or pa.types.is_large_list_view(t):
+    if t.id in LIST_VIEW_IDS:
         return canonical_array(arr.cast(pa.large_list(t.value_type)))
     if pa.types.is_map(t):
         arr = arr.take(pa.array(range(len(arr)), pa.int64()))  # a copy whose keys and items are its own entries

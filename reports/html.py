@@ -3,7 +3,8 @@
 What the page gives (templates/report.html.j2): the scores first; the matrix with one sub-column per version of
 an implementation and the engine underneath each; the pruned matrix (rows with identical verdicts merged per case
 group, with subtotals per implementation); the error clusters (reports/clusters.py), each a link that filters the
-matrix; a detail panel per cell with its data diff. Every filter and selection lives in the URL fragment, and every
+matrix; a detail panel per cell with its data diff; the skip overhead when the run's directory has it
+(reports/overhead.py). Every filter and selection lives in the URL fragment, and every
 row, cell, column and cluster has an id, so that a link opens the same view.
 """
 
@@ -16,10 +17,12 @@ from pathlib import Path
 
 import jinja2
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.overhead import Line, chart_svg, lines, sizes
+from parquet_conformance.reports.overhead import load as load_overhead
 from parquet_conformance.reports.versions import family_name, version_key
 
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
@@ -142,7 +145,24 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(doc: ResultsDocument, links: Links = Links()) -> str:
+@dataclass(frozen=True)
+class OverheadView:
+    """The skip-overhead section's content (reports/overhead.py)."""
+
+    lines: list[Line]
+    sizes: list[int]
+    svg: str
+    size_text: Callable[[int | None], str] = Overhead.size_text
+
+
+def overhead_view(rows: list[Overhead] | None) -> OverheadView | None:
+    if not rows:
+        return None
+    svg = chart_svg(rows)
+    return OverheadView(lines(rows), sizes(rows), svg[svg.index("<svg"):])
+
+
+def render(doc: ResultsDocument, links: Links = Links(), overhead: list[Overhead] | None = None) -> str:
     families = columns(doc)
     order = [c for f in families for c in f.columns]
     grid: dict[str, dict[str, list[Cell]]] = {}
@@ -157,7 +177,7 @@ def render(doc: ResultsDocument, links: Links = Links()) -> str:
     return environment().get_template("report.html.j2").render(
         doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
         tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),
-        clusters=by_adapter, links=links)
+        clusters=by_adapter, links=links, overhead=overhead_view(overhead))
 
 
 def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:
@@ -171,7 +191,8 @@ class Html:
 
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "report.html"
-        path.write_text(render(doc), errors="replace")  # a lone surrogate from another tool's cells: "?"
+        # errors="replace": a lone surrogate from another tool's cells becomes "?"
+        path.write_text(render(doc, overhead=load_overhead(out)), errors="replace")
         return [path]
 
 

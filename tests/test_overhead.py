@@ -4,9 +4,10 @@ timing is asserted: the figures are whatever this machine gives."""
 from __future__ import annotations
 
 from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.overhead import FLAG_FACTOR, _flagged, measure, table
+from parquet_conformance.conformance.overhead import FLAG_FACTOR, _flagged, measure
 from parquet_conformance.corpus import track
 from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.reports.overhead import chart_svg, markdown, text_table
 
 
 def test_the_files_carry_the_extension_asked_for() -> None:
@@ -20,7 +21,12 @@ def test_pyarrow_reads_every_size() -> None:
     rows = measure([AdapterSpec("pyarrow")], track.get("parquet"), ["flat"], repeat=1, sizes=(0, 1 << 20))
     assert [(r.size, r.outcome) for r in rows] == [(None, "read"), (0, "read"), (1 << 20, "read")]
     assert rows[0].ratio == 1.0 and all(r.seconds is not None and r.ratio is not None for r in rows)
-    assert "pyarrow" in table(rows) and "1 MiB" in table(rows)
+    assert "pyarrow" in text_table(rows) and "1 MiB" in text_table(rows)
+    assert all(r.bytes_read is not None and r.bytes_read >= 0 for r in rows)  # Linux has /proc
+    big, plain = rows[2].bytes_read or 0, rows[0].bytes_read or 0
+    assert big - plain >= 1 << 20  # the reader read the extension's bytes (it must, to skip them in a stream)
+    assert "| pyarrow |" in markdown(rows) and "<svg" in chart_svg(rows)
+    assert chart_svg(rows) == chart_svg(rows)  # deterministic
 
 
 def test_the_flag_rule() -> None:

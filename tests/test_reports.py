@@ -155,6 +155,29 @@ def test_history_of_three_runs_draws_a_deterministic_trend(demo: Path, tmp_path:
     assert (tmp_path / "history.svg").read_text() == svg
 
 
+def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from parquet_conformance.conformance.model import Overhead
+
+    out = tmp_path / "out"
+    shutil.copytree(demo / "results", out / "results")
+    rows = [Overhead("toy", "Toy", "1.0", "flat", size, seconds, "read", seconds / 0.001, 0.0001 * (size or 0) / 2**20,
+                     size == 64 << 20, 1000 + (size or 0)) for size, seconds in ((None, 0.001), (0, 0.001),
+                                                                                  (1 << 20, 0.002), (64 << 20, 0.9))]
+    (out / "skip-overhead.json").write_text(json.dumps([r.to_json() for r in rows]))
+    proc = subprocess.run([*CLI, "report", "--rewrite", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    html = (out / "report.html").read_text()
+    section = html[html.index('<section id="skip-overhead">'):]
+    assert "<svg" in section and '<td class="fail">900.00x!</td>' in section and "1.0 MiB" not in section
+    md = (out / "skip-overhead.md").read_text()
+    assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md
+    assert "Flagged: toy (flat, 64 MiB)" in md
+    assert (out / "skip-overhead.svg").read_text().startswith("<?xml")
+
+
 def test_report_errors_are_one_line(tmp_path: Path) -> None:
     import subprocess
 
@@ -162,7 +185,7 @@ def test_report_errors_are_one_line(tmp_path: Path) -> None:
         proc = subprocess.run([*CLI, "report", *args], capture_output=True, text=True)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     proc = subprocess.run([*CLI, "report"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "one of the arguments --diff --history --site is required" in proc.stderr
+    assert proc.returncode == 2 and "one of the arguments --rewrite --diff --history --site is required" in proc.stderr
 
 
 def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: Path) -> None:

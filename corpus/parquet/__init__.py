@@ -89,6 +89,12 @@ class ParquetTrack:
                 continue
         return readings
 
+    def fuzzer(self) -> Any:
+        """The Parquet fuzzer (corpus/parquet/fuzz.py): imported on use, it needs hypothesis."""
+        from parquet_conformance.corpus.parquet.fuzz import FUZZER
+
+        return FUZZER
+
     def inspect(self, path: Path) -> dict[str, Any]:
         from parquet_conformance.generators.parquet.inspect import inspect_file
 

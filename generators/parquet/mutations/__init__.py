@@ -7,7 +7,8 @@ when it loads, naming the mutation. A manifest entry lists a case's mutations as
 manifest alone says how to rebuild every file. One module per family: extension (field 32767
 in structs and page headers), fields (fields of any type and id, removed fields, rewritten values,
 swapped statistics), tail (footer length, magic, truncation), flatbuffer (FlatBuffers footers and
-their damage), encoding (the encoding extension).
+their damage), encoding (the encoding extension), structure (byte, varint and field edits confined to
+a region: the steps of `fuzz`).
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ def _load_families() -> None:
         fields,
         flatbuffer,
         pages,
+        structure,
         tail,
     )
 

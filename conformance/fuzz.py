@@ -1,0 +1,477 @@
+"""`parquet-conformance fuzz`: differential fuzzing (docs/fuzzing.md).
+
+A **batch** is one Hypothesis run of `BATCH` examples drawn from the track's chain strategy with a seed derived
+from the run seed and the batch index (`batch_seed`): `hypothesis.find` with `random=Random(seed)`,
+`database=None`, health checks off, generation only, a condition that never holds; so a batch's examples
+depend on its seed alone. Each example is built, judged by the track's oracle (corpus/track.py Oracle), and read
+by every selected adapter in the persistent workers of the executor (execute.WorkerSet); a **finding** is any
+verdict but pass (judge.classify), keyed by (implementation, verdict, normalised message: reports/clusters.py).
+Batches are Spark tasks (one small job each, as run_on_spark does); `--examples N` runs ceil(N / BATCH)
+batches and is reproducible, `--time S` submits batches until S seconds have passed and is not (how many
+batches finish depends on the machine).
+
+Then, on the driver: each distinct finding is confirmed in a fresh worker, **shrunk** against that one adapter
+(the same batch replayed by `find` with the same seed and max_examples up to the finding, the condition now
+"this adapter gives the same key", phases generate and shrink: Hypothesis shrinks the chain), confirmed again,
+and saved as a regression case (corpus/regression_store.add, what `corpus add-regression` does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.judge import classify
+from parquet_conformance.conformance.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Read, Verdict
+from parquet_conformance.corpus import regression_store
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.corpus.model import CaseEntry, Citation, Expectation, Kind
+from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.reports.clusters import normalise
+
+BATCH = 25  # examples per Hypothesis run: a Spark task of a few seconds
+SHRINK_TIMEOUT_S = 10.0  # a hang is shrunk with this limit per attempt (its confirmation had the full one)
+TASK_SCHEMA = pa.schema([("batch", pa.int64()), ("seed", pa.int64()), ("examples", pa.int64())])
+RESULT_SCHEMA = pa.schema([("result", pa.string())])
+Say = Callable[[str], None]
+# Crashes and hangs are confirmed, shrunk and saved first: the budget goes to them if it runs out.
+SEVERITY = (Verdict.CRASH, Verdict.HANG, Verdict.WRONG_DATA)
+RUN = Attempt()  # the run's own attempt: persistent workers
+
+
+def batch_seed(run_seed: int, batch: int) -> int:
+    """A batch's seed: a function of the run seed and the batch index only (63 bits: a Spark long)."""
+    return int.from_bytes(hashlib.sha256(f"fuzz:{run_seed}:{batch}".encode()).digest()[:8], "big") >> 1
+
+
+def _settings(examples: int, shrink: bool) -> Any:
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+    phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
+    return settings(max_examples=examples, database=None, deadline=None, phases=phases, derandomize=False,
+                    suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False)
+
+
+def drive(track: str, seed: int, examples: int, condition: Callable[[Any], bool], shrink: bool = False) -> Any:
+    """One Hypothesis run over the track's chains: the first chain (shrunk, with `shrink`) for which `condition`
+    holds, or None."""
+    from hypothesis import find
+    from hypothesis.errors import FlakyFailure, NoSuchExample
+
+    try:
+        return find(tracks.fuzzer(tracks.get(track)).chains(), condition, settings=_settings(examples, shrink),
+                    random=random.Random(seed))
+    except (NoSuchExample, FlakyFailure):  # flaky: the reader's answer changed when Hypothesis asked again
+        return None
+
+
+# -- one example ------------------------------------------------------------------------
+
+
+def message(verdict: Verdict, row: OutcomeRow) -> str:
+    """What a finding says, as reports/clusters.py words a cell."""
+    if verdict == Verdict.WRONG_DATA:
+        return f"returned other data ({row.rows} rows)"
+    if verdict == Verdict.ACCEPTED_INVALID:
+        return "read a file it must reject"
+    lines = [ln.strip() for ln in (row.error_message or "").splitlines() if ln.strip()][:2]
+    return ": ".join(p for p in [row.error_class, " / ".join(lines)] if p) or str(row.outcome)
+
+
+@dataclass
+class Probe:
+    """An executor's means to try a file: the track, its fuzzer, the workers, and each adapter's own reading of
+    each unmodified base (its baseline, judge.py: a reader whose representation differs is judged on change)."""
+
+    track: str
+    workers: WorkerSet
+    tmp: Path
+    baselines: dict[tuple[str, str], str | None]
+
+    @staticmethod
+    def of(track: str, workers: WorkerSet, tmp: Path) -> Probe:
+        return Probe(track, workers, tmp, {})
+
+    def case(self, base: str, data: bytes, expect: dict[str, Expectation],
+             name: str = "example") -> tuple[CaseEntry, Path]:
+        t = tracks.get(self.track)
+        path = self.tmp / f"{name}{t.suffix}"
+        path.write_bytes(data)
+        return CaseEntry(id="fuzz/example", track=self.track, title="", group="fuzz", kind=Kind.REGRESSION, base=base,
+                         file=path.name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), seed=0,
+                         mutations=[], expect=expect, decode={}, citations=[], notes="", extensions=None,
+                         large=False), path
+
+    def baseline(self, name: str, base: str) -> str | None:
+        if (name, base) not in self.baselines:
+            case, path = self.case(base, tracks.get(self.track).base_file(base), {"legacy": Expectation.READ}, "base")
+            row = self.workers.run_one(name, replace(case, id=f"fuzz/base/{base}"), path)
+            self.baselines[name, base] = row.data_hash
+        return self.baselines[name, base]
+
+    def verdicts(self, chain: Any, adapters: list[str] | None = None,
+                 attempt: Attempt = RUN) -> Iterator[tuple[str, Expectation, Verdict, OutcomeRow, str]]:
+        """(role, expectation, verdict, row, message) per adapter on the chain's file. ValueError: the oracle
+        failed (our decoder, not a reader)."""
+        fuzzer = tracks.fuzzer(tracks.get(self.track))
+        base = fuzzer.base_of(chain)
+        data = fuzzer.build(chain)
+        try:
+            oracle = fuzzer.oracle(data, base)
+        except Exception as e:  # our strict decoder or reference reader failed: a bug of ours, kept apart
+            raise ValueError(f"oracle failed: {type(e).__name__}: {e}") from None
+        base_hash = data_hash(tracks.get(self.track).base_expected(base))
+        case, path = self.case(base, data, oracle.expect)
+        names = adapters or [n for n, w in self.workers.workers.items() if w.adapter.track == self.track]
+        for name in names:
+            own = self.baseline(name, base)
+            row = self.workers.run_one(name, case, path, attempt)
+            if row.outcome in (OutcomeKind.CRASH, OutcomeKind.OOM) and not attempt.fresh:
+                self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
+            roles = row.roles or ["legacy"]
+            role = next((r for r in roles if r in oracle.expect), roles[0])
+            expected = oracle.expect.get(role) or oracle.expect["legacy"]
+            good = {base_hash} | ({own} if own else set())
+            outcome = row.typed
+            if oracle.other_data and isinstance(outcome, Read):  # other data than the base's: not judged
+                good.add(outcome.data_hash)
+            verdict = classify(expected, outcome, good)
+            if row.cut_short:  # a timeout under the adaptive limit: a hang only if a fresh worker agrees
+                verdict = Verdict.HANG
+            yield role, expected, verdict, row, message(verdict, row)
+
+
+# -- a batch (inside a Spark task, or locally) -------------------------------------------
+
+
+def search_batch(probe: Probe, batch: int, seed: int, examples: int) -> dict[str, Any]:
+    """One Hypothesis run: every example read by every adapter; the first example of each distinct finding."""
+    fuzzer = tracks.fuzzer(tracks.get(probe.track))
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    harness: list[dict[str, Any]] = []
+    count = [0]
+    t0 = time.monotonic()
+
+    def condition(chain: Any) -> bool:
+        index = count[0]
+        count[0] += 1
+        common = {"chain": fuzzer.to_json(chain), "base": fuzzer.base_of(chain), "batch": batch,
+                  "batch_seed": seed, "example": index}
+        try:
+            judged = list(probe.verdicts(chain))
+        except ValueError as e:
+            harness.append({**common, "adapter": "oracle", "implementation": "oracle", "version": None,
+                            "role": "", "expected": "either", "verdict": "harness-error", "outcome": "harness-error",
+                            "signature": normalise(str(e)), "message": str(e)[:400]})
+            return False
+        for role, expected, verdict, row, text in judged:
+            if verdict in (Verdict.PASS, Verdict.SKIP):
+                continue
+            entry = {**common, "adapter": row.adapter, "implementation": row.implementation, "version": row.version,
+                     "role": role, "expected": str(expected), "verdict": str(verdict), "outcome": str(row.outcome),
+                     "signature": normalise(text), "message": text[:400]}
+            if verdict == Verdict.HARNESS_ERROR:
+                harness.append(entry)
+            else:
+                found.setdefault((row.implementation, str(verdict), normalise(text)), entry)
+        return False
+
+    drive(probe.track, seed, examples, condition)
+    return {"batch": batch, "examples": count[0], "seconds": time.monotonic() - t0, "findings": list(found.values()),
+            "harness": harness}
+
+
+_PROBES: dict[tuple[str, tuple[AdapterSpec, ...]], Probe] = {}
+
+
+def _probe(track: str, specs: tuple[AdapterSpec, ...]) -> Probe:
+    """An executor's probe: its workers live as long as its Python process (spark.executor_workers)."""
+    from parquet_conformance.conformance.spark import executor_workers
+
+    if (track, specs) not in _PROBES:
+        _PROBES[track, specs] = Probe.of(track, executor_workers(specs), Path(tempfile.mkdtemp(prefix="pqc-fuzz-")))
+    return _PROBES[track, specs]
+
+
+def _batches_in_task(batches: Iterator[pa.RecordBatch], track: str,
+                     specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: the batches of this task, each a JSON result."""
+    probe = _probe(track, specs)
+    for rb in batches:
+        for task in rb.to_pylist():
+            result = search_batch(probe, task["batch"], task["seed"], task["examples"])
+            yield pa.RecordBatch.from_pylist([{"result": json.dumps(result)}], schema=RESULT_SCHEMA)
+
+
+# -- the driver -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    specs: list[AdapterSpec]
+    seed: int = 0
+    examples: int | None = None  # reproducible mode
+    time_s: float | None = None  # time-boxed mode
+    master: str = "local[*]"
+    conf: dict[str, str] | None = None
+    track: str = "parquet"
+    out: Path = Path("reports/fuzz")
+    shrink: bool = True
+    save: bool = True
+    shrink_time_s: float = 60.0
+    budget_s: float = 300.0  # for confirming, shrinking and saving all findings after the search
+
+
+class Progress:
+    """examples/s and findings so far, on one line."""
+
+    def __init__(self, say: Say) -> None:
+        self.say, self.t0, self.examples, self.batches = say, time.monotonic(), 0, 0
+        self.keys: set[tuple[str, str, str]] = set()
+
+    def add(self, result: dict[str, Any]) -> None:
+        self.examples += result["examples"]
+        self.batches += 1
+        self.keys |= {(f["implementation"], f["verdict"], f["signature"]) for f in result["findings"]}
+        rate = self.examples / max(time.monotonic() - self.t0, 1e-9)
+        self.say(f"{self.batches} batches, {self.examples} examples, {rate:.1f} examples/s, "
+                 f"{len(self.keys)} distinct findings")
+
+
+def _tasks(opts: FuzzOptions) -> Iterator[tuple[int, int, int]]:
+    """(batch, seed, examples): all of them in --examples mode; unbounded in --time mode (the caller stops)."""
+    if opts.examples is not None:
+        for b in range(math.ceil(opts.examples / BATCH)):
+            yield b, batch_seed(opts.seed, b), min(BATCH, opts.examples - b * BATCH)
+        return
+    b = 0
+    while True:
+        yield b, batch_seed(opts.seed, b), BATCH
+        b += 1
+
+
+def search_local(opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
+    workers = WorkerSet(opts.specs)
+    results = []
+    try:
+        workers.start_all()
+        with tempfile.TemporaryDirectory(prefix="pqc-fuzz-") as tmp:
+            probe = Probe.of(opts.track, workers, Path(tmp))
+            for batch, seed, n in _tasks(opts):
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                results.append(search_batch(probe, batch, seed, n))
+                progress.add(results[-1])
+    finally:
+        workers.close()
+    return results
+
+
+def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[str, Any]]:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    from parquet_conformance.conformance.spark import parallelism_of, spark_session, warm_up
+
+    say(f"starting Spark ({opts.master})")
+    spark = spark_session(opts.master, opts.conf or {}, opts.out / "logs" / "spark-driver.log")
+    slots = parallelism_of(spark)
+    say(f"starting {len(opts.specs)} adapter workers in each of {slots} executor slots")
+    warm_up(spark, opts.specs)
+    progress.t0 = time.monotonic()  # examples/s of the search, not of Spark's start
+    deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
+    frozen, schema, track = tuple(opts.specs), from_arrow_schema(RESULT_SCHEMA), opts.track
+
+    def one_task(task: tuple[int, int, int]) -> dict[str, Any]:
+        df = spark.createDataFrame(pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]},
+                                            schema=TASK_SCHEMA)).coalesce(1)
+        rows = df.mapInArrow(lambda it, s=frozen: _batches_in_task(it, track, s), schema).toArrow().to_pylist()
+        result: dict[str, Any] = json.loads(rows[0]["result"])
+        return result
+
+    results: list[dict[str, Any]] = []
+    tasks = _tasks(opts)
+    with ThreadPoolExecutor(max_workers=slots) as pool:
+        pending = set()
+        for task in tasks:  # as many in flight as there are slots
+            pending.add(pool.submit(one_task, task))
+            if len(pending) >= slots:
+                break
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                results.append(future.result())
+                progress.add(results[-1])
+                if deadline is None or time.monotonic() < deadline:
+                    nxt = next(tasks, None)
+                    if nxt is not None:
+                        pending.add(pool.submit(one_task, nxt))
+    return results
+
+
+def distinct(results: list[dict[str, Any]]) -> tuple[list[Finding], list[Finding]]:
+    """The first example of each distinct finding, in (batch, example) order; and the harness errors, one per
+    signature."""
+    findings: dict[tuple[str, str, str], Finding] = {}
+    harness: dict[tuple[str, str, str], Finding] = {}
+    for result in sorted(results, key=lambda r: r["batch"]):
+        for group, into in (("findings", findings), ("harness", harness)):
+            for entry in sorted(result[group], key=lambda e: e["example"]):
+                f = Finding(**{**entry, "expected": Expectation(entry["expected"]),
+                               "verdict": Verdict(entry["verdict"]), "outcome": entry["outcome"]})
+                into.setdefault(f.key, f)
+    return list(findings.values()), list(harness.values())
+
+
+def _spec(specs: list[AdapterSpec], name: str, timeout_s: float | None = None) -> AdapterSpec:
+    spec = next(s for s in specs if s.name == name)
+    return replace(spec, timeout_s=timeout_s) if timeout_s is not None else spec
+
+
+def _same(finding: Finding, verdict: Verdict, text: str) -> bool:
+    return verdict == finding.verdict and normalise(text) == finding.signature
+
+
+def confirm(finding: Finding, chain: Any, specs: list[AdapterSpec], track: str) -> tuple[bool, str]:
+    """A fresh worker (full limit) on the chain's file: (the same finding?, what it gave)."""
+    with tempfile.TemporaryDirectory(prefix="pqc-fuzz-") as tmp:
+        workers = WorkerSet([_spec(specs, finding.adapter)])
+        try:
+            probe = Probe.of(track, workers, Path(tmp))
+            for _, _, verdict, _, text in probe.verdicts(chain, [finding.adapter], Attempt(fresh=True)):
+                return _same(finding, verdict, text), f"{verdict}: {text}"[:400]
+        finally:
+            workers.close()
+    return False, "no answer"
+
+
+def shrink(finding: Finding, specs: list[AdapterSpec], track: str, budget_s: float) -> Any:
+    """The minimal chain for which this adapter alone still gives the finding (Hypothesis shrinking the same
+    batch), within `budget_s`; None if the batch replayed with this adapter alone does not show it."""
+    limit = SHRINK_TIMEOUT_S if finding.verdict == Verdict.HANG else None
+    deadline = time.monotonic() + budget_s
+    with tempfile.TemporaryDirectory(prefix="pqc-shrink-") as tmp:
+        workers = WorkerSet([_spec(specs, finding.adapter, limit)])
+        try:
+            probe = Probe.of(track, workers, Path(tmp))
+
+            def reproduces(chain: Any) -> bool:
+                if time.monotonic() > deadline:
+                    return False
+                try:
+                    return any(_same(finding, v, text) for _, _, v, _, text in probe.verdicts(chain, [finding.adapter]))
+                except ValueError:
+                    return False
+
+            return drive(track, finding.batch_seed, finding.example + 1, reproduces, shrink=True)
+        finally:
+            workers.close()
+
+
+def window(base: bytes, data: bytes, context: int = 32) -> tuple[int, str]:
+    """(offset, hex) of the file's bytes around where it differs from its base (common prefix and suffix off)."""
+    start = next((i for i, (a, b) in enumerate(zip(base, data, strict=False)) if a != b), min(len(base), len(data)))
+    end = len(data)
+    tail = 0  # bytes the file and its base share at their ends
+    while end - tail > start and len(base) - tail > start and base[-tail - 1] == data[-tail - 1]:
+        tail += 1
+    end -= tail
+    lo, hi = max(0, start - context), min(len(data), max(end, start + 1) + context)
+    return lo, data[lo:hi].hex()
+
+
+def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
+    """The minimal file as a regression case (what `corpus add-regression` does), with its chain and origin."""
+    track = tracks.get(opts.track)
+    fuzzer = tracks.fuzzer(track)
+    data = fuzzer.build(chain)
+    oracle = fuzzer.oracle(data, finding.base)
+    sha = hashlib.sha256(data).hexdigest()
+    lo, hexed = window(track.base_file(finding.base), data)
+    done = replace(finding, file_sha256=sha, window_offset=lo, window_hex=hexed)
+    if oracle.other_data:
+        return replace(done, not_saved="the file decodes to other data than its base: no expected data to judge by")
+    case_id = f"regression/fuzz/{finding.adapter}/{finding.verdict.removeprefix('fail:')}-{sha[:12]}"
+    if any(e["id"] == case_id for e in regression_store.load()):
+        return replace(done, regression=case_id)
+    chain_json = fuzzer.to_json(chain)
+    origin = {"tool": "parquet-conformance fuzz", "seed": opts.seed, "batch": finding.batch,
+              "batch_seed": finding.batch_seed, "example": finding.example, "chain": chain_json,
+              "adapter": finding.adapter, "implementation": finding.implementation, "version": finding.version,
+              "verdict": str(finding.verdict), "signature": finding.signature}
+    cites = [Citation("parquet-conformance fuzz (docs/fuzzing.md)",
+                      f"run seed {opts.seed}, batch {finding.batch}, example {finding.example}",
+                      f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})"),
+             *fuzzer.citations()]
+    notes = (f"Found by `parquet-conformance fuzz --seed {opts.seed}`; {finding.implementation} {finding.version} "
+             f"gave {finding.verdict} where the oracle expects {dict(oracle.expect)}. Minimal chain: "
+             f"{json.dumps(chain_json)}")
+    with tempfile.TemporaryDirectory(prefix="pqc-save-") as tmp:
+        path = Path(tmp) / f"minimal{track.suffix}"
+        path.write_bytes(data)
+        regression_store.add(path, case_id, {r: str(e) for r, e in oracle.expect.items()}, cites,
+                             title=f"fuzz: {finding.implementation} {finding.verdict} ({finding.signature[:60]})",
+                             notes=notes, base=finding.base, track=opts.track, found_by=origin)
+    return replace(done, regression=case_id)
+
+
+def steps_of(chain_json: dict[str, Any]) -> int:
+    return len(chain_json.get("steps", []))
+
+
+def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
+    if (opts.examples is None) == (opts.time_s is None):
+        raise UsageError("fuzz takes one of --examples N and --time S")
+    fuzzer = tracks.fuzzer(tracks.get(opts.track))
+    progress = Progress(say)
+    t0 = time.monotonic()
+    local = opts.master == "none"
+    results = search_local(opts, progress) if local else search_spark(opts, progress, say)
+    search_s = time.monotonic() - max(t0, progress.t0)
+    examples = sum(r["examples"] for r in results)
+    found, harness = distinct(results)
+    found.sort(key=lambda f: SEVERITY.index(f.verdict) if f.verdict in SEVERITY else len(SEVERITY))  # stable
+    done: list[Finding] = []
+    t1 = time.monotonic()
+    deadline = t1 + opts.budget_s
+    for i, finding in enumerate(found):
+        if time.monotonic() > deadline:  # most severe first: what is left is the least severe
+            done.append(replace(finding, not_saved=f"the --budget of {opts.budget_s:g} s ran out before it"))
+            continue
+        chain = fuzzer.from_json(finding.chain)
+        say(f"[{i + 1}/{len(found)}] confirming {finding.adapter}: {finding.verdict} {finding.signature[:50]}")
+        ok, seen = confirm(finding, chain, opts.specs, opts.track)
+        finding = replace(finding, confirmed=ok, confirmation=seen)
+        if ok and opts.shrink:
+            say(f"[{i + 1}/{len(found)}] shrinking {finding.adapter}: {finding.verdict} "
+                f"({steps_of(finding.chain)} steps)")
+            small = shrink(finding, opts.specs, opts.track,
+                           max(0.0, min(opts.shrink_time_s, deadline - time.monotonic())))
+            if small is not None and confirm(finding, small, opts.specs, opts.track)[0]:
+                chain = small
+                small_json = fuzzer.to_json(small)
+                finding = replace(finding, shrunk_chain=small_json, shrunk_steps=steps_of(small_json))
+        if ok and opts.save:
+            finding = save(finding, chain, opts)
+        else:
+            finding = replace(finding, not_saved="--no-save" if ok else "a fresh worker did not confirm it")
+        done.append(finding)
+    oracle_errors = sum(1 for r in results for h in r["harness"] if h["adapter"] == "oracle")
+    return FuzzReport(seed=opts.seed, mode="examples" if opts.examples is not None else "time", master=opts.master,
+                      track=opts.track, adapters=[s.name for s in opts.specs], batches=len(results),
+                      examples=examples, search_s=round(search_s, 2),
+                      examples_per_s=round(examples / max(search_s, 1e-9), 2), oracle_errors=oracle_errors,
+                      findings=done, harness=harness, shrink_s=round(time.monotonic() - t1, 2))
