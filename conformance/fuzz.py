@@ -99,7 +99,7 @@ class Probe:
     track: str
     workers: WorkerSet
     tmp: Path
-    baselines: dict[tuple[str, str], str | None]
+    baselines: dict[tuple[str, str], OutcomeRow]
 
     @staticmethod
     def of(track: str, workers: WorkerSet, tmp: Path) -> Probe:
@@ -115,11 +115,11 @@ class Probe:
                          mutations=[], expect=expect, decode={}, citations=[], notes="", extensions=None,
                          large=False), path
 
-    def baseline(self, name: str, base: str) -> str | None:
+    def baseline(self, name: str, base: str) -> OutcomeRow:
+        """The adapter's outcome on the unmodified base (read once per worker set)."""
         if (name, base) not in self.baselines:
             case, path = self.case(base, tracks.get(self.track).base_file(base), {"legacy": Expectation.READ}, "base")
-            row = self.workers.run_one(name, replace(case, id=f"fuzz/base/{base}"), path)
-            self.baselines[name, base] = row.data_hash
+            self.baselines[name, base] = self.workers.run_one(name, replace(case, id=f"fuzz/base/{base}"), path)
         return self.baselines[name, base]
 
     def verdicts(self, chain: Any, adapters: list[str] | None = None,
@@ -137,7 +137,8 @@ class Probe:
         case, path = self.case(base, data, oracle.expect)
         names = adapters or [n for n, w in self.workers.workers.items() if w.adapter.track == self.track]
         for name in names:
-            own = self.baseline(name, base)
+            own_row = self.baseline(name, base)
+            own = own_row.data_hash
             row = self.workers.run_one(name, case, path, attempt)
             if row.outcome in (OutcomeKind.CRASH, OutcomeKind.OOM) and not attempt.fresh:
                 self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
@@ -151,7 +152,11 @@ class Probe:
             verdict = classify(expected, outcome, good)
             if row.cut_short:  # a timeout under the adaptive limit: a hang only if a fresh worker agrees
                 verdict = Verdict.HANG
-            yield role, expected, verdict, row, message(verdict, row)
+            text = message(verdict, row)
+            if own_row.outcome != OutcomeKind.READ and row.outcome == own_row.outcome \
+                    and normalise(text) == normalise(message(verdict, own_row)):
+                verdict = Verdict.SKIP  # the reader fails so on the base itself: not the mutation's finding
+            yield role, expected, verdict, row, text
 
 
 # -- a batch (inside a Spark task, or locally) -------------------------------------------
