@@ -489,7 +489,7 @@ def test_the_repository_index_is_consistent_and_untouched_by_tests() -> None:
     assert [e["id"] for e in entries] == sorted(e["id"] for e in entries)
     assert not {e["id"] for e in entries} & {"regression/arrow-gh-1234", "regression/aaa", "regression/dup"}
     for entry, data in regressions.case_entries(entries, REPO_REGRESSIONS):
-        assert entry["sha256"] == hashlib.sha256(data).hexdigest()
+        assert entry.sha256 == hashlib.sha256(data).hexdigest()
 
 
 def test_help_explains_the_corpus_commands() -> None:
