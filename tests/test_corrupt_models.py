@@ -79,4 +79,6 @@ def test_the_models_fold_as_the_runtimes_do() -> None:
         thrift.Reader(eleven, int32="cast").varint32()
     assert thrift.Reader(b"\x50", int32="cast").field_header(0) == (thrift.STOP, 0)  # 'P': a stop by its low nibble
     with pytest.raises(thrift.ThriftError, match="high nibble"):
-        thrift.Reader(b"\x50").field_header(0)
+        thrift.Reader(b"\x50", strict_varints=True).field_header(0)
+    exact = thrift.Reader(b"\x50")
+    assert exact.field_header(0) == (thrift.STOP, 0) and exact.odd_stops == [0]  # read as Thrift C++ does, noted

@@ -82,12 +82,18 @@ def test_unknown_fields_of_every_type_are_skipped(ftype: int, value: bytes) -> N
     b"\x0e\x00",
     b"\x18\x05ab\x00",  # binary longer than the buffer
     b"\x19\xf8\xff\xff\xff\x0f",  # list claiming 2^32-1 elements in 6 bytes
-    b"\x10",  # stop byte with a delta
     b"\x1c" * 100,  # nesting deeper than MAX_DEPTH
 ])
 def test_malformed_bytes_raise(bad: bytes) -> None:
     with pytest.raises(ThriftError):
         thrift.decode_struct(bad)
+
+
+def test_a_stop_byte_with_a_delta_ends_the_struct_as_thrift_runtimes_do() -> None:
+    with pytest.raises(ThriftError):  # the strict decoder refuses it
+        thrift.decode_struct(b"\x10", strict_varints=True)
+    reader = thrift.Reader(b"\x15\x02\x10")
+    assert [f.id for f in reader.struct().fields] == [1] and reader.odd_stops == [2]
 
 
 def test_field_ids_past_i16_wrap_like_readers_do() -> None:

@@ -400,6 +400,10 @@ def read_footer(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
         problems.append(_note("varint", "", f"{len(reader.overlong)} non-minimal varint(s), the first at byte "
                                             f"{reader.overlong[0]} (Thrift reads them, a Thrift writer never "
                                             "writes them)"))
+    if reader.odd_stops:
+        problems.append(_note("stop", "", f"{len(reader.odd_stops)} stop byte(s) with a non-zero high nibble, the "
+                                          f"first at byte {reader.odd_stops[0]} (Thrift C++ and Java end the struct "
+                                          "there: they test the low nibble)"))
     for ref in footer.structs():
         problems += _skipped_fields(ref)
     return footer, problems

@@ -11,7 +11,8 @@ in time linear in its length.
 
 Three ways to read (`Reader`): strict (`strict_varints`: only minimal varints of at most 5 bytes for
 32-bit quantities, as our strict decoder wants), exact (the default: non-minimal varints of up to 10
-bytes, as Thrift C++ reads them, noted in `overlong`; values as written), and
+bytes, as Thrift C++ reads them, noted in `overlong`; a stop byte with a non-zero high nibble, which
+Thrift C++ and Java take for a stop by its low nibble, noted in `odd_stops`; values as written), and
 `int32=...`, which reads every 32-bit quantity (binary and container lengths, i16/i32 values) the
 way a Thrift runtime with 32-bit integers does, to see what such a reader makes of a length that
 does not fit: `cast` (Thrift C++: up to 10 bytes into 64 bits, then cast to int32) or `shift`
@@ -89,6 +90,7 @@ class Reader:
         self.strict_varints = strict_varints
         self.int32 = int32
         self.overlong: list[int] = []  # where non-minimal varints start (when not strict)
+        self.odd_stops: list[int] = []  # stop bytes with a non-zero high nibble (when not strict)
 
     def byte(self) -> int:
         if self.pos >= self.end:
@@ -152,8 +154,10 @@ class Reader:
         b = self.byte()
         ftype, delta = b & 0x0F, b >> 4
         if ftype == STOP:
-            if delta and self.int32 is None:
+            if delta and self.strict_varints:
                 raise ThriftError(f"stop byte with non-zero high nibble 0x{b:02x}", self.pos - 1)
+            if delta:
+                self.odd_stops.append(self.pos - 1)
             return STOP, 0
         if ftype not in TYPE_NAMES:
             raise ThriftError(f"unknown field type {ftype}", self.pos - 1)
