@@ -408,7 +408,7 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
     lo, hexed = window(track.base_file(finding.base), data)
     done = replace(finding, file_sha256=sha, window_offset=lo, window_hex=hexed)
     if oracle.other_data:
-        return replace(done, not_saved="the file decodes to other data than its base: no expected data to judge by")
+        return replace(done, not_saved="the file's data is not its base's, or unknown: no expected data to judge by")
     case_id = f"regression/fuzz/{finding.adapter}/{finding.verdict.removeprefix('fail:')}-{sha[:12]}"
     if any(e["id"] == case_id for e in regression_store.load()):
         return replace(done, regression=case_id)

@@ -99,7 +99,7 @@ def legacy_expectation(data: bytes, base_hash: str) -> tuple[Expectation, bool]:
     h = _pyarrow_hash(data)
     if h == base_hash and not strict_objections(problems):
         return Expectation.READ, False
-    return Expectation.EITHER, h is not None and h != base_hash
+    return Expectation.EITHER, h != base_hash  # pyarrow read other data or none: the file's data is unknown
 
 
 def aware_expectation(data: bytes, base_hash: str) -> tuple[str, Expectation, bool] | None:
