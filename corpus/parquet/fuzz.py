@@ -22,13 +22,7 @@ from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, ZIGZAG
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import bases, mutations
-from parquet_conformance.generators.parquet.footer import (
-    ENCRYPTED_MAGIC,
-    MAGIC,
-    FooterError,
-    check_file,
-    strict_objections,
-)
+from parquet_conformance.generators.parquet.footer import FooterError, check_file, strict_objections
 from parquet_conformance.generators.parquet.mutations import Context, Mutation
 from parquet_conformance.generators.parquet.profiles import ProfileError
 from parquet_conformance.generators.parquet.reference import ReferenceError, choose_footer, read_exactly, read_table
@@ -85,16 +79,12 @@ def _pyarrow_hash(data: bytes) -> str | None:
 
 def legacy_expectation(data: bytes, base_hash: str) -> tuple[Expectation, bool]:
     """`reject` only for what no Thrift compact reader can read (footer.read_footer fails); what it reads but the
-    spec's rules object to (non-minimal varints, wire types skipped, findings: footer.check_file) is `either`,
-    as is a head magic that is not PAR1 when the rest is sound: the spec lays the file out, but a reader reads
-    from the tail and nothing obliges it to look at the head (docs/spec-notes.md#head-magic)."""
+    spec's rules object to (non-minimal varints, wire types skipped, findings: footer.check_file) is `either`.
+    A head magic that is not PAR1 is such a finding: the spec lays the file out, but a reader reads from the tail
+    and nothing obliges it to look at the head (docs/spec-notes.md#head-magic)."""
     try:
         _, problems = check_file(data)
     except (FooterError, RecursionError):
-        if data[:4] not in (MAGIC, ENCRYPTED_MAGIC) and len(data) >= 12:
-            expected, other = legacy_expectation(MAGIC + data[4:], base_hash)
-            if expected != Expectation.REJECT:
-                return Expectation.EITHER, other
         return Expectation.REJECT, False
     h = _pyarrow_hash(data)
     if h == base_hash and not strict_objections(problems):

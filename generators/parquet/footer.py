@@ -337,16 +337,13 @@ def struct_extensions(buf: Buffer, ref: StructRef) -> list[Extension]:
 
 
 def read_tail(buf: Buffer) -> tuple[int, int]:
-    """Checks magics and the footer length; returns (footer_offset, footer_length)."""
+    """Checks the tail magic and the footer length; returns (footer_offset, footer_length). The head magic is
+    read_footer's finding: readers read a file from its tail."""
     size = len(buf)
     if size < 12:
         raise FooterError(f"file is {size} bytes, a Parquet file has at least 12")
-    if bytes(buf[:4]) == bytes(buf[-4:]) == ENCRYPTED_MAGIC:
-        pass  # encrypted footer mode: both magics are PARE (Encryption.md)
-    elif buf[:4] != MAGIC:
-        raise FooterError(f"file does not start with PAR1 (found {bytes(buf[:4])!r})")
     tail = bytes(buf[-4:])
-    if tail not in (MAGIC, bytes(buf[:4])):
+    if tail != MAGIC and not tail == bytes(buf[:4]) == ENCRYPTED_MAGIC:  # encrypted footer mode: PARE at both ends
         what = TAIL_MAGICS.get(tail, "an unknown magic")
         raise FooterError(f"file ends with {tail!r}, {what}, not PAR1")
     length = _struct.unpack("<I", buf[-8:-4])[0]
@@ -396,6 +393,9 @@ def read_footer(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
         _check_module(buf, meta.end, end)
     footer = ParquetFooter(buf, offset, length, meta, root_name=root)
     problems = [_after_metadata(footer)] if meta.end < end and not footer.encrypted_footer else []
+    if bytes(buf[:4]) != bytes(buf[-4:]):  # PAR1 ... PAR1, or PARE ... PARE (the tail is checked above)
+        problems.append(finding("head-magic", "", f"file does not start with {bytes(buf[-4:])!r} (found "
+                                                  f"{bytes(buf[:4])!r}); readers read from the tail"))
     if reader.overlong:
         problems.append(_note("varint", "", f"{len(reader.overlong)} non-minimal varint(s), the first at byte "
                                             f"{reader.overlong[0]} (Thrift reads them, a Thrift writer never "
