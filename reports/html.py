@@ -21,7 +21,7 @@ from parquet_conformance.conformance.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
-from parquet_conformance.reports.overhead import Line, chart_svg, lines, sizes
+from parquet_conformance.reports.overhead import ABOUT, Line, chart_svg, lines, sizes
 from parquet_conformance.reports.overhead import load as load_overhead
 from parquet_conformance.reports.versions import family_name, version_key
 
@@ -152,6 +152,7 @@ class OverheadView:
     lines: list[Line]
     sizes: list[int]
     svg: str
+    about: str = ABOUT
     size_text: Callable[[int | None], str] = Overhead.size_text
 
 

@@ -15,6 +15,10 @@ from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import ResultsDocument
 
 FILE = "skip-overhead.json"
+ABOUT = ("Time to open and read each base with a FileMetaData extension of each size, relative to the base without "
+         "one (median of the library's own time; `!`: the extra time exceeds 10x reading the extension's bytes "
+         "once). Bytes read: the worker's read() calls over one read of the largest file. Measured by "
+         "bench/skip_overhead.py.")
 
 
 @dataclass(frozen=True)
@@ -72,10 +76,7 @@ def text_table(rows: list[Overhead]) -> str:
 def markdown(rows: list[Overhead], chart: str | None = None) -> str:
     cols = sizes(rows)
     flagged = sorted({f"{r.adapter} ({r.base}, {Overhead.size_text(r.size)})" for r in rows if r.flagged})
-    out = ["## Skip overhead", "",
-           "Time to open and read each base with a FileMetaData extension of each size, relative to the base without "
-           "one (median of the library's own time; `!`: the extra time exceeds 10x reading the extension's bytes "
-           "once). Bytes read: the worker's read() calls over one read of the largest file.", ""]
+    out = ["## Skip overhead", "", ABOUT, ""]
     if chart:
         out += [f"![skip overhead per reader]({chart})", ""]
     out += ["| adapter | version | base | none (ms) | " + " | ".join(Overhead.size_text(s) for s in cols)
