@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parquet_conformance.conformance.model import Overhead
+from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import ResultsDocument
 
@@ -45,10 +46,15 @@ class Line:
 
 
 def load(out: Path) -> list[Overhead] | None:
+    """OUT/skip-overhead.json's rows; None without one; UsageError (one line) for a file that is not one."""
     path = out / FILE
     if not path.is_file():
         return None
-    return [Overhead.from_json(obj) for obj in json.loads(path.read_text())]
+    try:
+        return [Overhead.from_json(obj) for obj in json.loads(path.read_text())]
+    except (ValueError, TypeError, KeyError) as e:  # not JSON, not a list of rows, a row without a field
+        raise UsageError(f"{path}: not a skip-overhead file of bench/skip_overhead.py ({type(e).__name__}: "
+                         f"{str(e)[:200]})") from None
 
 
 def lines(rows: list[Overhead]) -> list[Line]:

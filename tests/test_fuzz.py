@@ -77,6 +77,20 @@ def test_the_oracle() -> None:
     assert FUZZER.oracle(FLAT[:-1], "flat").expect == {"legacy": Expectation.REJECT}
 
 
+@pytest.mark.parametrize("args", [["--examples", "0"], ["--time", "-1"], ["--examples", "5", "--budget", "-1"],
+                                  ["--examples", "5", "--shrink-time", "-2"],
+                                  ["--examples", "5", "--adapter", "no-such-reader"]])
+def test_bad_fuzz_arguments_are_one_line(args: list[str], tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.helpers import CLI
+
+    out = tmp_path / "out"
+    proc = subprocess.run([*CLI, "fuzz", "--master", "none", "--out", str(out), *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and not out.exists()
+
+
 def test_batches_are_seeded_by_the_run_seed_and_index_alone() -> None:
     assert fuzz.batch_seed(3, 1) == fuzz.batch_seed(3, 1)
     assert len({fuzz.batch_seed(s, b) for s in range(3) for b in range(3)}) == 9

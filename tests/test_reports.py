@@ -176,12 +176,19 @@ def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Pa
     assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md
     assert "Flagged: toy (flat, 64 MiB)" in md
     assert (out / "skip-overhead.svg").read_text().startswith("<?xml")
+    for bad in ("{not json", '[{"adapter": "toy"}]', '{"a": 1}'):  # a row without its fields; not a list
+        (out / "skip-overhead.json").write_text(bad)
+        before = (out / "report.html").read_text()
+        proc = subprocess.run([*CLI, "report", "--rewrite", str(out)], capture_output=True, text=True)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+        assert "not a skip-overhead file" in proc.stderr and (out / "report.html").read_text() == before
 
 
 def test_report_errors_are_one_line(tmp_path: Path) -> None:
     import subprocess
 
-    for args in (["--history", str(tmp_path / "none")], ["--site", str(tmp_path / "s"), "--results", str(tmp_path)]):
+    for args in (["--history", str(tmp_path / "none")], ["--site", str(tmp_path / "s"), "--results", str(tmp_path)],
+                 ["--rewrite", str(tmp_path / "none")]):
         proc = subprocess.run([*CLI, "report", *args], capture_output=True, text=True)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     proc = subprocess.run([*CLI, "report"], capture_output=True, text=True)
