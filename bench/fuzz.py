@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.cli import FAST_READERS
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.fuzz import FuzzOptions, run_fuzz
+from parquet_conformance.conformance.app.cli import FAST_READERS
+from parquet_conformance.conformance.app.fuzz import FuzzOptions, run_fuzz
+from parquet_conformance.conformance.harness.execute import AdapterSpec
 
 
 def rate(names: list[str], master: str, examples: int, seed: int, out: Path) -> float:

@@ -30,11 +30,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.cli import end_progress, progress_line
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.model import OutcomeRow, Unavailable
-from parquet_conformance.conformance.results import Store
-from parquet_conformance.conformance.run import RunOptions, RunResult, run_job
+from parquet_conformance.conformance.app.cli import end_progress, progress_line
+from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.model import OutcomeRow, Unavailable
+from parquet_conformance.conformance.harness.results import Store
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.dist import write_manifest_digest
 

@@ -90,7 +90,7 @@ def parse_expect(items: list[str]) -> dict[str, str]:
             raise ValueError(f"--expect names role {role!r} twice")
         expect[role] = word
     if "legacy" not in expect:
-        # Aware readers fall back to the legacy expectation (conformance/judge.py expectation).
+        # Aware readers fall back to the legacy expectation (conformance/harness/judge.py expectation).
         raise ValueError("--expect must say what a legacy reader must do, e.g. --expect legacy=reject")
     return expect
 

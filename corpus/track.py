@@ -88,7 +88,7 @@ class Oracle:
 
 
 class Fuzzer(Protocol):
-    """A track's side of `fuzz` (conformance/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
+    """A track's side of `fuzz` (conformance/app/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
     drawn by a Hypothesis strategy, replayed from the chain alone, and judged by the track's own decoder."""
 
     def chains(self) -> Any:

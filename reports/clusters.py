@@ -12,7 +12,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.model import ResultsDocument
 
 SIGNATURE_CHARS = 160

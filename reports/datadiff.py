@@ -1,5 +1,5 @@
 """Data diffs: how a wrong-data cell's returned data differs from the expected data, from the bounded sample
-the cell keeps (conformance/sample.py) and the base's expected data in the corpus. Shown in report.html's
+the cell keeps (conformance/harness/sample.py) and the base's expected data in the corpus. Shown in report.html's
 detail panel, the JUnit failure text, summary.md and the site's case pages.
 """
 
@@ -8,8 +8,15 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from parquet_conformance.conformance.model import Cell
-from parquet_conformance.conformance.sample import as_table, column_digests, digest, dumps, is_placeholder, placeholder
+from parquet_conformance.conformance.harness.model import Cell
+from parquet_conformance.conformance.harness.sample import (
+    as_table,
+    column_digests,
+    digest,
+    dumps,
+    is_placeholder,
+    placeholder,
+)
 from parquet_conformance.reports.model import DataDiff, RowDiff
 
 DIFF_ROWS = 5  # differing rows shown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
-from parquet_conformance.conformance.results import read_cells, read_record
+from parquet_conformance.conformance.harness.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.harness.results import read_cells, read_record
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.model import Expectation, Manifest
 from parquet_conformance.reports.datadiff import data_diff

@@ -1,4 +1,4 @@
-"""The findings of a `fuzz` run (conformance/fuzz.py): findings.json (the FuzzReport record) and findings.html,
+"""The findings of a `fuzz` run (conformance/app/fuzz.py): findings.json (the FuzzReport record) and findings.html,
 a section per finding with its minimal chain and the minimal file's bytes around where it differs from its base."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from parquet_conformance.conformance.model import FuzzReport
+from parquet_conformance.conformance.harness.model import FuzzReport
 from parquet_conformance.reports.html import environment
 
 

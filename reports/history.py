@@ -12,7 +12,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.results import read_record, read_runs
+from parquet_conformance.conformance.harness.results import read_record, read_runs
 from parquet_conformance.reports.diff import RunDiff, diff_runs
 from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import AdapterScore, scores

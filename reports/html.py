@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jinja2
 
-from parquet_conformance.conformance.model import Cell, Overhead, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument

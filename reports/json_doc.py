@@ -1,4 +1,4 @@
-"""results.json: the run as one JSON document (schema: conformance/schemas/results.schema.json)."""
+"""results.json: the run as one JSON document (schema: conformance/harness/schemas/results.schema.json)."""
 
 from __future__ import annotations
 

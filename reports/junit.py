@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import DataDiff, ResultsDocument
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Verdict
+from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import headline
 from parquet_conformance.reports.junit import detail, xml_text

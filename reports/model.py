@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
-from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.harness.model import Cell, RunInfo, Verdict
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"

@@ -1,5 +1,5 @@
 """Skip overhead in the reports: `bench/skip_overhead.py --out DIR` writes DIR/skip-overhead.json
-(conformance/overhead.py measures it); the reports of DIR then show it as a table (text, Markdown, HTML) and a
+(conformance/app/overhead.py measures it); the reports of DIR then show it as a table (text, Markdown, HTML) and a
 chart per reader (SVG, matplotlib, the same rows give the same bytes). A run without the file has no such section.
 """
 
@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Overhead
+from parquet_conformance.conformance.harness.model import Overhead
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import ResultsDocument

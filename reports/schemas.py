@@ -1,6 +1,6 @@
 """The JSON Schema files, derived from the records and committed so that other languages can validate:
-corpus/schemas/manifest.schema.json, conformance/schemas/protocol.schema.json and
-conformance/schemas/results.schema.json.
+corpus/schemas/manifest.schema.json, conformance/harness/schemas/protocol.schema.json and
+conformance/harness/schemas/results.schema.json.
 
     python -m parquet_conformance.reports.schemas           # rewrite them from the records
     python -m parquet_conformance.reports.schemas --check   # exit 1 if one differs (tests/test_schemas.py)
@@ -13,15 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.derived import document_schema, manifest_schema, protocol_schema
-from parquet_conformance.conformance.model import Cell
+from parquet_conformance.conformance.harness.derived import document_schema, manifest_schema, protocol_schema
+from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.reports.model import ResultsDocument
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = {
     "manifest": ROOT / "corpus" / "schemas" / "manifest.schema.json",
-    "results": ROOT / "conformance" / "schemas" / "results.schema.json",
-    "protocol": ROOT / "conformance" / "schemas" / "protocol.schema.json",
+    "results": ROOT / "conformance" / "harness" / "schemas" / "results.schema.json",
+    "protocol": ROOT / "conformance" / "harness" / "schemas" / "protocol.schema.json",
 }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell
+from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.history import History, chart_svg

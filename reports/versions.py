@@ -13,13 +13,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import ResultsDocument
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
-    """Release order (1.9 < 1.10), as conformance/envs.py orders releases."""
+    """Release order (1.9 < 1.10), as conformance/harness/envs.py orders releases."""
     return tuple((1, int(p)) if p.isdigit() else (0, p) for p in re.findall(r"\d+|[A-Za-z]+", version))
 
 

@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell, Verdict
-from parquet_conformance.conformance.results import RunRecord, Store, read_cells, read_record
+from parquet_conformance.conformance.harness.model import Cell, Verdict
+from parquet_conformance.conformance.harness.results import RunRecord, Store, read_cells, read_record
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.model import Crash, HarnessError, Read, Rejected, Unavailable
-from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.model import Crash, HarnessError, Read, Rejected, Unavailable
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.generators.parquet.bases import EXTENSION_BASES, base_bytes, base_hash
 from tests.helpers import CLI
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.results import read_cells
+from parquet_conformance.conformance.harness.results import read_cells
 from tests.helpers import CLI
 
 pytestmark = pytest.mark.slow

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from parquet_conformance.conformance import fuzz, strategies
-from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
-from parquet_conformance.conformance.judge import classify
-from parquet_conformance.conformance.model import Cell, Finding, FuzzReport, OutcomeRow, Read, Rejected, Verdict
+from parquet_conformance.conformance.app import fuzz
+from parquet_conformance.conformance.harness import strategies
+from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
+from parquet_conformance.conformance.harness.judge import classify
+from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeRow, Read, Rejected, Verdict
 from parquet_conformance.corpus.model import Expectation
 from parquet_conformance.corpus.parquet import strategies as chain_strategies
 from parquet_conformance.corpus.parquet.fuzz import FUZZER, Chain, replay

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.execute import AdapterSpec, run_cells
-from parquet_conformance.conformance.judge import classify, judge
-from parquet_conformance.conformance.model import (
+from parquet_conformance.conformance.harness.execute import AdapterSpec, run_cells
+from parquet_conformance.conformance.harness.judge import classify, judge
+from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
     OutcomeRow,
@@ -120,7 +120,7 @@ def test_only_the_runs_own_attempt_is_a_baseline() -> None:
 
 
 def test_cells_to_confirm_are_every_non_pass_but_the_unavailable() -> None:
-    from parquet_conformance.conformance.judge import to_confirm
+    from parquet_conformance.conformance.harness.judge import to_confirm
 
     m = manifest([("base/b", "read"), ("corrupt/x", "reject"), ("corrupt/y", "reject")])
     rows = [attempt("base/b", "h"), attempt("corrupt/x", "h"), attempt("corrupt/y", None),

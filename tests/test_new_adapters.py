@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.execute import AdapterSpec, describe
-from parquet_conformance.conformance.model import Crash, Read, Rejected, Unavailable
-from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.conformance.harness.execute import AdapterSpec, describe
+from parquet_conformance.conformance.harness.model import Crash, Read, Rejected, Unavailable
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.generators.parquet.bases import base_expected, base_hash, base_table

@@ -1,10 +1,10 @@
-"""Skip overhead (conformance/overhead.py): the measurement's shape on a real reader, and the flag rule. No
+"""Skip overhead (conformance/app/overhead.py): the measurement's shape on a real reader, and the flag rule. No
 timing is asserted: the figures are whatever this machine gives."""
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.overhead import FLAG_FACTOR, _flagged, measure
+from parquet_conformance.conformance.app.overhead import FLAG_FACTOR, _flagged, measure
+from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.reports.overhead import chart_svg, markdown, text_table

@@ -6,9 +6,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from parquet_conformance.conformance.execute import PACE_FLOOR_S, PACE_MIN_CELLS, AdapterSpec, Attempt, Pace, WorkerSet
-from parquet_conformance.conformance.judge import judge
-from parquet_conformance.conformance.model import Outcome, OutcomeKind, OutcomeRow, Read, Timeout
+from parquet_conformance.conformance.harness.execute import (
+    PACE_FLOOR_S,
+    PACE_MIN_CELLS,
+    AdapterSpec,
+    Attempt,
+    Pace,
+    WorkerSet,
+)
+from parquet_conformance.conformance.harness.judge import judge
+from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read, Timeout
 from tests.hostile import WORKER
 from tests.test_judge import manifest
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.model import Cell, RunInfo, Verdict
-from parquet_conformance.conformance.results import RunRecord, Store, read_cells
+from parquet_conformance.conformance.harness.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.harness.results import RunRecord, Store, read_cells
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Manifest
 from parquet_conformance.reports import write_reports

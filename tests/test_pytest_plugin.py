@@ -33,7 +33,7 @@ def run_pytest(tmp_path: Path, *args: str, autoload: bool = False) -> subprocess
     plugin = []
     if not autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        plugin = ["-p", "parquet_conformance.conformance.pytest_plugin"]
+        plugin = ["-p", "parquet_conformance.conformance.app.pytest_plugin"]
     return subprocess.run([sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "--rootdir", str(ci),
                            *args], cwd=ci, capture_output=True, text=True, timeout=300, env=env)
 
@@ -104,7 +104,7 @@ def test_an_unavailable_reader_skips_every_case(corpus: Path, tmp_path: Path) ->
 
 def test_a_real_worker_command_and_a_role(corpus: Path, tmp_path: Path) -> None:
     proc = run_pytest(tmp_path, "--parquet-conformance-corpus", str(corpus), "--parquet-conformance-adapter-cmd",
-                      f"{sys.executable} -m parquet_conformance.conformance.worker pyarrow",
+                      f"{sys.executable} -m parquet_conformance.conformance.harness.worker pyarrow",
                       "--parquet-conformance-role", "aware:x",
                       "--parquet-conformance-only", "corrupt/tiny/*,base/flat")
     assert counts(proc.stdout) == {"passed": 5}, proc.stdout

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.model import Verdict
-from parquet_conformance.conformance.results import read_cells
-from parquet_conformance.conformance.sample import SAMPLE_CHARS, SAMPLE_ROWS, sample_of
+from parquet_conformance.conformance.harness.model import Verdict
+from parquet_conformance.conformance.harness.results import read_cells
+from parquet_conformance.conformance.harness.sample import SAMPLE_CHARS, SAMPLE_ROWS, sample_of
 from parquet_conformance.reports.clusters import clusters, normalise
 from parquet_conformance.reports.datadiff import data_diff
 from parquet_conformance.reports.diff import diff_runs
@@ -45,7 +45,7 @@ def test_the_sample_is_bounded_and_keeps_digests_of_every_column() -> None:
 
 
 def cell_with(sample_data: dict) -> object:
-    from parquet_conformance.conformance.model import Cell, OutcomeKind
+    from parquet_conformance.conformance.harness.model import Cell, OutcomeKind
     from parquet_conformance.corpus.model import Expectation, Kind
 
     return Cell(case="c", track="parquet", group="g", kind=Kind.GOLDEN, adapter="a", implementation="a", version="1",
@@ -159,7 +159,7 @@ def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Pa
     import shutil
     import subprocess
 
-    from parquet_conformance.conformance.model import Overhead
+    from parquet_conformance.conformance.harness.model import Overhead
 
     out = tmp_path / "out"
     shutil.copytree(demo / "results", out / "results")

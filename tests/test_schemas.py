@@ -14,8 +14,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from parquet_conformance.conformance import protocol
-from parquet_conformance.conformance.model import Cell, RunInfo
+from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.model import Cell, RunInfo
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, DataDiff, ResultsDocument, RowDiff
 from parquet_conformance.reports.schemas import FILES
@@ -68,7 +68,7 @@ def test_protocol_messages_validate(tmp_path: Path) -> None:
     v = schema("protocol")
     for message in requests:
         v.validate(message)
-    ours = worker_lines([sys.executable, "-m", "parquet_conformance.conformance.worker", "pyarrow"], requests)
+    ours = worker_lines([sys.executable, "-m", "parquet_conformance.conformance.harness.worker", "pyarrow"], requests)
     fake = worker_lines([sys.executable, str(FAKE), "none"], requests)
     refused = worker_lines([sys.executable, str(FAKE), "refuse"], requests[:1])
     assert [m.get("outcome") or m.get("ok") for m in ours] == [True, "rejected", "rejected"]

@@ -3,16 +3,16 @@
 
 An adapter says who it is (name, implementation, the engine underneath, version read from the
 library at run time, roles, track) and reads one file. It never runs in the harness process:
-conformance/workers.py starts it in a persistent worker that speaks the JSON-lines protocol of
+conformance/harness/workers.py starts it in a persistent worker that speaks the JSON-lines protocol of
 docs/adapter-protocol.md, so a crash of the library is an outcome, not our crash.
 
 Two kinds:
-- `PythonAdapter`: the library is imported inside `python -m parquet_conformance.conformance.worker NAME`;
+- `PythonAdapter`: the library is imported inside `python -m parquet_conformance.conformance.harness.worker NAME`;
   `read` returns the canonical data of the file (e.g. `arrow_rows(table)`).
 - `CommandAdapter`: the worker is another program (Java, Node, anything) given by `command()`.
 
 An adapter with a `release` runs that released version of its `package` in an environment of its own
-(conformance/envs.py): `--adapter NAME==VERSION` sets it, and an adapter whose library cannot share the
+(conformance/harness/envs.py): `--adapter NAME==VERSION` sets it, and an adapter whose library cannot share the
 harness's environment is pinned to one.
 """
 
@@ -32,7 +32,7 @@ from parquet_conformance.corpus.build import cache_root
 from parquet_conformance.generators.canonical import canonical_table
 
 if TYPE_CHECKING:
-    from parquet_conformance.conformance.envs import Env
+    from parquet_conformance.conformance.harness.envs import Env
 
 
 class AdapterUnavailable(Exception):
@@ -68,7 +68,7 @@ class Adapter:
 
     def environment(self) -> Env:
         """The release's environment (created by envs.ensure on first use)."""
-        from parquet_conformance.conformance.envs import Env
+        from parquet_conformance.conformance.harness.envs import Env
 
         assert self.release is not None, "only a release has an environment of its own"
         return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)))
@@ -116,10 +116,10 @@ class PythonAdapter(Adapter):
 
     def command(self) -> list[str]:
         if self.release is not None:
-            from parquet_conformance.conformance.envs import python_worker
+            from parquet_conformance.conformance.harness.envs import python_worker
 
             return python_worker(self.environment(), self.name)
-        return [sys.executable, "-m", "parquet_conformance.conformance.worker", self.name]
+        return [sys.executable, "-m", "parquet_conformance.conformance.harness.worker", self.name]
 
 
 class CommandAdapter(Adapter):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.gate import GateError, parse_expected
+from parquet_conformance.conformance.harness.gate import GateError, parse_expected
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
 from tests.hostile import WORKER, assert_nothing_left, token

@@ -8,8 +8,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from parquet_conformance.conformance import protocol
-from parquet_conformance.conformance.model import Cell, OutcomeKind, RunInfo, Verdict
+from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict
 from parquet_conformance.corpus.model import Expectation, Kind
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, CaseSummary, ResultsDocument, scores

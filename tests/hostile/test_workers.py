@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from parquet_conformance.conformance.adapters import CommandAdapter
-from parquet_conformance.conformance.model import (
+from parquet_conformance.conformance.harness.model import (
     Crash,
     HarnessError,
     Outcome,
@@ -17,7 +17,7 @@ from parquet_conformance.conformance.model import (
     Timeout,
     Unavailable,
 )
-from parquet_conformance.conformance.workers import Timed, Worker
+from parquet_conformance.conformance.harness.workers import Timed, Worker
 from parquet_conformance.corpus.parquet import TRACK
 from tests.hostile import assert_nothing_left, fake_command, token
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.adapters.skiff.ytsaurus import YtsaurusSkiff
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.model import Crash, Read, Rejected
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.model import Crash, Read, Rejected
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.skiff import TRACK
 from parquet_conformance.corpus.skiff.catalog import all_bases
@@ -39,7 +39,7 @@ class RawWorker:
     """The adapter's worker process, spoken to line by line, so that a test sees the raw answer."""
 
     def __init__(self, name: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "parquet_conformance.conformance.worker", name],
+        self.proc = subprocess.Popen([sys.executable, "-m", "parquet_conformance.conformance.harness.worker", name],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      text=True)
         self.n = 0

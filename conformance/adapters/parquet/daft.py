@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
-from parquet_conformance.conformance.envs import version_key
+from parquet_conformance.conformance.harness.envs import version_key
 
 
 class Daft(PythonAdapter):

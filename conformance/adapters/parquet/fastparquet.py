@@ -12,7 +12,7 @@ import decimal
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
-from parquet_conformance.conformance.envs import version_key
+from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 
 DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType

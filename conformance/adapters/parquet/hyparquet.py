@@ -1,5 +1,5 @@
 """hyparquet, a pure JavaScript reader, run by Node.js. It is installed with npm into a private
-prefix at first use (conformance/envs.py; `hyparquet@VERSION` runs another release); its worker
+prefix at first use (conformance/harness/envs.py; `hyparquet@VERSION` runs another release); its worker
 (js/hyparquet_worker.mjs) uses only the adapter protocol, and so doubles as the example of an external
 adapter."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from parquet_conformance.conformance.adapters import CommandAdapter, require_program
-from parquet_conformance.conformance.envs import ensure
+from parquet_conformance.conformance.harness.envs import ensure
 
 WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
 

@@ -17,7 +17,7 @@ from parquet_conformance.conformance.adapters import (
     cache_lock,
     require_program,
 )
-from parquet_conformance.conformance.envs import say
+from parquet_conformance.conformance.harness.envs import say
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 

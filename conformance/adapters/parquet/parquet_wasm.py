@@ -1,5 +1,5 @@
 """parquet-wasm: arrow-rs's Parquet reader compiled to WebAssembly, run by Node.js from a private npm
-prefix (conformance/envs.py). The library's part runs in a Node child of the Python worker
+prefix (conformance/harness/envs.py). The library's part runs in a Node child of the Python worker
 (js/parquet_wasm_reader.mjs) and hands back the Arrow IPC stream it produces; our part, reading that
 stream into canonical data, is pyarrow's, as for every Arrow reader. The reader is arrow-rs: its release
 decides the behaviour, so the engine names it (a parquet-wasm release embeds one arrow-rs, read from the
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
-from parquet_conformance.conformance.envs import ensure, version_key
+from parquet_conformance.conformance.harness.envs import ensure, version_key
 
 READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
 ARROW_RS = (("0.5", "47.0"), ("0.6", "51.0"), ("0.7.0", "56.1"), ("0.7.1", "56.2"), ("0.8", "59.3"))
@@ -57,7 +57,7 @@ class ParquetWasm(PythonAdapter):
         require_program("node")
         ensure(self.environment())  # here, in the driver, where its progress is shown
         release = [self.release] if self.release else []
-        return [sys.executable, "-m", "parquet_conformance.conformance.worker", self.name, *release]
+        return [sys.executable, "-m", "parquet_conformance.conformance.harness.worker", self.name, *release]
 
     def version(self) -> str:
         return self.found

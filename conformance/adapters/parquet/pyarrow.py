@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
-from parquet_conformance.conformance.envs import version_key
+from parquet_conformance.conformance.harness.envs import version_key
 
 
 class PyArrow(PythonAdapter):

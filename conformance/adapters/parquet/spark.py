@@ -26,7 +26,7 @@ class Spark(PythonAdapter):
     def prepare(self) -> None:
         from pyspark.sql import SparkSession
 
-        from parquet_conformance.conformance.spark import java_options, quiet_pyspark
+        from parquet_conformance.conformance.harness.spark import java_options, quiet_pyspark
 
         quiet_pyspark()
         self.load()

@@ -13,8 +13,8 @@ from typing import Any, Literal, get_args, get_origin
 
 import pyarrow as pa
 
-from parquet_conformance.conformance import protocol
-from parquet_conformance.conformance.model import Cell, OutcomeRow
+from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.model import Cell, OutcomeRow
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
 
 JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parquet_conformance.conformance import judge
-from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
-from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
-from parquet_conformance.conformance.results import RunRecord, Store, check_run_id, new_run_id
+from parquet_conformance.conformance.harness import judge
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
+from parquet_conformance.conformance.harness.results import RunRecord, Store, check_run_id, new_run_id
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
@@ -136,7 +136,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             if opts.master == "none":
                 run_locally(jobs, root, opts.specs, stage, tick, progress)
             else:
-                from parquet_conformance.conformance.spark import run_on_spark
+                from parquet_conformance.conformance.harness.spark import run_on_spark
 
                 started = run_on_spark(jobs, root, opts.specs, stage, master=opts.master, conf=opts.conf,
                                        progress=tick, say=progress, log=opts.out / "logs" / f"spark-{run_id}.log")

@@ -1,4 +1,4 @@
-"""`python -m parquet_conformance.conformance.worker ADAPTER [RELEASE]`: serve one Python adapter (a release
+"""`python -m parquet_conformance.conformance.harness.worker ADAPTER [RELEASE]`: serve one Python adapter (a release
 of it, for an adapter whose library lives outside this Python) over the JSON-lines protocol
 (docs/adapter-protocol.md).
 
@@ -16,8 +16,8 @@ import sys
 import time
 from typing import Any
 
-from parquet_conformance.conformance import protocol
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
+from parquet_conformance.conformance.harness import protocol
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:

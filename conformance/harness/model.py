@@ -6,7 +6,7 @@ them through staging, the results dataset, results.json and the reports.
 place that handles one matches on the variant, and a new variant is a type error until each
 place handles it. Rows are flat (`OutcomeRow`, `Cell`) so that Spark and Parquet can carry them;
 the Arrow schemas of staging and results, and the JSON Schema of results.json, are derived from
-their fields (conformance/derived.py).
+their fields (conformance/harness/derived.py).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Read:
     data_hash: str  # sha256 of the canonical data it returned
     rows: int
     metadata: str | None = None  # which metadata an aware reader says it used ("flatbuffers" | "thrift")
-    sample: str | None = None  # a bounded sample of the data (conformance/sample.py): what a data diff shows
+    sample: str | None = None  # a bounded sample of the data (conformance/harness/sample.py): what a data diff shows
     kind: ClassVar[OutcomeKind] = OutcomeKind.READ
 
 
@@ -130,7 +130,7 @@ class OutcomeRow:
     # the full limit has re-run the cell (execute.Pace).
     cut_short: bool = False
     library_s: float | None = None  # of duration_s, what the worker says the library's own call took
-    sample: str | None = None  # for a read: a bounded sample of the data returned (conformance/sample.py)
+    sample: str | None = None  # for a read: a bounded sample of the data returned (conformance/harness/sample.py)
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
@@ -264,7 +264,7 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
 
 @dataclass(frozen=True)
 class Overhead:
-    """Skip overhead (conformance/overhead.py) of one (adapter, base, extension size): the median seconds, their
+    """Skip overhead (conformance/app/overhead.py) of one (adapter, base, extension size): the median seconds, their
     ratio to the base as it is, and the bytes the worker's processes read (None where the OS does not count)."""
 
     adapter: str
@@ -293,7 +293,7 @@ class Overhead:
 
 @dataclass(frozen=True)
 class Finding:
-    """A distinct finding of `fuzz` (conformance/fuzz.py, docs/fuzzing.md): an implementation's non-pass verdict on
+    """A distinct finding of `fuzz` (conformance/app/fuzz.py, docs/fuzzing.md): an implementation's non-pass verdict on
     a generated file, with the chain that made it and what became of it (confirmed, shrunk, saved)."""
 
     adapter: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from parquet_conformance.conformance.model import (
+from parquet_conformance.conformance.harness.model import (
     Cell,
     Crash,
     HarnessError,

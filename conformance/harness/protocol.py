@@ -1,6 +1,6 @@
 """The adapter protocol (docs/adapter-protocol.md) as typed messages, after Bowtie's `_commands.py`:
-one dataclass per message, the JSON Schema in conformance/schemas/protocol.schema.json derived from
-them (conformance/derived.py), and one parser per direction that turns any other JSON into a
+one dataclass per message, the JSON Schema in conformance/harness/schemas/protocol.schema.json derived from
+them (conformance/harness/derived.py), and one parser per direction that turns any other JSON into a
 ProtocolError naming what is wrong.
 
 Every string that crosses the boundary is sanitised here (`clean`): lone surrogates, NUL and
@@ -16,8 +16,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from parquet_conformance.conformance.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Read, Rejected
-from parquet_conformance.conformance.sample import sample_of
+from parquet_conformance.conformance.harness.model import (
+    Crash,
+    Error,
+    HarnessError,
+    Outcome,
+    OutOfMemory,
+    Read,
+    Rejected,
+)
+from parquet_conformance.conformance.harness.sample import sample_of
 from parquet_conformance.generators.canonical import data_hash
 
 PROTOCOL_VERSION = 1

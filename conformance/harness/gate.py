@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.model import Cell, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE
 
 

@@ -6,7 +6,7 @@ progress, and a lock per run being written.
     OUT/staging/run=ID/.lock             held (flock) by the process writing the run
 
 Run ids are names (corpus.model.NAME_RE): they become directory names. The Arrow schemas are the
-records' (conformance/derived.py).
+records' (conformance/harness/derived.py).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from parquet_conformance.conformance.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
-from parquet_conformance.conformance.model import Cell, OutcomeRow, RunInfo
+from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
+from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
 from parquet_conformance.corpus.model import NAME_RE
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it

@@ -32,9 +32,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
-from parquet_conformance.conformance.judge import classify
-from parquet_conformance.conformance.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Read, Verdict
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.harness.judge import classify
+from parquet_conformance.conformance.harness.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Read, Verdict
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.errors import UsageError
@@ -204,7 +204,7 @@ _PROBES: dict[tuple[str, tuple[AdapterSpec, ...]], Probe] = {}
 
 def _probe(track: str, specs: tuple[AdapterSpec, ...]) -> Probe:
     """An executor's probe: its workers live as long as its Python process (spark.executor_workers)."""
-    from parquet_conformance.conformance.spark import executor_workers
+    from parquet_conformance.conformance.harness.spark import executor_workers
 
     if (track, specs) not in _PROBES:
         _PROBES[track, specs] = Probe.of(track, executor_workers(specs), Path(tempfile.mkdtemp(prefix="pqc-fuzz-")))
@@ -289,7 +289,7 @@ def search_local(opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
 def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[str, Any]]:
     from pyspark.sql.pandas.types import from_arrow_schema
 
-    from parquet_conformance.conformance.spark import parallelism_of, spark_session, warm_up
+    from parquet_conformance.conformance.harness.spark import parallelism_of, spark_session, warm_up
 
     say(f"starting Spark ({opts.master})")
     spark = spark_session(opts.master, opts.conf or {}, opts.out / "logs" / "spark-driver.log")

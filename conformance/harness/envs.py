@@ -38,7 +38,7 @@ INSTALL_TIMEOUT_S = 1200
 HARNESS_FOLDERS = ("generators", "corpus", "conformance")  # what a worker imports (never the reports)
 # Run the worker from the shim, isolated (-I): no current directory, no user site, no PYTHON* variables.
 BOOT = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
-        "runpy.run_module('parquet_conformance.conformance.worker', run_name='__main__')")
+        "runpy.run_module('parquet_conformance.conformance.harness.worker', run_name='__main__')")
 
 Index = Literal["pypi", "npm"]
 Progress = Callable[[str], None]

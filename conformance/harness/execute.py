@@ -4,7 +4,7 @@
 command); `WorkerSet.run` is what one executor does with one case (every adapter of the case's
 track); `run_cells` is a whole share of the corpus (all of it when run locally, a partition inside
 a Spark task). Judging happens afterwards, once every outcome, including each adapter's baseline,
-is known (conformance/judge.py).
+is known (conformance/harness/judge.py).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from typing import Any
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
-from parquet_conformance.conformance.envs import check_version
-from parquet_conformance.conformance.model import OutcomeRow, Timeout
-from parquet_conformance.conformance.protocol import StartReply
-from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.conformance.harness.envs import check_version
+from parquet_conformance.conformance.harness.model import OutcomeRow, Timeout
+from parquet_conformance.conformance.harness.protocol import StartReply
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import NAME_RE, CaseEntry
 
@@ -44,7 +44,7 @@ class AdapterSpec:
     command: str | None = None
     track: str = "parquet"  # for an external adapter: the track its worker reads
     timeout_s: float | None = None
-    release: str | None = None  # a released version, run in an environment of its own (conformance/envs.py)
+    release: str | None = None  # a released version, run in an environment of its own (conformance/harness/envs.py)
     of: str | None = None  # the registered adapter a release belongs to
 
     @staticmethod

@@ -33,9 +33,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.derived import OUTCOME_SCHEMA
-from parquet_conformance.conformance.execute import AdapterSpec, Attempt, WorkerSet
-from parquet_conformance.conformance.model import OutcomeRow
+from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.harness.model import OutcomeRow
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry
 
@@ -128,7 +128,7 @@ def _workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
     return _POOL[specs]
 
 
-executor_workers = _workers  # the same pool for other jobs run in the executors (conformance/fuzz.py)
+executor_workers = _workers  # the same pool for other jobs run in the executors (conformance/app/fuzz.py)
 
 
 def _warm_up(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:

@@ -5,7 +5,7 @@
 Registered through the `pytest11` entry point; without `--parquet-conformance-corpus` it does
 nothing. The reader runs as one persistent worker for the session (docs/adapter-protocol.md),
 so a crash or hang of the reader fails one case, not the run. Verdicts are the run's own
-(conformance/judge.py), in every role the case names among the reader's: baseline cases run
+(conformance/harness/judge.py), in every role the case names among the reader's: baseline cases run
 first, and a `read` also passes when it equals the reader's own reading of the unmodified base.
 The corpus is checked against its manifest and digest before anything runs. Cases listed in an
 expected-failures file are
@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr, TracebackStyle
 
-from parquet_conformance.conformance.judge import judge_cell, roles_judged
-from parquet_conformance.conformance.model import Outcome, Read, Verdict, outcome_fields
+from parquet_conformance.conformance.harness.judge import judge_cell, roles_judged
+from parquet_conformance.conformance.harness.model import Outcome, Read, Verdict, outcome_fields
 from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, Expectation, matches
 
 
@@ -67,9 +67,9 @@ class ConformanceRun:
     """The session's corpus, worker and outcomes."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from parquet_conformance.conformance.execute import AdapterSpec, SpecError
-        from parquet_conformance.conformance.gate import GateError, load_expected
-        from parquet_conformance.conformance.run import RunError, load_corpus
+        from parquet_conformance.conformance.app.run import RunError, load_corpus
+        from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
+        from parquet_conformance.conformance.harness.gate import GateError, load_expected
         from parquet_conformance.corpus import track
 
         opt = config.getoption
@@ -149,7 +149,7 @@ class ConformanceRun:
     def pytest_sessionfinish(self) -> None:
         self.worker.close()
 
-    # -- judging: the run's judge (conformance/judge.py), one case at a time -----------------
+    # -- judging: the run's judge (conformance/harness/judge.py), one case at a time -----------------
 
     def read(self, case: CaseEntry) -> Outcome:
         if case.id not in self.outcomes:

@@ -1,6 +1,6 @@
 """Run cells in persistent, isolated worker processes.
 
-Each adapter gets one worker process (restarted after it dies), started under conformance/reaper.py
+Each adapter gets one worker process (restarted after it dies), started under conformance/harness/reaper.py
 so that neither it nor anything it starts outlives the harness. A cell's outcome is what the worker
 answered, or what happened to it: killed by a signal or aborted (`crash`, with the signal and the
 last lines of stderr: a panic message, an abort reason), no answer within the timeout (`timeout`;
@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from parquet_conformance.conformance import protocol
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable
-from parquet_conformance.conformance.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Timeout
-from parquet_conformance.conformance.model import Unavailable as UnavailableOutcome
-from parquet_conformance.conformance.protocol import ProtocolError, StartReply
+from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Timeout
+from parquet_conformance.conformance.harness.model import Unavailable as UnavailableOutcome
+from parquet_conformance.conformance.harness.protocol import ProtocolError, StartReply
 
 REAPER = Path(__file__).with_name("reaper.py")
 OOM_MARKERS = ("MemoryError", "std::bad_alloc", "memory allocation of", "OutOfMemoryError",

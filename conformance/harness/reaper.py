@@ -2,7 +2,7 @@
 
     python -S -E reaper.py MEMORY_LIMIT_BYTES -- COMMAND ...
 
-Started by conformance/workers.py in place of the worker command (standalone: it imports nothing of
+Started by conformance/harness/workers.py in place of the worker command (standalone: it imports nothing of
 ours, so it starts in milliseconds). It
 - asks the kernel for SIGTERM when its parent (the harness) dies, for any reason, SIGKILL included
   (prctl PR_SET_PDEATHSIG); on SIGTERM it kills the worker's whole process group and exits;

@@ -1,5 +1,5 @@
 """`parquet-conformance corpus import DIR --source NAME --out OUT`: every file of DIR read by every available
-adapter of the track (the runner's workers, conformance/execute.py) and by the track's strict decoder; the
+adapter of the track (the runner's workers, conformance/harness/execute.py) and by the track's strict decoder; the
 votes go to corpus/imports.py, which writes the corpus with expectations by consensus and the findings."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.execute import AdapterSpec, WorkerSet
-from parquet_conformance.conformance.model import Crash, OutOfMemory, Read, Rejected, Timeout
+from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
+from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
 from parquet_conformance.corpus.model import Kind, Manifest

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from parquet_conformance.conformance.execute import AdapterSpec, implementation
-from parquet_conformance.conformance.model import Overhead, Read
-from parquet_conformance.conformance.workers import Worker
+from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
+from parquet_conformance.conformance.harness.model import Overhead, Read
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.track import Track
 
 SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)

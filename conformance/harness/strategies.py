@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from parquet_conformance.conformance.model import (
+from parquet_conformance.conformance.harness.model import (
     Cell,
     Crash,
     Error,

@@ -7,7 +7,7 @@ final release its index (PyPI, npm) offers between two versions, both ends inclu
     polars = { from = "1.39.0", to = "1.42.0" }
 
 Each release is an `AdapterSpec` (`NAME==VERSION`, cells named NAME-VERSION) run in its own cached
-environment (conformance/envs.py); the adapter as registered (installed or pinned) runs beside them.
+environment (conformance/harness/envs.py); the adapter as registered (installed or pinned) runs beside them.
 
 `bisect` runs one case, or every case a glob selects, over the ordered releases: the oldest, the newest,
 then a binary search for the first release whose verdicts differ from the oldest's. The verdicts are
@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance import envs
 from parquet_conformance.conformance.adapters import AdapterUnavailable
-from parquet_conformance.conformance.execute import AdapterSpec
-from parquet_conformance.conformance.judge import judge_cell, roles_judged
-from parquet_conformance.conformance.model import Outcome, Read, Unavailable
+from parquet_conformance.conformance.harness import envs
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.judge import judge_cell, roles_judged
+from parquet_conformance.conformance.harness.model import Outcome, Read, Unavailable
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate

@@ -19,10 +19,10 @@ from parquet_conformance.corpus.model import GENERATOR_VERSION
 
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's input, reported in one line (exit 2)."""
-    from parquet_conformance.conformance.execute import SpecError
-    from parquet_conformance.conformance.gate import GateError
-    from parquet_conformance.conformance.results import ResultsError
-    from parquet_conformance.conformance.run import RunError
+    from parquet_conformance.conformance.app.run import RunError
+    from parquet_conformance.conformance.harness.execute import SpecError
+    from parquet_conformance.conformance.harness.gate import GateError
+    from parquet_conformance.conformance.harness.results import ResultsError
     from parquet_conformance.corpus.dist import DistError
     from parquet_conformance.corpus.registry import RegistryError
 
@@ -104,14 +104,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def specs(args: argparse.Namespace) -> list:
     from parquet_conformance.conformance import adapters
-    from parquet_conformance.conformance.execute import AdapterSpec
+    from parquet_conformance.conformance.harness.execute import AdapterSpec
 
     only_tracks = set(getattr(args, "track", None) or [])
     if only_tracks:
         _tracks(args)  # an unknown track name fails here, naming the known ones
     matrix = []
     if getattr(args, "versions", None):
-        from parquet_conformance.conformance.versions import matrix_specs
+        from parquet_conformance.conformance.app.versions import matrix_specs
 
         matrix = matrix_specs(Path(args.versions))
     default = [] if args.adapter_cmd or matrix else [
@@ -129,7 +129,7 @@ def specs(args: argparse.Namespace) -> list:
 
 
 def cmd_adapters(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.execute import describe
+    from parquet_conformance.conformance.harness.execute import describe
 
     rows = []
     chosen = specs(args)
@@ -149,7 +149,7 @@ def cmd_adapters(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.model import outcome_fields
+    from parquet_conformance.conformance.harness.model import outcome_fields
 
     path = Path(args.file)
     if not path.is_file():
@@ -190,7 +190,7 @@ def _conf(pairs: list[str] | None) -> dict[str, str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.run import RunOptions, run_job
+    from parquet_conformance.conformance.app.run import RunOptions, run_job
 
     if args.resume and args.run_id:
         raise UsageError("give --run-id or --resume, not both")
@@ -223,8 +223,8 @@ FAST_READERS = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion")  # i
 def cmd_fuzz(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from parquet_conformance.conformance.execute import AdapterSpec
-    from parquet_conformance.conformance.fuzz import FuzzOptions, run_fuzz
+    from parquet_conformance.conformance.app.fuzz import FuzzOptions, run_fuzz
+    from parquet_conformance.conformance.harness.execute import AdapterSpec
     from parquet_conformance.reports.findings import summary, write_findings
 
     if importlib.util.find_spec("hypothesis") is None:
@@ -268,7 +268,7 @@ def report_rewrite(args: argparse.Namespace) -> int:
 
 
 def report_diff(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.results import read_cells
+    from parquet_conformance.conformance.harness.results import read_cells
     from parquet_conformance.reports.diff import diff_runs
 
     results = Path(args.results)
@@ -348,8 +348,8 @@ def report_site(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance import gate
-    from parquet_conformance.conformance.results import read_cells, read_record
+    from parquet_conformance.conformance.harness import gate
+    from parquet_conformance.conformance.harness.results import read_cells, read_record
 
     path = Path(args.expected_failures)
     results = Path(args.results)
@@ -362,7 +362,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if all(c.verdict == "skip" for c in mine):
         raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}")
     if record is not None and Path(record.info.corpus).is_dir():  # the corpus is still here: it must be the one run
-        from parquet_conformance.conformance.run import load_corpus
+        from parquet_conformance.conformance.app.run import load_corpus
 
         _, _, digest = load_corpus(Path(record.info.corpus))
         if digest != record.info.corpus_digest:
@@ -403,8 +403,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_envs(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance import envs
-    from parquet_conformance.conformance.execute import AdapterSpec
+    from parquet_conformance.conformance.harness import envs
+    from parquet_conformance.conformance.harness.execute import AdapterSpec
 
     if args.action == "prune":
         names = None if not args.all else [e.name for e in envs.listing()]
@@ -423,7 +423,7 @@ def cmd_envs(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.versions import bisect, bisection_text
+    from parquet_conformance.conformance.app.versions import bisect, bisection_text
 
     result = bisect(args.adapter, args.case, args.from_version, args.to_version,
                     Path(args.corpus) if args.corpus else None, progress_line)
@@ -433,7 +433,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.imports import import_directory
+    from parquet_conformance.conformance.app.imports import import_directory
     from parquet_conformance.corpus.model import NAME_RE
 
     if not NAME_RE.fullmatch(args.source):
