@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.app.cli import FAST_READERS
 from parquet_conformance.conformance.app.fuzz import FuzzOptions, run_fuzz
 from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.corpus import track as tracks
 
 
 def rate(names: list[str], master: str, examples: int, seed: int, out: Path) -> float:
@@ -34,10 +34,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     every = adapters.names(track="parquet", default_run=True)
+    fast = list(tracks.fuzzer(tracks.get("parquet")).default_adapters)
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
         print(f"{'readers':<8} {'master':<9} examples/s")
         rates = {}
-        for label, names in (("fast", list(FAST_READERS)), ("all", every)):
+        for label, names in (("fast", fast), ("all", every)):
             for master in ("none", "local[*]"):
                 print(f"  {label} readers, master {master}: searching {args.examples} examples…", file=sys.stderr,
                       flush=True)
@@ -45,7 +46,7 @@ def main() -> None:
                 print(f"{label:<8} {master:<9} {rates[label, master]:.1f}")
         for label in ("fast", "all"):
             print(f"{label}: Spark local[*] / local = {rates[label, 'local[*]'] / rates[label, 'none']:.2f}")
-    print(f"fast readers: {', '.join(FAST_READERS)}; all: {', '.join(every)}")
+    print(f"fast readers: {', '.join(fast)}; all: {', '.join(every)}")
 
 
 if __name__ == "__main__":

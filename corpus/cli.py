@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import Limits
 from parquet_conformance.corpus.errors import UsageError
 
@@ -93,11 +94,14 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 def cmd_add_regression(args: argparse.Namespace) -> int:
     from parquet_conformance.corpus import regression_store as regressions
 
+    if args.track and len(args.track) > 1:
+        raise UsageError("add-regression reads one track; --track was given more than once")
     try:
-        expect = regressions.parse_expect(args.expect)
+        track = tracks.get(args.track[0] if args.track else tracks.names()[0])
+        expect = regressions.parse_expect(args.expect, track.default_role)
         citations = [regressions.parse_cite(c) for c in args.cite]
         entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
-                                base=args.base, track=args.track)
+                                base=args.base, track=track.name)
     except ValueError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -109,8 +113,8 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """Adds the `corpus` command group to the main parser; returns its subcommands, to which the harness adds
-    `import` (it runs the adapters, which corpus/ does not import)."""
+    """Adds the `corpus` command group to the main parser (conformance/app/cli.py); returns its subcommands, to which
+    the application adds `import` (it runs the adapters, which corpus/ does not import)."""
     corpus = sub.add_parser(
         "corpus", help="the corpus as a release: pack, verify, fetch; add regression cases",
         description="Release and check the corpus without this project's code: `pack` writes a reproducible "
@@ -131,7 +135,7 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
     pk.add_argument("--seed", type=int, default=0, help="when generating: seed for random payloads (default 0)")
     pk.add_argument("--only", metavar="PATTERN", help="when generating: glob over case ids")
     pk.add_argument("--large", action="store_true", help="when generating: include the 64 and 128 MiB cases")
-    pk.set_defaults(func=cmd_pack)
+    pk.set_defaults(handler="parquet_conformance.corpus.cli:cmd_pack")
 
     vf = cmds.add_parser(
         "verify", help="check every file against manifest.json (and an archive against SHA256SUMS)",
@@ -141,7 +145,7 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                     "the SHA256SUMS next to it. Exit 0 if all is well, 1 with one problem per line, 2 if PATH "
                     "is not a corpus.")
     vf.add_argument("path", metavar="PATH")
-    vf.set_defaults(func=cmd_verify)
+    vf.set_defaults(handler="parquet_conformance.corpus.cli:cmd_verify")
 
     ft = cmds.add_parser(
         "fetch", help="download a corpus archive, check its sha256, unpack it safely",
@@ -162,7 +166,7 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                          "more than its manifest lists either")
     ft.add_argument("--max-entries", type=int, default=Limits().max_entries, metavar="N",
                     help="refuse an archive of more than N entries (default 100000)")
-    ft.set_defaults(func=cmd_fetch)
+    ft.set_defaults(handler="parquet_conformance.corpus.cli:cmd_fetch")
 
     ar = cmds.add_parser(
         "add-regression", help="keep a file found in the wild as a permanent case",
@@ -179,9 +183,11 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                          "'apache/arrow GH-12345 | Description | reader crashes on ...' (repeatable)")
     ar.add_argument("--title", help="one line: what the file is (default: from the file name)")
     ar.add_argument("--notes", default="", help="ambiguities and reasons")
-    ar.add_argument("--track", default="parquet", help="the track whose reader reads the file (default parquet)")
-    ar.add_argument("--base", default="flat",
-                    help="the base whose data a `read` must return (default flat); a reader that reads the file "
+    ar.add_argument("--track", action="append", metavar="NAME",
+                    help="the track whose reader reads the file (default: the first registered, parquet)")
+    ar.add_argument("--base",
+                    help="the base whose data a `read` must return (default: the track's first, flat); a reader that "
+                         "reads the file "
                          "must return exactly expected/<base>.json or its own reading of that base")
-    ar.set_defaults(func=cmd_add_regression)
+    ar.set_defaults(handler="parquet_conformance.corpus.cli:cmd_add_regression")
     return cmds

@@ -412,6 +412,17 @@ def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
     return check(manifest, digest, read, present)
 
 
+def open_corpus(corpus: Path) -> tuple[Path, Manifest, str]:
+    """The corpus root, its manifest and the manifest's digest, after every file was checked against the manifest
+    and the manifest against its digest: what every command that runs a corpus starts from. DistError otherwise."""
+    root, manifest = read_manifest(corpus)
+    problems = verify_tree(root, manifest)
+    if problems:
+        more = f" (and {len(problems) - 1} more: `parquet-conformance corpus verify {root}`)" if problems[1:] else ""
+        raise DistError(f"{root}: {problems[0]}{more}; nothing was run")
+    return root, manifest, manifest_digest(root)
+
+
 def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     """(problems, notes) of an archive: against SHA256SUMS next to it, then every member against the manifest."""
     problems: list[str] = []

@@ -105,6 +105,9 @@ class Case:
     large: bool = False
     decode: Mapping[str, Decode] = field(default_factory=dict)
     op: str = "read"  # what the worker is asked to do with the file (a track may define more)
+    # No reference can state the file's data (a fuzz find on damaged data pages): a read is judged on read versus
+    # reject only, never on its data.
+    data_unknown: bool = False
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
@@ -149,6 +152,7 @@ class CaseEntry:
     extensions: list[dict[str, Any]] | None  # what the mutations wrote (a track's own log; Parquet: extensions)
     large: bool
     op: str = "read"
+    data_unknown: bool = False  # as Case.data_unknown: reads are not judged on their data
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)

@@ -65,8 +65,13 @@ def save(entries: list[dict], root: Path | None = None) -> None:
     tmp.replace(root / INDEX)
 
 
+def _track(entry: dict) -> str:
+    """An entry's track; entries written before tracks existed are the first registered track's."""
+    return str(entry.get("track") or tracks.names()[0])
+
+
 def _suffix(entry: dict) -> str:
-    return tracks.get(entry.get("track", "parquet")).suffix
+    return tracks.get(_track(entry)).suffix
 
 
 def source(case_id: str, suffix: str) -> str:
@@ -77,7 +82,7 @@ def file_path(case_id: str, suffix: str, root: Path | None = None) -> Path:
     return (root or regressions_dir()) / "files" / f"{case_id}{suffix}"
 
 
-def parse_expect(items: list[str]) -> dict[str, str]:
+def parse_expect(items: list[str], default_role: str) -> dict[str, str]:
     """`["legacy=reject", "aware:x=either"]` -> `{"legacy": "reject", "aware:x": "either"}`."""
     expect: dict[str, str] = {}
     for item in items:
@@ -89,9 +94,9 @@ def parse_expect(items: list[str]) -> dict[str, str]:
         if role in expect:
             raise ValueError(f"--expect names role {role!r} twice")
         expect[role] = word
-    if "legacy" not in expect:
-        # Aware readers fall back to the legacy expectation (conformance/harness/judge.py expectation).
-        raise ValueError("--expect must say what a legacy reader must do, e.g. --expect legacy=reject")
+    if default_role not in expect:
+        # Other roles fall back to the track's default role (conformance/harness/judge.py Judge.expectation).
+        raise ValueError(f"--expect must say what a {default_role} reader must do, e.g. --expect {default_role}=reject")
     return expect
 
 
@@ -114,16 +119,20 @@ def validate_id(case_id: str, existing: list[dict]) -> None:
 
 
 def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citation], title: str | None = None,
-        notes: str = "", base: str = "flat", track: str = "parquet", root: Path | None = None,
-        found_by: dict | None = None) -> dict:
+        notes: str = "", base: str | None = None, track: str | None = None, root: Path | None = None,
+        found_by: dict | None = None, data_unknown: bool = False) -> dict:
     """Copies `file` into the collection and records it. Raises ValueError on bad input. `found_by`: how it was
-    found, when a tool found it (`fuzz`: the seed, the minimal chain, the implementation and version)."""
+    found, when a tool found it (`fuzz`: the seed, the minimal chain, the implementation and version). `track` and
+    `base` default to the first registered track and its first base; `data_unknown`: no reference states the file's
+    data (reads are judged on read versus reject only)."""
     root = root or regressions_dir()
     entries = load(root)
     validate_id(case_id, entries)
+    track = track or tracks.names()[0]
     if track not in tracks.names():
         raise ValueError(f"unknown track {track!r}; known: {', '.join(tracks.names())}")
     known = tracks.get(track).bases()
+    base = base or known[0]
     if base not in known:
         raise ValueError(f"unknown base {base!r}; known: {', '.join(known)}")
     if not citations:
@@ -136,6 +145,8 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citati
              "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     if found_by is not None:
         entry["found_by"] = found_by
+    if data_unknown:
+        entry["data_unknown"] = True
     dest = file_path(case_id, _suffix(entry), root)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(file, dest)
@@ -165,9 +176,9 @@ def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tupl
         if digest != e["sha256"]:
             raise ValueError(f"regression {e['id']}: {path} does not match the sha256 in {INDEX}")
         yield CaseEntry(
-            id=e["id"], track=e.get("track", "parquet"), title=e["title"], group="regression", kind=Kind.REGRESSION,
+            id=e["id"], track=_track(e), title=e["title"], group="regression", kind=Kind.REGRESSION,
             base=e["base"], file=f"cases/{e['id']}{suffix}", size=len(data), sha256=digest, seed=0,
             mutations=[{"mutation": "copy", "source": source(e["id"], suffix)}],
             expect={r: Expectation(w) for r, w in e["expect"].items()}, decode={},
             citations=[Citation.from_json(c) for c in e["citations"]], notes=e.get("notes", ""), extensions=None,
-            large=False), data
+            large=False, data_unknown=bool(e.get("data_unknown", False))), data

@@ -3,8 +3,9 @@ cases, its bases with their data in canonical form, how a worker's answer become
 data, and (registered separately) its adapters. Everything else (build, run, judge, report,
 gate) is shared and imports no track: it reaches them through `get` and `all_tracks`.
 
-Adding a track: a folder for its code, an object satisfying `Track`, and one entry-point line
-(group `parquet_conformance.tracks`). tests/toy_track.py is the smallest example.
+Adding a track: a folder per layer for its code, an object satisfying `Track`, and one entry-point line
+(group `parquet_conformance.tracks`). tests/toy/ is the smallest example. What a track may also offer is a
+declared protocol (`Fuzzable`, `Skippable`), checked with isinstance, never probed by name.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.errors import UsageError
@@ -91,6 +92,8 @@ class Fuzzer(Protocol):
     """A track's side of `fuzz` (conformance/app/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
     drawn by a Hypothesis strategy, replayed from the chain alone, and judged by the track's own decoder."""
 
+    default_adapters: tuple[str, ...]  # what `fuzz` runs without --adapter: readers fast enough to search with
+
     def chains(self) -> Any:
         """The Hypothesis strategy of chains (opaque to the harness)."""
         ...
@@ -112,13 +115,27 @@ class Fuzzer(Protocol):
         ...
 
 
+@runtime_checkable
+class Fuzzable(Protocol):
+    """A track that `fuzz` can search (its Fuzzer needs hypothesis: imported on use)."""
+
+    def fuzzer(self) -> Fuzzer: ...
+
+
+@runtime_checkable
+class Skippable(Protocol):
+    """A track with an extension readers must skip, for the skip-overhead measurement (conformance/app/overhead.py)."""
+
+    def skippable(self, base: str, size: int | None) -> bytes:
+        """The base with a skippable extension of `size` bytes (None: the base itself)."""
+        ...
+
+
 def fuzzer(track: Track) -> Fuzzer:
     """The track's fuzzer; UsageError if it has none."""
-    make = getattr(track, "fuzzer", None)
-    if make is None:
+    if not isinstance(track, Fuzzable):
         raise UsageError(f"track {track.name!r} has no fuzzer")
-    found: Fuzzer = make()
-    return found
+    return track.fuzzer()
 
 
 def valid_role(track: Track, role: str) -> bool:

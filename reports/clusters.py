@@ -2,34 +2,19 @@
 (numbers, offsets, addresses, digests and paths stripped), so that 41 cells failing with "Corrupted thrift data
 at <offset>" read as one finding: `fastparquet: Corrupted thrift data at N x 41`.
 
-A cell's message is its error class and the first lines of its error (a crash keeps its stderr tail after the
+Signatures are the judge's (harness/judge.py normalise): fuzz findings are keyed the same way. A cell's message
+is its error class and the first lines of its error (a crash keeps its stderr tail after the
 first line); a wrong-data cell's is the columns that differ (its data diff), a flaky cell's its attempts.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.model import ResultsDocument
-
-SIGNATURE_CHARS = 160
-_STRIP = [  # order matters: digests and addresses before plain numbers, paths before numbers in them
-    (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "H"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "N"),
-    (re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.+@%=~-]+){2,}[/\\]?"), "PATH"),
-    (re.compile(r"(?<!\w)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)"), "N"),
-    (re.compile(r"\s+"), " "),
-]
-
-
-def normalise(text: str) -> str:
-    for pattern, repl in _STRIP:
-        text = pattern.sub(repl, text)
-    text = text.strip()
-    return text if len(text) <= SIGNATURE_CHARS else text[:SIGNATURE_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -54,8 +39,7 @@ def message(cell: Cell, doc: ResultsDocument) -> str:
         return f"read a file it must reject ({cell.rows} rows)"
     if cell.verdict == Verdict.WRONG_METADATA:
         return f"used the {cell.metadata} footer"
-    lines = [ln.strip() for ln in (cell.error_message or "").splitlines() if ln.strip()][:2]
-    return ": ".join(p for p in [cell.error_class, " / ".join(lines)] if p) or str(cell.outcome)
+    return error_text(cell.error_class, cell.error_message, str(cell.outcome))
 
 
 def clusters(doc: ResultsDocument) -> list[Cluster]:

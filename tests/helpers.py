@@ -1,4 +1,4 @@
-"""Shared by the tests: how to start the command line in a fresh process."""
+"""Shared by the tests: how to start the command line in a fresh process; every case of a list read by adapters."""
 
 from __future__ import annotations
 
@@ -17,3 +17,14 @@ def upstream_failures(adapter: str) -> dict[str, str]:
     if not path.is_file():
         return {}
     return {e.case: str(e.verdict) for e in parse_expected(path.read_text())}
+
+
+def read_cases(cases: list, root: object, specs: list) -> list:
+    """Every case read by every adapter of its track, locally (harness/execute.run_locally): the outcome rows."""
+    from pathlib import Path
+
+    from parquet_conformance.conformance.harness.execute import Attempt, run_locally
+
+    rows: list = []
+    run_locally([(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)
+    return rows

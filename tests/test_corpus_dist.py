@@ -29,7 +29,7 @@ from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.corpus.parquet.catalog import all_cases
-from tests.helpers import CLI
+from tests.helpers import CLI, read_cases
 
 SMALL = "base/*,corrupt/tiny/*,corrupt/tail/*"
 REPO_REGRESSIONS = Path(regressions.__file__).parent / "regressions"
@@ -225,13 +225,13 @@ def test_pack_fetch_verify_and_run_the_plugin_over_loopback_http(small: Path, tm
 
 def judged_by_the_harness(root: Path, manifest: dict) -> Counter:
     """The verdicts `parquet-conformance run` gives, to compare the plugin with."""
-    from parquet_conformance.conformance.harness.execute import AdapterSpec, run_cells
-    from parquet_conformance.conformance.harness.judge import judge
+    from parquet_conformance.conformance.harness.execute import AdapterSpec
+    from parquet_conformance.conformance.harness.judge import Judge
     from parquet_conformance.corpus.model import Manifest
 
     typed = Manifest.from_json(manifest)
-    rows = list(run_cells(((c, root / c.file) for c in typed.cases), [AdapterSpec("pyarrow")]))
-    return Counter(c.verdict for c in judge(rows, typed))
+    rows = read_cases(typed.cases, root, [AdapterSpec("pyarrow")])
+    return Counter(c.verdict for c in Judge.of(typed).cells(rows))
 
 
 def summary(stdout: str) -> dict[str, int]:

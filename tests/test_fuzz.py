@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from parquet_conformance.conformance.app import fuzz
 from parquet_conformance.conformance.harness import strategies
 from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
-from parquet_conformance.conformance.harness.judge import classify
+from parquet_conformance.conformance.harness.judge import classify, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeRow, Read, Rejected, Verdict
 from parquet_conformance.corpus.model import Expectation
 from parquet_conformance.corpus.parquet import strategies as chain_strategies
@@ -31,7 +31,6 @@ from parquet_conformance.generators.parquet.mutations.structure import (
     MoveField,
     SetWireType,
 )
-from parquet_conformance.reports.clusters import normalise
 from parquet_conformance.reports.findings import hexdump, summary, write_findings
 
 FLAT = bases.base_bytes("flat")

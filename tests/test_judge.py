@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec, run_cells
-from parquet_conformance.conformance.harness.judge import classify, judge
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.judge import Judge, classify
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
@@ -22,6 +22,7 @@ from parquet_conformance.conformance.harness.model import (
     Verdict,
 )
 from parquet_conformance.corpus.model import Expectation, Manifest
+from tests.helpers import read_cases
 
 FAKE = Path(__file__).parent / "hostile" / "worker.py"
 
@@ -43,10 +44,8 @@ def manifest(cases: list[tuple[str, str]], base_hash: str = "h") -> Manifest:
 
 def test_a_run_completes_across_crashes(tmp_path: Path) -> None:
     m = manifest([("base/b", "read"), ("corrupt/bad-1", "reject"), ("corrupt/bad-2", "reject")])
-    paths = {"base/b": tmp_path / "good.parquet", "corrupt/bad-1": tmp_path / "bad1",
-             "corrupt/bad-2": tmp_path / "bad2"}
-    specs = [AdapterSpec("fake", f"{sys.executable} {FAKE} segfault")]
-    cells = judge(list(run_cells(((c, paths[c.id]) for c in m.cases), specs)), m)
+    specs = [AdapterSpec("fake", f"{sys.executable} {FAKE} segfault")]  # it crashes on paths with "bad" in them
+    cells = Judge.of(m).cells(read_cases(m.cases, tmp_path, specs))
     assert [(c.case, c.outcome, c.verdict) for c in cells] == [
         ("base/b", "read", "fail:wrong-data"),  # the fake's rows are not the base data "h"
         ("corrupt/bad-1", "crash", "fail:crash"), ("corrupt/bad-2", "crash", "fail:crash")]
@@ -82,7 +81,7 @@ def test_baseline_forgives_representation_not_extensions() -> None:
         return OutcomeRow.of(case, "a", "a", "1", ["legacy"], Read(data_hash, 1), 0.0)
 
     rows = [row("base/b", "mine"), row("ext/x", "mine"), row("ext/y", "changed")]
-    assert [c.verdict for c in judge(rows, m)] == ["fail:wrong-data", "pass", "fail:wrong-data"]
+    assert [c.verdict for c in Judge.of(m).cells(rows)] == ["fail:wrong-data", "pass", "fail:wrong-data"]
 
 
 def attempt(case: str, data_hash: str | None, *, round: int = 0, fresh: bool = False,
@@ -96,7 +95,7 @@ def test_attempts_that_agree_give_one_verdict() -> None:
     m = manifest([("base/b", "read"), ("corrupt/x", "reject")])
     rows = [attempt("base/b", "h"), attempt("corrupt/x", None, previous="base/b"),
             attempt("corrupt/x", None, fresh=True), attempt("corrupt/x", None, round=1)]
-    cells = {c.case: c for c in judge(rows, m)}
+    cells = {c.case: c for c in Judge.of(m).cells(rows)}
     assert (cells["corrupt/x"].verdict, cells["corrupt/x"].attempts) == (Verdict.PASS, 3)
     assert cells["corrupt/x"].previous_case == "base/b" and cells["corrupt/x"].disagreement is None
 
@@ -105,7 +104,7 @@ def test_attempts_that_disagree_are_flaky_with_every_outcome() -> None:
     m = manifest([("base/b", "read"), ("corrupt/x", "reject")])
     rows = [attempt("base/b", "h"), attempt("corrupt/x", "h", previous="base/b"),
             attempt("corrupt/x", None, fresh=True)]
-    cell = next(c for c in judge(rows, m) if c.case == "corrupt/x")
+    cell = next(c for c in Judge.of(m).cells(rows) if c.case == "corrupt/x")
     assert cell.verdict == Verdict.FLAKY and cell.verdict.is_failure
     assert cell.outcome == "read" and cell.previous_case == "base/b"  # the run's own attempt is the one shown
     assert cell.disagreement == ("the run: read (data h) -> fail:accepted-invalid; "
@@ -115,7 +114,7 @@ def test_attempts_that_disagree_are_flaky_with_every_outcome() -> None:
 def test_only_the_runs_own_attempt_is_a_baseline() -> None:
     m = manifest([("base/b", "read"), ("ext/x", "read")], base_hash="expected")
     rows = [attempt("base/b", "mine"), attempt("base/b", "other", fresh=True), attempt("ext/x", "mine")]
-    verdicts = {c.case: c.verdict for c in judge(rows, m)}
+    verdicts = {c.case: c.verdict for c in Judge.of(m).cells(rows)}
     assert verdicts == {"base/b": Verdict.FLAKY, "ext/x": Verdict.PASS}  # two readings of other data: flaky
 
 
@@ -125,4 +124,4 @@ def test_cells_to_confirm_are_every_non_pass_but_the_unavailable() -> None:
     m = manifest([("base/b", "read"), ("corrupt/x", "reject"), ("corrupt/y", "reject")])
     rows = [attempt("base/b", "h"), attempt("corrupt/x", "h"), attempt("corrupt/y", None),
             OutcomeRow.of("corrupt/y", "gone", "g", None, ["legacy"], Unavailable("no"), 0.0)]
-    assert to_confirm(judge(rows, m)) == {("corrupt/x", "a")}
+    assert to_confirm(Judge.of(m).cells(rows)) == {("corrupt/x", "a")}

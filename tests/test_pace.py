@@ -14,7 +14,7 @@ from parquet_conformance.conformance.harness.execute import (
     Pace,
     WorkerSet,
 )
-from parquet_conformance.conformance.harness.judge import judge
+from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read, Timeout
 from tests.hostile import WORKER
 from tests.test_judge import manifest
@@ -41,7 +41,7 @@ def test_a_cut_short_timeout_is_decided_by_the_fresh_attempt() -> None:
     rows = [row("base/b", Read("h", 1)),
             row("golden/slow", Timeout(5.0), cut=True), row("golden/slow", Read("h", 1), fresh=True),
             row("golden/hang", Timeout(5.0), cut=True), row("golden/hang", Timeout(60.0), fresh=True)]
-    cells = {c.case: c for c in judge(rows, m)}
+    cells = {c.case: c for c in Judge.of(m).cells(rows)}
     assert (cells["golden/slow"].verdict, cells["golden/slow"].attempts) == ("pass", 1)  # slow is not flaky
     assert (cells["golden/hang"].verdict, cells["golden/hang"].error_message) == ("fail:hang", "no answer within 60s")
 

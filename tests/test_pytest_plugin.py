@@ -52,7 +52,7 @@ def test_one_test_per_case_with_strict_expected_failures(corpus: Path, tmp_path:
     failures = tmp_path / "known-failures.txt"
     failures.write_text("# known failures of the fake reader\n"
                         "base/flat   # returns other rows than the base\n"
-                        "corrupt/footer-length/bit-0-within-file   # fixed: must now fail as XPASS(strict)\n"
+                        "corrupt/footer-length/bit-0-within-file   # fixed: an unexpected pass fails the test\n"
                         "\n")
     proc = run_pytest(tmp_path, "--parquet-conformance-corpus", str(corpus), "--parquet-conformance-adapter-cmd",
                       fake(), "--parquet-conformance-expected-failures", str(failures), "-v")
@@ -65,7 +65,8 @@ def test_one_test_per_case_with_strict_expected_failures(corpus: Path, tmp_path:
     order = re.findall(r"^\S+/manifest\.json::(\S+) (?:PASSED|FAILED|XFAIL)", out, re.M)
     assert order[0] == "base/flat" and len(order) == 7, out
     assert "corpus/manifest.json::ext/file-metadata/flat/spec-header PASSED" in out
-    assert "[XPASS(strict)]" in out
+    fixed = out.split("parquet-conformance: corrupt/footer-length/bit-0-within-file _")[1]
+    assert "bit-0-within-file: pass (unexpected-pass)" in fixed and "line 3, but it passes: remove it" in fixed, fixed
     report = out.split("parquet-conformance: corrupt/tiny/empty _")[1]
     for text in ("parquet-conformance case corrupt/tiny/empty: fail:accepted-invalid",
                  "expected:  reject (role legacy)", "outcome:   read, 2 rows",

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from parquet_conformance.conformance.harness.envs import Env
 
 
+FOLDER = __name__  # adapters/<track>/<module>.py: the track is the folder's name
+
+
 class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
 
@@ -43,8 +46,10 @@ class Adapter:
     name = ""
     implementation = ""
     engine = ""  # the library that actually parses the file, when it is not the implementation itself
-    track = "parquet"
-    roles: tuple[str, ...] = ("legacy",)
+    # The track it reads: by default the folder it lives in (conformance/adapters/<track>/); an adapter of another
+    # package names it. Roles: by default the track's default role (corpus/track.py).
+    track_name: str | None = None
+    roles: tuple[str, ...] = ()
     # Per-cell limits the runner applies to this adapter's worker.
     timeout_s = 60.0
     memory_limit_bytes: int | None = 8 << 30  # address space; None where a VM reserves its own (JVM)
@@ -73,7 +78,27 @@ class Adapter:
         assert self.release is not None, "only a release has an environment of its own"
         return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)))
 
+    @property
+    def track(self) -> str:
+        if self.track_name:
+            return self.track_name
+        package = type(self).__module__.rpartition(".")[0]
+        if package.startswith(FOLDER + "."):
+            return package.removeprefix(FOLDER + ".").split(".")[0]
+        raise AdapterUnavailable(f"adapter {self.name!r} lives outside {FOLDER} and names no track_name")
+
+    @track.setter
+    def track(self, name: str) -> None:
+        self.track_name = name
+
+    def role_names(self) -> list[str]:
+        """Its roles, or the track's default role (resolved in the harness: a worker does not load the track)."""
+        from parquet_conformance.corpus import track
+
+        return list(self.roles) or [track.get(self.track).default_role]
+
     def describe(self) -> dict[str, Any]:
+        """What the worker announces; empty roles stand for the track's default role."""
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
                 "track": self.track, "roles": list(self.roles)}
 

@@ -5,7 +5,7 @@ from the run seed and the batch index (`batch_seed`): `hypothesis.find` with `ra
 `database=None`, health checks off, generation only, a condition that never holds; so a batch's examples
 depend on its seed alone. Each example is built, judged by the track's oracle (corpus/track.py Oracle), and read
 by every selected adapter in the persistent workers of the executor (execute.WorkerSet); a **finding** is any
-verdict but pass (judge.classify), keyed by (implementation, verdict, normalised message: reports/clusters.py).
+verdict but pass (the Judge, with the fuzz policy), keyed by (implementation, verdict, normalised message).
 Batches are Spark tasks (one small job each, as run_on_spark does); `--examples N` runs ceil(N / BATCH)
 batches and is reproducible, `--time S` submits batches until S seconds have passed and is not (how many
 batches finish depends on the machine).
@@ -18,6 +18,7 @@ and saved as a regression case (corpus/regression_store.add, what `corpus add-re
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import math
@@ -25,22 +26,31 @@ import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
-from parquet_conformance.conformance.harness.judge import classify
-from parquet_conformance.conformance.harness.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Read, Verdict
+from parquet_conformance.conformance.harness.judge import Judge, Policy, error_text, normalise
+from parquet_conformance.conformance.harness.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.errors import UsageError
-from parquet_conformance.corpus.model import CaseEntry, Citation, Expectation, Kind
+from parquet_conformance.corpus.model import (
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    BaseEntry,
+    CaseEntry,
+    Citation,
+    Expectation,
+    Kind,
+    Manifest,
+)
+from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import data_hash
-from parquet_conformance.reports.clusters import normalise
 
 BATCH = 25  # examples per Hypothesis run: a Spark task of a few seconds
 SHRINK_TIMEOUT_S = 10.0  # a hang is shrunk with this limit per attempt (its confirmation had the full one)
@@ -87,14 +97,36 @@ def message(verdict: Verdict, row: OutcomeRow) -> str:
         return f"returned other data ({row.rows} rows)"
     if verdict == Verdict.ACCEPTED_INVALID:
         return "read a file it must reject"
-    lines = [ln.strip() for ln in (row.error_message or "").splitlines() if ln.strip()][:2]
-    return ": ".join(p for p in [row.error_class, " / ".join(lines)] if p) or str(row.outcome)
+    return error_text(row.error_class, row.error_message, str(row.outcome))
+
+
+EXAMPLE = "fuzz/example"
+
+
+def example_manifest(track: str, base: str, data: bytes, oracle: Oracle) -> Manifest:
+    """The generated file as a manifest of one case, with its base and the base's baseline case: what the Judge
+    judges. A file whose data the oracle cannot state is `data_unknown`."""
+    t = tracks.get(track)
+    baseline_id = f"fuzz/base/{base}"
+
+    def entry(case_id: str, size: int, expect: dict[str, Expectation], unknown: bool = False) -> CaseEntry:
+        return CaseEntry(id=case_id, track=track, title="", group="fuzz", kind=Kind.REGRESSION, base=base,
+                         file=f"{case_id.rsplit('/', 1)[-1]}{t.suffix}", size=size, sha256="", seed=0, mutations=[],
+                         expect=expect, decode={}, citations=[], notes="", extensions=None, large=False,
+                         data_unknown=unknown)
+
+    base_entry = BaseEntry(track=track, description="", file="", size=0, sha256="", expected="", expected_size=0,
+                           data_hash=data_hash(t.base_expected(base)), rows=0, columns=[], baseline_case=baseline_id)
+    return Manifest(format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION, generator={}, seed=0, only=None,
+                    large=False, tracks=[track], expectations={}, roles={}, bases={base: base_entry},
+                    cases=[entry(EXAMPLE, len(data), oracle.expect, oracle.other_data),
+                           entry(baseline_id, 0, {t.default_role: Expectation.READ})])
 
 
 @dataclass
 class Probe:
     """An executor's means to try a file: the track, its fuzzer, the workers, and each adapter's own reading of
-    each unmodified base (its baseline, judge.py: a reader whose representation differs is judged on change)."""
+    each unmodified base (its baseline: a reader whose representation differs is judged on change)."""
 
     track: str
     workers: WorkerSet
@@ -105,27 +137,24 @@ class Probe:
     def of(track: str, workers: WorkerSet, tmp: Path) -> Probe:
         return Probe(track, workers, tmp, {})
 
-    def case(self, base: str, data: bytes, expect: dict[str, Expectation],
-             name: str = "example") -> tuple[CaseEntry, Path]:
-        t = tracks.get(self.track)
-        path = self.tmp / f"{name}{t.suffix}"
+    def write(self, manifest: Manifest, case_id: str, data: bytes) -> tuple[CaseEntry, Path]:
+        case = manifest.case(case_id)
+        path = self.tmp / case.file
         path.write_bytes(data)
-        return CaseEntry(id="fuzz/example", track=self.track, title="", group="fuzz", kind=Kind.REGRESSION, base=base,
-                         file=path.name, size=len(data), sha256=hashlib.sha256(data).hexdigest(), seed=0,
-                         mutations=[], expect=expect, decode={}, citations=[], notes="", extensions=None,
-                         large=False), path
+        return case, path
 
-    def baseline(self, name: str, base: str) -> OutcomeRow:
+    def baseline(self, name: str, manifest: Manifest, base: str) -> OutcomeRow:
         """The adapter's outcome on the unmodified base (read once per worker set)."""
         if (name, base) not in self.baselines:
-            case, path = self.case(base, tracks.get(self.track).base_file(base), {"legacy": Expectation.READ}, "base")
-            self.baselines[name, base] = self.workers.run_one(name, replace(case, id=f"fuzz/base/{base}"), path)
+            case, path = self.write(manifest, f"fuzz/base/{base}", tracks.get(self.track).base_file(base))
+            self.baselines[name, base] = self.workers.run_one(name, case, path)
         return self.baselines[name, base]
 
     def verdicts(self, chain: Any, adapters: list[str] | None = None,
                  attempt: Attempt = RUN) -> Iterator[tuple[str, Expectation, Verdict, OutcomeRow, str]]:
-        """(role, expectation, verdict, row, message) per adapter on the chain's file. ValueError: the oracle
-        failed (our decoder, not a reader)."""
+        """(role, expectation, verdict, row, message) per adapter and role judged on the chain's file, by the Judge
+        with the policy fuzzing needs (a failure the reader shows on the base itself is skipped). ValueError: the
+        oracle failed (our decoder, not a reader)."""
         fuzzer = tracks.fuzzer(tracks.get(self.track))
         base = fuzzer.base_of(chain)
         data = fuzzer.build(chain)
@@ -133,30 +162,19 @@ class Probe:
             oracle = fuzzer.oracle(data, base)
         except Exception as e:  # our strict decoder or reference reader failed: a bug of ours, kept apart
             raise ValueError(f"oracle failed: {type(e).__name__}: {e}") from None
-        base_hash = data_hash(tracks.get(self.track).base_expected(base))
-        case, path = self.case(base, data, oracle.expect)
+        manifest = example_manifest(self.track, base, data, oracle)
+        judge = Judge(manifest, {self.track: tracks.get(self.track).default_role},
+                      frozenset({Policy.BASE_FAILURE_IS_SKIP}))
+        case, path = self.write(manifest, EXAMPLE, data)
         names = adapters or [n for n, w in self.workers.workers.items() if w.adapter.track == self.track]
         for name in names:
-            own_row = self.baseline(name, base)
-            own = own_row.data_hash
+            own = self.baseline(name, manifest, base)
             row = self.workers.run_one(name, case, path, attempt)
             if row.outcome in (OutcomeKind.CRASH, OutcomeKind.OOM) and not attempt.fresh:
                 self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
-            roles = row.roles or ["legacy"]
-            role = next((r for r in roles if r in oracle.expect), roles[0])
-            expected = oracle.expect.get(role) or oracle.expect["legacy"]
-            good = {base_hash} | ({own} if own else set())
-            outcome = row.typed
-            if oracle.other_data and isinstance(outcome, Read):  # other data than the base's: not judged
-                good.add(outcome.data_hash)
-            verdict = classify(expected, outcome, good)
-            if row.cut_short:  # a timeout under the adaptive limit: a hang only if a fresh worker agrees
-                verdict = Verdict.HANG
-            text = message(verdict, row)
-            if own_row.outcome != OutcomeKind.READ and row.outcome == own_row.outcome \
-                    and normalise(text) == normalise(message(verdict, own_row)):
-                verdict = Verdict.SKIP  # the reader fails so on the base itself: not the mutation's finding
-            yield role, expected, verdict, row, text
+            for cell in judge.cells([own, row]):
+                if cell.case == EXAMPLE:
+                    yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)
 
 
 # -- a batch (inside a Spark task, or locally) -------------------------------------------
@@ -287,43 +305,25 @@ def search_local(opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
 
 
 def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[str, Any]]:
-    from pyspark.sql.pandas.types import from_arrow_schema
-
-    from parquet_conformance.conformance.harness.spark import parallelism_of, spark_session, warm_up
+    from parquet_conformance.conformance.harness.spark import parallelism_of, run_tasks, spark_session, warm_up
 
     say(f"starting Spark ({opts.master})")
     spark = spark_session(opts.master, opts.conf or {}, opts.out / "logs" / "spark-driver.log")
-    slots = parallelism_of(spark)
-    say(f"starting {len(opts.specs)} adapter workers in each of {slots} executor slots")
+    say(f"starting {len(opts.specs)} adapter workers in each of {parallelism_of(spark)} executor slots")
     warm_up(spark, opts.specs)
     progress.t0 = time.monotonic()  # examples/s of the search, not of Spark's start
     deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
-    frozen, schema, track = tuple(opts.specs), from_arrow_schema(RESULT_SCHEMA), opts.track
-
-    def one_task(task: tuple[int, int, int]) -> dict[str, Any]:
-        df = spark.createDataFrame(pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]},
-                                            schema=TASK_SCHEMA)).coalesce(1)
-        rows = df.mapInArrow(lambda it, s=frozen: _batches_in_task(it, track, s), schema).toArrow().to_pylist()
-        result: dict[str, Any] = json.loads(rows[0]["result"])
-        return result
-
+    frozen, track = tuple(opts.specs), opts.track
     results: list[dict[str, Any]] = []
-    tasks = _tasks(opts)
-    with ThreadPoolExecutor(max_workers=slots) as pool:
-        pending = set()
-        for task in tasks:  # as many in flight as there are slots
-            pending.add(pool.submit(one_task, task))
-            if len(pending) >= slots:
-                break
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                results.append(future.result())
-                progress.add(results[-1])
-                if deadline is None or time.monotonic() < deadline:
-                    nxt = next(tasks, None)
-                    if nxt is not None:
-                        pending.add(pool.submit(one_task, nxt))
+
+    def done(_: tuple[int, int, int], table: pa.Table) -> None:
+        results.append(json.loads(table.to_pylist()[0]["result"]))
+        progress.add(results[-1])
+
+    run_tasks(spark, _tasks(opts),
+              lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]}, schema=TASK_SCHEMA),
+              lambda it, s=frozen: _batches_in_task(it, track, s), RESULT_SCHEMA, done,
+              more=lambda: deadline is None or time.monotonic() < deadline)
     return results
 
 
@@ -480,3 +480,28 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
                       examples=examples, search_s=round(search_s, 2),
                       examples_per_s=round(examples / max(search_s, 1e-9), 2), oracle_errors=oracle_errors,
                       findings=done, harness=harness, shrink_s=round(time.monotonic() - t1, 2))
+
+
+def command(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    from parquet_conformance.reports.findings import summary, write_findings
+
+    if importlib.util.find_spec("hypothesis") is None:
+        raise UsageError("fuzz needs hypothesis: pip install 'parquet-conformance[fuzz]'")
+    if (args.examples is not None and args.examples < 1) or (args.time is not None and args.time <= 0) \
+            or args.budget < 0 or args.shrink_time < 0:
+        raise UsageError("--examples and --time want a positive number, --budget and --shrink-time a non-negative one")
+    track = one_track(args)
+    if not isinstance(track, tracks.Fuzzable):
+        raise UsageError(f"track {track.name!r} has no fuzzer")
+    chosen = specs(args, default=list(track.fuzzer().default_adapters))
+    opts = FuzzOptions(specs=chosen, seed=args.seed, examples=args.examples, time_s=args.time, master=args.master,
+                       conf=conf(args.conf), track=track.name, out=Path(args.out), shrink=not args.no_shrink,
+                       save=not args.no_save, shrink_time_s=args.shrink_time, budget_s=args.budget)
+    report = run_fuzz(opts, progress_line)
+    end_progress()
+    paths = write_findings(report, opts.out)
+    print(summary(report))
+    print("findings: " + ", ".join(str(p) for p in paths))
+    return 0

@@ -4,13 +4,16 @@ votes go to corpus/imports.py, which writes the corpus with expectations by cons
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from parquet_conformance.conformance.app import console
 from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
 from parquet_conformance.corpus.model import Kind, Manifest
 
@@ -37,7 +40,7 @@ def vote(name: str, outcome: object, version: str) -> Vote | None:
     return None
 
 
-def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterSpec], track_name: str = "parquet",
+def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterSpec], track_name: str,
                      progress: Progress | None = None) -> ImportResult:
     track = tracks.get(track_name)
     if not src.is_dir():
@@ -74,3 +77,29 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
     readers = {f"reader {n}": v for n, v in sorted(voters.items())}
     manifest, findings = write_corpus(out, track, source, files, readers)
     return ImportResult(manifest, findings, voters, unavailable)
+
+
+def command(args: argparse.Namespace) -> int:
+    from parquet_conformance.corpus.model import NAME_RE
+
+    if not NAME_RE.fullmatch(args.source):
+        raise UsageError(f"--source {args.source!r}: use letters, digits, '.', '_', '+', '-'")
+    try:
+        result = import_directory(Path(args.dir), Path(args.out), args.source, console.specs(args),
+                                  console.one_track(args).name, console.every(10))
+    except (FileExistsError, ValueError) as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{args.out}: {e.strerror or e}") from None
+    console.end_progress()
+    for f in result.findings:
+        print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in f["votes"]))
+    counts: dict[str, int] = {}
+    for c in result.manifest.cases:
+        word = str(c.expect[next(iter(c.expect))])
+        counts[word] = counts.get(word, 0) + 1
+    print(f"imported {len(result.manifest.cases)} files into {args.out}: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f"; {len(result.findings)} findings; voters: {', '.join(result.voters) or 'none'}"
+          + (f"; unavailable: {', '.join(result.unavailable)}" if result.unavailable else ""))
+    return 0

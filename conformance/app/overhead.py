@@ -22,6 +22,7 @@ from pathlib import Path
 from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.model import Overhead, Read
 from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.track import Track
 
 SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)
@@ -43,15 +44,14 @@ def _read_once(path: Path, repeat: int) -> float:
 def measure(specs: list[AdapterSpec], track: Track, bases: list[str], repeat: int = 5,
             progress: Callable[[str], None] | None = None,
             sizes: tuple[int | None, ...] = SIZES) -> list[Overhead]:
-    skippable = getattr(track, "skippable", None)
-    if skippable is None:
+    if not isinstance(track, tracks.Skippable):
         raise ValueError(f"track {track.name!r} has no skippable extension to measure")
     out: list[Overhead] = []
     with tempfile.TemporaryDirectory(prefix="pqc-overhead-") as tmp:
         sizes = (None, *(s for s in sizes if s is not None))  # the base as it is comes first: the reference
         files = {(b, size): Path(tmp) / f"{b}-{size}{track.suffix}" for b in bases for size in sizes}
         for (b, size), path in files.items():
-            path.write_bytes(skippable(b, size))
+            path.write_bytes(track.skippable(b, size))
         for spec in specs:
             worker = spec.worker()
             try:

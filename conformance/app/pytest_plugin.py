@@ -5,12 +5,12 @@
 Registered through the `pytest11` entry point; without `--parquet-conformance-corpus` it does
 nothing. The reader runs as one persistent worker for the session (docs/adapter-protocol.md),
 so a crash or hang of the reader fails one case, not the run. Verdicts are the run's own
-(conformance/harness/judge.py), in every role the case names among the reader's: baseline cases run
-first, and a `read` also passes when it equals the reader's own reading of the unmodified base.
-The corpus is checked against its manifest and digest before anything runs. Cases listed in an
-expected-failures file are
-`xfail(strict=True)`: they must keep failing, and an unexpected pass fails the run, as in
-protobuf's conformance failure lists. See docs/pytest-plugin.md.
+(conformance/harness/judge.py, the same Judge), in every role the case names among the reader's: baseline cases
+run first, and a `read` also passes when it equals the reader's own reading of the unmodified base.
+The corpus is checked against its manifest and digest before anything runs. An expected-failures file is the
+gate's (`parquet-conformance check`, conformance/harness/gate.py) and is applied by the gate's own rule per cell:
+a listed failure is xfailed, an unexpected failure, a failure other than the pinned verdict, or a listed case
+that passes fails the test, as in protobuf's conformance failure lists. See docs/pytest-plugin.md.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr, TracebackStyle
 
-from parquet_conformance.conformance.harness.judge import judge_cell, roles_judged
-from parquet_conformance.conformance.harness.model import Outcome, Read, Verdict, outcome_fields
-from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, Expectation, matches
+from parquet_conformance.conformance.harness.gate import Entry, Status, decide, entry_for
+from parquet_conformance.conformance.harness.judge import Judge
+from parquet_conformance.conformance.harness.model import Cell, Outcome, OutcomeRow, Read, outcome_fields
+from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, matches
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,15 +68,15 @@ class ConformanceRun:
     """The session's corpus, worker and outcomes."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from parquet_conformance.conformance.app.run import RunError, load_corpus
         from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
         from parquet_conformance.conformance.harness.gate import GateError, load_expected
         from parquet_conformance.corpus import track
+        from parquet_conformance.corpus.dist import DistError, open_corpus
 
         opt = config.getoption
         try:
-            self.root, self.manifest, self.digest = load_corpus(Path(opt("parquet_conformance_corpus")).resolve())
-        except RunError as e:
+            self.root, self.manifest, self.digest = open_corpus(Path(opt("parquet_conformance_corpus")).resolve())
+        except DistError as e:
             raise pytest.UsageError(f"--parquet-conformance-corpus: {e}") from None
         command, name = opt("parquet_conformance_adapter_cmd"), opt("parquet_conformance_adapter")
         if bool(command) == bool(name):
@@ -98,21 +99,20 @@ class ConformanceRun:
         if self.role is not None and not (ROLE_RE.fullmatch(self.role) and track.valid_role(self.track, self.role)):
             raise pytest.UsageError(f"--parquet-conformance-role: {self.role!r} is not a role of the "
                                     f"{self.track.name} track ({', '.join(self.track.roles)})")
-        self.xfail_file = opt("parquet_conformance_expected_failures")
-        self.xfail: set[str] = set()
-        if self.xfail_file:
+        self.expected_file = opt("parquet_conformance_expected_failures")
+        self.expected: list[Entry] = []
+        if self.expected_file:
             try:  # the same file `parquet-conformance check` reads
-                listed = load_expected(Path(self.xfail_file), {c.id for c in self.manifest.cases})
+                self.expected = load_expected(Path(self.expected_file), {c.id for c in self.manifest.cases})
             except (GateError, OSError) as e:
                 raise pytest.UsageError(f"--parquet-conformance-expected-failures: {e}") from None
-            self.xfail = {e.case for e in listed}
+        self.judging = Judge.of(self.manifest)
         only = opt("parquet_conformance_only")
         cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
         baselines = {b.baseline_case for b in self.manifest.bases.values()}
         # Baselines first: a case is also judged against the reader's own reading of its base.
         self.cases = sorted(cases, key=lambda c: c.id not in baselines)
-        self.outcomes: dict[str, Outcome] = {}
-        self.durations: dict[str, float] = {}
+        self.rows: dict[str, OutcomeRow] = {}
         self.verdicts: Counter[str] = Counter()
 
     # -- pytest hooks -----------------------------------------------------------------------
@@ -149,13 +149,16 @@ class ConformanceRun:
     def pytest_sessionfinish(self) -> None:
         self.worker.close()
 
-    # -- judging: the run's judge (conformance/harness/judge.py), one case at a time -----------------
+    # -- judging: the run's Judge and the gate's rule, one case at a time ----------------------
 
-    def read(self, case: CaseEntry) -> Outcome:
-        if case.id not in self.outcomes:
+    def read(self, case: CaseEntry) -> OutcomeRow:
+        if case.id not in self.rows:
             timed = self.worker.read(str((self.root / case.file).resolve()), case.id, case.op)
-            self.outcomes[case.id], self.durations[case.id] = timed.outcome, timed.duration_s
-        return self.outcomes[case.id]
+            info = self.worker.info
+            self.rows[case.id] = OutcomeRow.of(
+                case.id, self.worker.adapter.name, info.implementation if info else self.worker.adapter.implementation,
+                info.version if info else None, self.roles(), timed.outcome, timed.duration_s)
+        return self.rows[case.id]
 
     def roles(self) -> list[str]:
         if self.role:
@@ -163,44 +166,45 @@ class ConformanceRun:
         info = self.worker.info
         return list(info.roles) if info and info.roles else [self.track.default_role]
 
-    def baseline(self, base: str) -> str | None:
-        """The reader's data hash for the unmodified base (its baseline case)."""
-        case_id = self.manifest.bases[base].baseline_case
-        if not case_id:
-            return None
-        outcome = self.read(self.manifest.case(case_id))
-        return outcome.data_hash if isinstance(outcome, Read) else None
-
-    def judge(self, case: CaseEntry) -> tuple[Outcome, list[tuple[str, Expectation, Verdict]]]:
-        """The outcome, and (role, expectation, verdict) for every role the case is judged in."""
-        outcome = self.read(case)
-        base = self.manifest.bases[case.base]
-        baseline = self.baseline(case.base) if isinstance(outcome, Read) else None
+    def judge(self, case: CaseEntry) -> list[tuple[Cell, Status]]:
+        """The case's cells (one per role judged), each with what the gate makes of it."""
+        rows = [self.read(case)]
+        baseline = self.manifest.bases[case.base].baseline_case
+        if baseline and baseline != case.id and rows[0].outcome == "read":
+            rows.append(self.read(self.manifest.case(baseline)))
         out = []
-        for role in roles_judged(case, self.roles()):
-            expected, verdict = judge_cell(case, base, role, outcome, baseline, self.track.default_role)
-            self.verdicts[verdict] += 1
-            out.append((role, expected, verdict))
-        return outcome, out
+        for cell in (c for c in self.judging.cells(rows) if c.case == case.id):
+            self.verdicts[cell.verdict] += 1
+            out.append((cell, decide(cell, entry_for(cell, self.expected))))
+        return out
 
-    def explain(self, case: CaseEntry, judged: list[tuple[str, Expectation, Verdict]], outcome: Outcome) -> str:
-        flat = outcome_fields(outcome)
-        worst = next((v for _, _, v in judged if v != Verdict.PASS), Verdict.PASS)
-        lines = [f"parquet-conformance case {case.id}: {worst}", f"  title:     {case.title}"]
-        for role, expected, verdict in judged:
-            lines.append(f"  expected:  {expected} (role {role}): {expected.meaning} -> {verdict}")
+    def explain(self, case: CaseEntry, judged: list[tuple[Cell, Status]]) -> str:
+        row = self.rows[case.id]
+        outcome: Outcome = row.typed
+        worst, status = next(((c, s) for c, s in judged if not s.ok), judged[0])
+        lines = [f"parquet-conformance case {case.id}: {worst.verdict} ({status})", f"  title:     {case.title}"]
+        for cell, status in judged:
+            lines.append(f"  expected:  {cell.expected} (role {cell.role}): {cell.expected.meaning} -> "
+                         f"{cell.verdict}" + (f" [{status}]" if status != Status.PASS else ""))
         got = str(outcome.kind)
         if isinstance(outcome, Read):
-            base_hash = self.manifest.bases[case.base].data_hash
-            got += f", {outcome.rows} rows, data {outcome.data_hash[:16]} (base data {base_hash[:16]}"
-            own = self.baseline(case.base)
-            if own and own != base_hash and case.id != self.manifest.bases[case.base].baseline_case:
-                got += f", the reader's baseline {own[:16]}"
+            base = self.manifest.bases[case.base]
+            got += f", {outcome.rows} rows, data {outcome.data_hash[:16]} (base data {base.data_hash[:16]}"
+            own = self.rows.get(base.baseline_case or "")
+            if own and own.data_hash and own.data_hash != base.data_hash and case.id != base.baseline_case:
+                got += f", the reader's baseline {own.data_hash[:16]}"
             got += ")"
-        lines.append(f"  outcome:   {got} in {self.durations.get(case.id, 0.0):.3f}s")
+        lines.append(f"  outcome:   {got} in {row.duration_s:.3f}s")
+        flat = outcome_fields(outcome)
         if flat["error_class"] or flat["error_message"]:
             message = (flat["error_message"] or "").strip().replace("\n", "\n             ")
             lines.append(f"  error:     {flat['error_class'] or '-'}: {message[:2000]}")
+        for cell, status in judged:
+            entry = entry_for(cell, self.expected)
+            if status == Status.UNEXPECTED_PASS and entry:
+                lines.append(f"  listed:    {self.expected_file} line {entry.line}, but it passes: remove it")
+            elif status == Status.CHANGED_FAILURE and entry:
+                lines.append(f"  listed:    {self.expected_file} line {entry.line} pins {entry.verdict}")
         lines.append(f"  file:      {self.root / case.file}")
         for c in case.citations:
             lines.append(f"  citation:  {c.source}, {c.section}: {json.dumps(c.quote)}")
@@ -215,10 +219,7 @@ class CorpusFile(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
         run = _run(self.config)
         for case in run.cases:
-            item = CaseItem.from_parent(self, name=case.id, case=case)
-            if case.id in run.xfail:
-                item.add_marker(pytest.mark.xfail(strict=True, reason=f"listed in {run.xfail_file}"))
-            yield item
+            yield CaseItem.from_parent(self, name=case.id, case=case)
 
 
 def _run(config: pytest.Config) -> ConformanceRun:
@@ -234,12 +235,16 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         run = _run(self.config)
-        outcome, judged = run.judge(self.case)
-        self.user_properties += [("verdict", str(v)) for _, _, v in judged] + [("outcome", str(outcome.kind))]
-        if all(v == Verdict.SKIP for _, _, v in judged):
-            pytest.skip(f"reader unavailable: {outcome_fields(outcome)['error_message']}")
-        if any(v != Verdict.PASS for _, _, v in judged):
-            raise CaseFailed(run.explain(self.case, judged, outcome))
+        judged = run.judge(self.case)
+        self.user_properties += [("verdict", str(c.verdict)) for c, _ in judged] + [
+            ("outcome", str(run.rows[self.case.id].outcome))]
+        statuses = {s for _, s in judged}
+        if statuses == {Status.SKIPPED}:
+            pytest.skip(f"reader unavailable: {run.rows[self.case.id].error_message}")
+        if any(not s.ok for s in statuses) or Status.UNJUDGED in statuses:
+            raise CaseFailed(run.explain(self.case, judged))
+        if Status.KNOWN in statuses:
+            pytest.xfail(f"listed in {run.expected_file}: " + ", ".join(str(c.verdict) for c, _ in judged))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: TracebackStyle | None = None) -> str | TerminalRepr:

@@ -9,6 +9,7 @@ Nothing runs on a corpus that does not match its manifest and its manifest's dig
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import datetime as dt
 import importlib.util
@@ -18,13 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parquet_conformance.conformance.harness import judge
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_locally
+from parquet_conformance.conformance.harness.judge import Judge, to_confirm
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
 from parquet_conformance.conformance.harness.results import RunRecord, Store, check_run_id, new_run_id
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
+from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.document import results_document
@@ -32,8 +35,8 @@ from parquet_conformance.reports.document import results_document
 Progress = Callable[[str], None]
 
 
-class RunError(ValueError):
-    """A run that cannot start as asked (no matching case, a bad corpus); the message is one line."""
+class RunError(UsageError):
+    """A run that cannot start as asked (no matching case, no Spark); the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -71,19 +74,6 @@ class RunResult:
     corpus_digest: str
 
 
-def load_corpus(corpus: Path) -> tuple[Path, Manifest, str]:
-    """The corpus root, its manifest and the manifest's digest, after every file was checked."""
-    try:
-        root, manifest = dist.read_manifest(corpus)
-        problems = dist.verify_tree(root, manifest)
-    except dist.DistError as e:
-        raise RunError(str(e)) from None
-    if problems:
-        more = f" (and {len(problems) - 1} more: `parquet-conformance corpus verify {root}`)" if problems[1:] else ""
-        raise RunError(f"{root}: {problems[0]}{more}; nothing was run")
-    return root, manifest, dist.manifest_digest(root)
-
-
 def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec]) -> list[CaseEntry]:
     spec_tracks = {s.build().track for s in specs}
     cases = [c for c in manifest.cases if matches(c.id, only) and c.track in spec_tracks]
@@ -108,14 +98,14 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None) and progress:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
-    root, manifest, digest = load_corpus(corpus)
+    root, manifest, digest = dist.open_corpus(corpus)
     cases = selected(manifest, opts.only, opts.specs)
     wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
     by_track: dict[str, list[str]] = {}
     for s in opts.specs:
         by_track.setdefault(s.build().track, []).append(s.name)
-    default_roles = {t.name: t.default_role for t in tracks.all_tracks()}
+    judge = Judge.of(manifest)
 
     def staged() -> list[OutcomeRow]:
         return [r for r in store.staged(run_id) if r.case in wanted and r.adapter in names]
@@ -154,7 +144,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
         t2 = time.monotonic()
         rows = staged()
-        nonpass = judge.to_confirm(judge.judge(rows, manifest, default_roles))
+        nonpass = to_confirm(judge.cells(rows))
         unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
         by_case: dict[str, list[str]] = {}
         for case_id, adapter in sorted(unconfirmed):
@@ -162,7 +152,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         execute([(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()],
                 "cells confirmed in fresh workers")
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
-        cells = judge.judge(staged(), manifest, default_roles)
+        cells = judge.cells(staged())
         t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
@@ -187,18 +177,39 @@ def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None)
             spec.build().command()
 
 
-def run_locally(jobs: list[tuple[CaseEntry, Attempt]], root: Path, specs: list[AdapterSpec],
-                stage: Callable[[list[OutcomeRow]], None], progress: Callable[[int, int], None] | None = None,
-                say: Progress | None = None) -> None:
-    """The same cells without Spark (`--master none`): one persistent worker per adapter, staged per case."""
-    workers = WorkerSet(specs)
-    try:
-        if say and not any(a.fresh for _, a in jobs):
-            say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
-            workers.start_all()
-        for i, (case, attempt) in enumerate(jobs, 1):
-            stage(workers.run(case, (root / case.file).resolve(), attempt))
-            if progress:
-                progress(i, len(jobs))
-    finally:
-        workers.close()
+def command(args: argparse.Namespace) -> int:
+    if args.resume and args.run_id:
+        raise UsageError("give --run-id or --resume, not both")
+    if args.repeat < 1:
+        raise UsageError("--repeat wants a positive number of rounds")
+    if args.remote and not args.remote.startswith("sc://"):
+        raise UsageError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
+    opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
+                      corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
+                      master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
+                      repeat=args.repeat, tracks=tuple(args.track or ()))
+    result = run_job(opts, progress_line)
+    end_progress()
+    t = result.timings
+    print(summary_table(result.cells))
+    flaky = [c for c in result.cells if c.verdict == "flaky"]
+    print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
+          f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
+          f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
+          f"reports {t.reports_s:.1f}s")
+    print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
+        f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
+    print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
+          f"summary.md, junit/, results/run={result.run_id}/")
+    return 0
+
+
+def summary_table(cells: list[Cell]) -> str:
+    from parquet_conformance.reports.model import scores
+
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
+    for a in scores(cells):
+        detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
+        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
+                     f"{a.harness_errors:>5}  {detail}")
+    return "\n".join(lines)

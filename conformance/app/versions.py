@@ -11,12 +11,13 @@ environment (conformance/harness/envs.py); the adapter as registered (installed 
 
 `bisect` runs one case, or every case a glob selects, over the ordered releases: the oldest, the newest,
 then a binary search for the first release whose verdicts differ from the oldest's. The verdicts are
-judge_cell's, as in `run`, each release with its own baseline (its reading of the unmodified base). Every
+the Judge's, as in `run`, each release with its own baseline (its reading of the unmodified base). Every
 release tried is printed, so a history that is not monotonic shows.
 """
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import tomllib
 from collections.abc import Callable
@@ -24,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
+from parquet_conformance.conformance.app.console import end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
 from parquet_conformance.conformance.harness.execute import AdapterSpec
-from parquet_conformance.conformance.harness.judge import judge_cell, roles_judged
-from parquet_conformance.conformance.harness.model import Outcome, Read, Unavailable
+from parquet_conformance.conformance.harness.judge import Judge
+from parquet_conformance.conformance.harness.model import Outcome, OutcomeRow, Read, Unavailable
 from parquet_conformance.corpus import dist
-from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
@@ -172,38 +173,30 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
 
 
 def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry]) -> Trial | None:
-    """One release on the cases and their bases' baseline cases; None when it is unavailable."""
+    """One release on the cases and their bases' baseline cases, judged by the run's Judge; None when it is
+    unavailable."""
     worker = AdapterSpec.parse(f"{name}=={version}").worker()
-    default_role = {t.name: t.default_role for t in tracks.all_tracks()}
     try:
-        baselines: dict[str, str | None] = {}
-        for base_name in dict.fromkeys(c.base for c in cases):
-            base = manifest.bases[base_name]
-            baseline = base.baseline_case
-            if baseline is None or not any(c.id == baseline for c in manifest.cases):
-                baselines[base_name] = None
-                continue
-            entry = manifest.case(baseline)
-            outcome = worker.read(str((root / entry.file).resolve()), entry.id, entry.op).outcome
-            if isinstance(outcome, Unavailable):
+        known = {c.id for c in manifest.cases}
+        baselines = [b for c in cases if (b := manifest.bases[c.base].baseline_case) and b in known]
+        rows: list[OutcomeRow] = []
+        for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)]):
+            case = manifest.case(case_id)
+            timed = worker.read(str((root / case.file).resolve()), case.id, case.op)
+            if isinstance(timed.outcome, Unavailable):
                 return None
-            baselines[base_name] = outcome.data_hash if isinstance(outcome, Read) else None
-        verdicts: list[tuple[str, str]] = []
-        outcomes: dict[str, Outcome] = {}
-        for case in cases:
-            outcome = worker.read(str((root / case.file).resolve()), case.id, case.op).outcome
-            if isinstance(outcome, Unavailable):
-                return None
-            outcomes[case.id] = outcome
-            role_default = default_role.get(case.track, "legacy")
             info = worker.info
-            for role in roles_judged(case, list(info.roles) if info else [role_default]):
-                _, verdict = judge_cell(case, manifest.bases[case.base], role, outcome, baselines[case.base],
-                                        role_default)
-                verdicts.append((case.id, str(verdict)))
-        return Trial(version, tuple(verdicts), outcomes)
+            rows.append(OutcomeRow.of(case.id, name, info.implementation if info else name,
+                                      info.version if info else version, list(info.roles) if info else [],
+                                      timed.outcome, timed.duration_s))
     finally:
         worker.close()
+    wanted_ids = {c.id for c in cases}
+    cells = [c for c in Judge.of(manifest).cells(rows) if c.case in wanted_ids]
+    order_of = {c.id: i for i, c in enumerate(cases)}
+    cells.sort(key=lambda c: order_of[c.case])
+    return Trial(version, tuple((c.case, str(c.verdict)) for c in cells),
+                 {r.case: r.typed for r in rows if r.case in wanted_ids})
 
 
 def bisection_text(b: Bisection) -> str:
@@ -227,3 +220,11 @@ def bisection_text(b: Bisection) -> str:
             lines.append(f"  {case}\n    {b.before}: {before.get(case)} ({outcome_text(old.outcomes[case])})"
                          f"\n    {b.boundary}: {verdict} ({outcome_text(new.outcomes[case])})")
     return "\n".join(lines)
+
+
+def command(args: argparse.Namespace) -> int:
+    result = bisect(args.adapter, args.case, args.from_version, args.to_version,
+                    Path(args.corpus) if args.corpus else None, progress_line)
+    end_progress()
+    print(bisection_text(result))
+    return 0

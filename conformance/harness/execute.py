@@ -2,9 +2,9 @@
 
 `AdapterSpec` is the one way to build an adapter and its worker (by registered name, or an external
 command); `WorkerSet.run` is what one executor does with one case (every adapter of the case's
-track); `run_cells` is a whole share of the corpus (all of it when run locally, a partition inside
-a Spark task). Judging happens afterwards, once every outcome, including each adapter's baseline,
-is known (conformance/harness/judge.py).
+track); `run_locally` runs jobs without Spark (`--master none`), as a Spark task runs its share
+(harness/spark.py). Judging happens afterwards, once every outcome, including each adapter's baseline,
+is known (harness/judge.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import copy
 import shlex
 import statistics
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +42,7 @@ class AdapterSpec:
 
     name: str
     command: str | None = None
-    track: str = "parquet"  # for an external adapter: the track its worker reads
+    track: str | None = None  # for an external adapter: the track its worker reads (default: the first registered)
     timeout_s: float | None = None
     release: str | None = None  # a released version, run in an environment of its own (conformance/harness/envs.py)
     of: str | None = None  # the registered adapter a release belongs to
@@ -63,7 +63,7 @@ class AdapterSpec:
         return AdapterSpec(f"{name}-{version}", release=version, of=name)
 
     @staticmethod
-    def parse_external(text: str, track: str = "parquet") -> AdapterSpec:
+    def parse_external(text: str, track: str | None = None) -> AdapterSpec:
         name, sep, command = text.partition("=")
         name = name.strip()
         if not sep or not name or not command.strip():
@@ -97,7 +97,8 @@ class AdapterSpec:
                 adapter.release = self.release
         else:
             adapter = CommandAdapter()
-            adapter.name, adapter.implementation, adapter.track = self.name, self.name, self.track
+            adapter.name, adapter.implementation = self.name, self.name
+            adapter.track = self.track or tracks.names()[0]
         if self.timeout_s is not None:
             adapter.timeout_s = self.timeout_s
         return adapter
@@ -110,11 +111,12 @@ class AdapterSpec:
 def describe(spec: AdapterSpec) -> dict[str, Any]:
     """Start the adapter's worker once: its description, or why it is unavailable."""
     worker = spec.worker()
-    base = {**worker.adapter.describe(), "adapter": spec.name}  # a release is named NAME-VERSION
+    base = {**worker.adapter.describe(), "adapter": spec.name,  # a release is named NAME-VERSION
+            "roles": worker.adapter.role_names()}
     try:
         info = worker.start()
         return {**base, "implementation": info.implementation, "engine": info.engine or base["engine"],
-                "roles": info.roles, "version": info.version, "available": True, "reason": None}
+                "roles": info.roles or base["roles"], "version": info.version, "available": True, "reason": None}
     except AdapterUnavailable as e:
         return {**base, "version": None, "available": False, "reason": str(e)}
     finally:
@@ -204,9 +206,10 @@ class WorkerSet:
         timeout = isinstance(timed.outcome, Timeout)
         if not attempt.fresh and not timeout and timed.previous_case is not None:  # a warm worker's own pace
             self.pace[name].seconds.append(timed.duration_s)
+        roles = list(info.roles) if info and info.roles else worker.adapter.role_names()
         return OutcomeRow.of(
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
-            version=info.version if info else None, roles=list(info.roles if info else worker.adapter.roles),
+            version=info.version if info else None, roles=roles,
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
             previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s)
 
@@ -215,12 +218,21 @@ class WorkerSet:
             worker.close()
 
 
-def run_cells(cases: Iterable[tuple[CaseEntry, Path]], specs: list[AdapterSpec],
-              progress: Progress | None = None) -> Iterator[OutcomeRow]:
-    """Yields one outcome row per (case, adapter of its track); workers live as long as the iteration."""
+Job = tuple[CaseEntry, Attempt]
+
+
+def run_locally(jobs: list[Job], root: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
+                progress: Callable[[int, int], None] | None = None, say: Callable[[str], None] | None = None) -> None:
+    """The jobs without Spark (`--master none`): one persistent worker per adapter, each case's rows staged as they
+    come."""
     workers = WorkerSet(specs)
     try:
-        for case, path in cases:
-            yield from workers.run(case, path, progress=progress)
+        if say and not any(a.fresh for _, a in jobs):
+            say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
+            workers.start_all()
+        for i, (case, attempt) in enumerate(jobs, 1):
+            stage(workers.run(case, (root / case.file).resolve(), attempt))
+            if progress:
+                progress(i, len(jobs))
     finally:
         workers.close()

@@ -11,6 +11,7 @@ typo must not silently widen the gate.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
@@ -30,6 +31,38 @@ class Entry:
 
     def covers(self, cell: Cell) -> bool:
         return cell.case == self.case and self.role in (None, cell.role)
+
+
+class Status(StrEnum):
+    """What the gate makes of one cell against its list: the one rule `check` and the pytest plugin share."""
+
+    PASS = "pass"  # passed, and not listed
+    KNOWN = "known-failure"  # listed, and fails as listed
+    UNEXPECTED_FAILURE = "unexpected-failure"  # fails, and not listed
+    UNEXPECTED_PASS = "unexpected-pass"  # listed, and passes: remove it from the list
+    CHANGED_FAILURE = "changed-failure"  # listed with a pinned verdict, and fails otherwise
+    SKIPPED = "skipped"  # the implementation is unavailable here
+    UNJUDGED = "unjudged"  # a harness error: the cell says nothing about the implementation
+
+    @property
+    def ok(self) -> bool:
+        return self not in (Status.UNEXPECTED_FAILURE, Status.UNEXPECTED_PASS, Status.CHANGED_FAILURE)
+
+
+def entry_for(cell: Cell, expected: list[Entry]) -> Entry | None:
+    return next((e for e in expected if e.covers(cell)), None)
+
+
+def decide(cell: Cell, entry: Entry | None) -> Status:
+    if cell.verdict == Verdict.HARNESS_ERROR:
+        return Status.UNJUDGED
+    if cell.verdict == Verdict.SKIP:
+        return Status.SKIPPED
+    if not cell.verdict.is_failure:
+        return Status.PASS if entry is None else Status.UNEXPECTED_PASS
+    if entry is None:
+        return Status.UNEXPECTED_FAILURE
+    return Status.KNOWN if entry.verdict in (None, cell.verdict) else Status.CHANGED_FAILURE
 
 
 @dataclass
@@ -97,18 +130,19 @@ def load_expected(path: Path, known_cases: set[str] | None = None) -> list[Entry
 
 def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
     """`cells`: one adapter's cells in one run."""
-    def entry_for(cell: Cell) -> Entry | None:
-        return next((e for e in expected if e.covers(cell)), None)
-
-    result = GateResult([], [], [], [], [c for c in cells if c.verdict == Verdict.HARNESS_ERROR])
+    result = GateResult([], [], [], [], [])
     for cell in cells:
-        entry = entry_for(cell)
-        if cell.verdict.is_failure and entry is None:
-            result.unexpected_failures.append(cell)
-        elif cell.verdict == Verdict.PASS and entry is not None:
-            result.unexpected_passes.append(cell)
-        elif cell.verdict.is_failure and entry is not None and entry.verdict not in (None, cell.verdict):
-            result.changed_failures.append((cell, entry.verdict))
+        entry = entry_for(cell, expected)
+        match decide(cell, entry):
+            case Status.UNEXPECTED_FAILURE:
+                result.unexpected_failures.append(cell)
+            case Status.UNEXPECTED_PASS:
+                result.unexpected_passes.append(cell)
+            case Status.CHANGED_FAILURE:
+                assert entry is not None and entry.verdict is not None
+                result.changed_failures.append((cell, entry.verdict))
+            case Status.UNJUDGED:
+                result.unjudged.append(cell)
     result.not_run = [e for e in expected if not any(e.covers(c) for c in cells)]
     return result
 

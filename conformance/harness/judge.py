@@ -1,21 +1,30 @@
-"""The only judging code: a cell's expectation and verdict, for `run`, `check`, the pytest plugin
-and the reports alike.
+"""The one judge: a cell's expectation and verdict, for `run`, `check`, the pytest plugin, version matrices,
+`bisect` and `fuzz` alike. Each builds a `Judge` from the manifest it runs (fuzz: a manifest of one generated case)
+and hands it the attempts as OutcomeRows; none of them judges on its own.
 
-"Same data" means the base's expected data, or the adapter's own reading of the unmodified base
-(its baseline: the base's `baseline_case`): a reader whose representation differs from ours
-(fastparquet's NaN for null floats) is judged on whether the case changed what it returns, and
-its baseline difference is reported once, on the baseline case itself.
+"Same data" means the base's expected data, or the adapter's own reading of the unmodified base (its baseline: the
+base's `baseline_case`): a reader whose representation differs from ours (fastparquet's NaN for null floats) is
+judged on whether the case changed what it returns, and its baseline difference is reported once, on the baseline
+case itself. A case whose data no reference can state (`data_unknown`: fuzz finds on damaged data pages) is judged
+on crash, hang and read-versus-reject only.
+
+Where an entry point needs a rule the plain judge does not apply, it is a named `Policy`, here, not a verdict
+overridden after the fact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 
 from parquet_conformance.conformance.harness.model import (
     Cell,
     Crash,
     HarnessError,
     Outcome,
+    OutcomeKind,
     OutcomeRow,
     OutOfMemory,
     Read,
@@ -27,18 +36,52 @@ from parquet_conformance.conformance.harness.model import (
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Manifest
 
 
-def expectation(case: CaseEntry, role: str, default_role: str = "legacy") -> Expectation:
-    """An aware reader meets files without its extension as a reader of the track's default role does."""
-    return case.expect.get(role) or case.expect[default_role]
+class Policy(StrEnum):
+    """Rules beyond the plain ones, each named by the entry point that asks for it."""
+
+    # fuzz: a failure the reader shows on the unmodified base, the same way (outcome kind and signature), is the
+    # base's and not the mutation's finding: skip.
+    BASE_FAILURE_IS_SKIP = "base-failure-is-skip"
 
 
-def roles_judged(case: CaseEntry, adapter_roles: list[str]) -> list[str]:
-    """The roles a case speaks to among the adapter's; an aware reader meets other files in its first role."""
-    return [r for r in adapter_roles if r in case.expect] or adapter_roles[:1]
+# -- error signatures: a message with what varies between runs stripped ---------------------------
+
+SIGNATURE_CHARS = 160
+_STRIP = [  # order matters: digests and addresses before plain numbers, paths before numbers in them
+    (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "H"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "N"),
+    (re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.+@%=~-]+){2,}[/\\]?"), "PATH"),
+    (re.compile(r"(?<!\w)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)"), "N"),
+    (re.compile(r"\s+"), " "),
+]
 
 
-def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None) -> Verdict:
-    """`decode`: the metadata an aware reader must use; checked only when the reader says which it used."""
+def normalise(text: str) -> str:
+    """A message with digests, addresses, paths and numbers replaced, whitespace folded, cut to SIGNATURE_CHARS:
+    what error clusters and fuzz findings are keyed by."""
+    for pattern, repl in _STRIP:
+        text = pattern.sub(repl, text)
+    text = text.strip()
+    return text if len(text) <= SIGNATURE_CHARS else text[:SIGNATURE_CHARS - 1] + "…"
+
+
+def error_text(error_class: str | None, error_message: str | None, outcome: str = "") -> str:
+    """An error in one line: its class and the first two lines of its message."""
+    lines = [ln.strip() for ln in (error_message or "").splitlines() if ln.strip()][:2]
+    return ": ".join(p for p in [error_class, " / ".join(lines)] if p) or outcome
+
+
+def signature(row: OutcomeRow) -> str:
+    return normalise(error_text(row.error_class, row.error_message, str(row.outcome)))
+
+
+# -- one outcome against one expectation ----------------------------------------------------------
+
+
+def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None,
+             data_unknown: bool = False) -> Verdict:
+    """`decode`: the metadata an aware reader must use; checked only when the reader says which it used.
+    `data_unknown`: any data read counts as the case's."""
     match outcome:
         case Unavailable():
             return Verdict.SKIP
@@ -49,7 +92,7 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
         case Timeout():
             return Verdict.HANG
         case Read(data_hash=h, metadata=used):
-            if h not in good_hashes:
+            if h not in good_hashes and not data_unknown:
                 return Verdict.WRONG_DATA
             if expected == Expectation.REJECT:
                 return Verdict.ACCEPTED_INVALID
@@ -60,22 +103,83 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
             return Verdict.REJECTED_VALID if expected == Expectation.READ else Verdict.PASS
 
 
-def judge_cell(case: CaseEntry, base: BaseEntry, role: str, outcome: Outcome, baseline: str | None,
-               default_role: str = "legacy") -> tuple[Expectation, Verdict]:
-    """(expectation, verdict) of one cell. `baseline`: the adapter's data hash on the base's baseline case,
-    which counts as the same data for every case but that one."""
-    expected = expectation(case, role, default_role)
-    good = {base.data_hash}
-    if baseline and case.id != base.baseline_case:
-        good.add(baseline)
-    return expected, classify(expected, outcome, good, case.decode.get(role))
+# -- the session ----------------------------------------------------------------------------------
 
 
-def baselines(rows: Iterable[OutcomeRow], manifest: Manifest) -> dict[tuple[str, str], str]:
-    """(adapter, base) -> the adapter's data hash on that base's baseline case, as the run's own attempt read it."""
-    base_of = {b.baseline_case: name for name, b in manifest.bases.items() if b.baseline_case}
-    return {(r.adapter, base_of[r.case]): r.data_hash for r in rows
-            if r.case in base_of and r.data_hash is not None and r.round == 0 and not r.fresh}
+@dataclass(frozen=True)
+class Judge:
+    """A judging session: the manifest's cases and bases, each track's default role, and the policies asked for."""
+
+    manifest: Manifest
+    default_roles: Mapping[str, str]  # track -> the role of an adapter that names none
+    policies: frozenset[Policy] = frozenset()
+
+    @classmethod
+    def of(cls, manifest: Manifest, *policies: Policy) -> Judge:
+        """The default roles of the registered tracks."""
+        from parquet_conformance.corpus import track
+
+        return cls(manifest, {t.name: t.default_role for t in track.all_tracks()}, frozenset(policies))
+
+    def default_role(self, track: str) -> str:
+        return self.default_roles[track]
+
+    def expectation(self, case: CaseEntry, role: str) -> Expectation:
+        """An aware reader meets files without its extension as a reader of the track's default role does."""
+        return case.expect.get(role) or case.expect[self.default_role(case.track)]
+
+    def roles(self, case: CaseEntry, adapter_roles: list[str]) -> list[str]:
+        """The roles a case speaks to among the adapter's; an aware reader meets other files in its first role."""
+        roles = adapter_roles or [self.default_role(case.track)]
+        return [r for r in roles if r in case.expect] or roles[:1]
+
+    def verdict(self, case: CaseEntry, role: str, row: OutcomeRow,
+                baseline: OutcomeRow | None = None) -> tuple[Expectation, Verdict]:
+        """(expectation, verdict) of one attempt in one role. `baseline`: the adapter's attempt at the base's
+        baseline case, whose data counts as the same data for every case but that one."""
+        base: BaseEntry = self.manifest.bases[case.base]
+        expected = self.expectation(case, role)
+        good = {base.data_hash}
+        if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
+            good.add(baseline.data_hash)
+        verdict = classify(expected, row.typed, good, case.decode.get(role), case.data_unknown)
+        if (Policy.BASE_FAILURE_IS_SKIP in self.policies and verdict.is_failure and baseline is not None
+                and baseline.outcome != OutcomeKind.READ and row.outcome == baseline.outcome
+                and signature(row) == signature(baseline)):
+            verdict = Verdict.SKIP
+        return expected, verdict
+
+    def baselines(self, rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], OutcomeRow]:
+        """(adapter, base) -> the adapter's own attempt at that base's baseline case (the run's, not a confirmation)."""
+        base_of = {b.baseline_case: name for name, b in self.manifest.bases.items() if b.baseline_case}
+        return {(r.adapter, base_of[r.case]): r for r in rows if r.case in base_of and r.round == 0 and not r.fresh}
+
+    def cells(self, rows: list[OutcomeRow]) -> list[Cell]:
+        """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
+        when their outcomes differ (the run's own attempt gives the outcome shown)."""
+        own = self.baselines(rows)
+        out = []
+        for (case_id, adapter), every in attempts(rows).items():
+            tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
+            case = self.manifest.case(case_id)
+            first = tries[0]
+            baseline = own.get((adapter, case.base))
+            for role in self.roles(case, first.roles):
+                judged = [(r, self.verdict(case, role, r, baseline)) for r in tries]
+                expected, verdict = judged[0][1]
+                disagreement = None
+                if not all(same_outcome(first, r) for r in tries[1:]):
+                    verdict = Verdict.FLAKY
+                    disagreement = "; ".join(f"{describe(r)} -> {v}" for r, (_, v) in judged)
+                out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,
+                                implementation=first.implementation, version=first.version, role=role,
+                                expected=expected, verdict=verdict, duration_s=first.duration_s,
+                                outcome=first.outcome, error_class=first.error_class,
+                                error_message=first.error_message, rows=first.rows, data_hash=first.data_hash,
+                                metadata=first.metadata, attempts=len(tries), previous_case=first.previous_case,
+                                disagreement=disagreement,
+                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
+        return out
 
 
 def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRow]]:
@@ -96,36 +200,6 @@ def describe(r: OutcomeRow) -> str:
     where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
     detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
     return f"{where}: {r.outcome}" + (f" ({detail})" if detail else "")
-
-
-def judge(rows: list[OutcomeRow], manifest: Manifest, default_roles: dict[str, str] | None = None) -> list[Cell]:
-    """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
-    when their outcomes differ (the run's own attempt gives the outcome shown). `default_roles`: track -> its
-    default role."""
-    own = baselines(rows, manifest)
-    out = []
-    for (case_id, adapter), every in attempts(rows).items():
-        tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
-        case = manifest.case(case_id)
-        base = manifest.bases[case.base]
-        default_role = (default_roles or {}).get(case.track, "legacy")
-        first = tries[0]
-        for role in roles_judged(case, first.roles or [default_role]):
-            judged = [(r, judge_cell(case, base, role, r.typed, own.get((adapter, case.base)), default_role))
-                      for r in tries]
-            expected, verdict = judged[0][1]
-            disagreement = None
-            if not all(same_outcome(first, r) for r in tries[1:]):
-                verdict = Verdict.FLAKY
-                disagreement = "; ".join(f"{describe(r)} -> {v}" for r, (_, v) in judged)
-            out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,
-                            implementation=first.implementation, version=first.version, role=role, expected=expected,
-                            verdict=verdict, duration_s=first.duration_s, outcome=first.outcome,
-                            error_class=first.error_class, error_message=first.error_message, rows=first.rows,
-                            data_hash=first.data_hash, metadata=first.metadata, attempts=len(tries),
-                            previous_case=first.previous_case, disagreement=disagreement,
-                            sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
-    return out
 
 
 def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:

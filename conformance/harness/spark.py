@@ -26,15 +26,15 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, WorkerSet
 from parquet_conformance.conformance.harness.model import OutcomeRow
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry
@@ -155,7 +155,6 @@ def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, 
 
 # -- on the driver ----------------------------------------------------------------------
 
-Job = tuple[CaseEntry, Attempt]
 
 
 def parallelism_of(spark: Any) -> int:
@@ -185,14 +184,56 @@ def warm_up(spark: Any, specs: list[AdapterSpec]) -> dict[str, float]:
     return longest
 
 
+T = TypeVar("T")
+
+
+def run_tasks(spark: Any, tasks: Iterable[T], table_of: Callable[[T], pa.Table],
+              body: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: pa.Schema,
+              done: Callable[[T, pa.Table], None], more: Callable[[], bool] = lambda: True) -> None:
+    """The one Spark task loop (the cells of `run`, the batches of `fuzz`): each task its own small job, its input
+    `table_of(task)` in one partition, `body` the mapInArrow function the executors run, submitted from a pool of
+    driver threads as wide as the cluster's parallelism; `done(task, result)` is called as each job finishes, so
+    that a slow task never holds back the others. `tasks` may be endless: new ones are taken while `more()`."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    spark_schema = from_arrow_schema(schema)
+
+    def one(task: T) -> pa.Table:
+        df = spark.createDataFrame(table_of(task)).coalesce(1)
+        return df.mapInArrow(body, spark_schema).toArrow()
+
+    pending_tasks = iter(tasks)
+    with ThreadPoolExecutor(max_workers=parallelism_of(spark)) as pool:
+        pending: dict[Future[pa.Table], T] = {}
+
+        def submit() -> bool:
+            task = next(pending_tasks, None)
+            if task is None:
+                return False
+            pending[pool.submit(one, task)] = task
+            return True
+
+        while len(pending) < parallelism_of(spark) and submit():
+            pass
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = pending.pop(future)
+                    done(task, future.result())
+                    if more():
+                        submit()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
 def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
                  *, master: str = "local[*]", conf: dict[str, str] | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  say: Callable[[str], None] | None = None, log: Path | None = None) -> float:
     """Runs `jobs` in the order given and hands each task's outcomes to `stage` as it finishes; returns the
     seconds Spark took to start. `say`: progress lines for the steps before the first cell."""
-    from pyspark.sql.pandas.types import from_arrow_schema
-
     t0 = time.monotonic()
     say = say if not any(a.fresh for _, a in jobs) else None  # confirmations: a session and workers exist
     if say:
@@ -205,31 +246,23 @@ def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage:
         took = warm_up(spark, specs)
         slowest = sorted(took.items(), key=lambda kv: -kv[1])[:3]
         say("workers started (slowest: " + ", ".join(f"{a} {t:.1f}s" for a, t in slowest) + ")")
-    tasks = tasks_of(jobs, parallelism)
-    frozen, schema = tuple(specs), from_arrow_schema(OUTCOME_SCHEMA)
+    frozen = tuple(specs)
 
-    def one_task(part: list[Job]) -> list[OutcomeRow]:
-        table = pa.table({"case": [json.dumps(c.to_json()) for c, _ in part],
-                          "data": [(corpus / c.file).read_bytes() for c, _ in part],
-                          "adapters": [list(a.adapters) if a.adapters is not None else None for _, a in part],
-                          "round": [a.round for _, a in part], "fresh": [a.fresh for _, a in part]},
-                         schema=TASK_SCHEMA)
-        df = spark.createDataFrame(table).coalesce(1)
-        result = df.mapInArrow(lambda it, s=frozen: _cells_in_task(it, s), schema).toArrow()
-        return [OutcomeRow.from_row(r) for r in result.to_pylist()]
+    def table_of(part: list[Job]) -> pa.Table:
+        return pa.table({"case": [json.dumps(c.to_json()) for c, _ in part],
+                         "data": [(corpus / c.file).read_bytes() for c, _ in part],
+                         "adapters": [list(a.adapters) if a.adapters is not None else None for _, a in part],
+                         "round": [a.round for _, a in part], "fresh": [a.fresh for _, a in part]},
+                        schema=TASK_SCHEMA)
 
-    done = 0
-    with ThreadPoolExecutor(max_workers=parallelism) as pool:
-        pending = {pool.submit(one_task, part): len(part) for part in tasks}
-        try:
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    stage(future.result())
-                    done += pending.pop(future)
-                    if progress:
-                        progress(done, len(jobs))
-        finally:
-            for future in pending:
-                future.cancel()
+    finished = [0]
+
+    def done(part: list[Job], result: pa.Table) -> None:
+        stage([OutcomeRow.from_row(r) for r in result.to_pylist()])
+        finished[0] += len(part)
+        if progress:
+            progress(finished[0], len(jobs))
+
+    run_tasks(spark, tasks_of(jobs, parallelism), table_of, lambda it, s=frozen: _cells_in_task(it, s),
+              OUTCOME_SCHEMA, done)
     return started

@@ -110,6 +110,8 @@ def aware_expectation(data: bytes, base_hash: str) -> tuple[str, Expectation, bo
 
 
 class ParquetFuzzer:
+    default_adapters = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion")  # in-process: ms a read
+
     def chains(self) -> Any:
         from parquet_conformance.corpus.parquet.strategies import chains
 

@@ -11,7 +11,7 @@ from tests.toy import parse
 class ToyReader(PythonAdapter):
     name = "toy-reader"
     implementation = "toy reader (tests)"
-    track = "toy"
+    track_name = "toy"  # it lives outside conformance/adapters/<track>/
     roles = ("reader",)
     module = "json"  # nothing to install
 

@@ -36,7 +36,6 @@ def load_case(path: str) -> dict[str, Any]:
 
 
 class SkiffAdapter(PythonAdapter):
-    track = "skiff"
     roles = ("codec",)
 
     def token(self, value: Any) -> object:

@@ -1,0 +1,71 @@
+"""`parquet-conformance check`: one adapter's verdicts in a run against its expected-failure list (the rule per
+cell is the gate's, conformance/harness/gate.py, which the pytest plugin applies too), and what must hold before
+the gate can say anything: the adapter ran and was available, the corpus is the one the run used, and the
+selection is the run's."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from parquet_conformance.conformance.harness import gate
+from parquet_conformance.conformance.harness.model import Cell
+from parquet_conformance.conformance.harness.results import RunRecord, read_cells, read_record
+from parquet_conformance.corpus import dist
+from parquet_conformance.corpus.errors import UsageError
+
+
+def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], record: RunRecord | None) -> list[Cell]:
+    """The adapter's cells of the run, once the gate can judge them; UsageError (exit 2) otherwise."""
+    mine = [c for c in cells if c.adapter == args.adapter]
+    if not mine:
+        adapters = sorted({c.adapter for c in cells})
+        raise UsageError(f"adapter {args.adapter!r} is not in run {run_id} (it has: {', '.join(adapters)})")
+    if all(c.verdict == "skip" for c in mine):
+        raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}")
+    if record is not None and Path(record.info.corpus).is_dir():  # the corpus is still here: it must be the one run
+        _, _, digest = dist.open_corpus(Path(record.info.corpus))
+        if digest != record.info.corpus_digest:
+            raise UsageError(f"{record.info.corpus} changed since run {run_id} (manifest digest {digest[:16]}, the run "
+                             f"used {record.info.corpus_digest[:16]})")
+    if record is not None and record.info.only != args.only:
+        what = f"only {record.info.only!r}" if record.info.only else "the whole corpus"
+        raise UsageError(f"run {run_id} covered {what}; the gate checks {args.only or 'the whole corpus'!r} "
+                         f"(pass --only {record.info.only!r} to gate that selection)" if record.info.only else
+                         f"run {run_id} covered the whole corpus; drop --only")
+    return mine
+
+
+def command(args: argparse.Namespace) -> int:
+    path = Path(args.expected_failures)
+    results = Path(args.results)
+    run_id, cells = read_cells(results, args.run)
+    record = read_record(results, run_id)
+    mine = preconditions(args, run_id, cells, record)
+    if args.write_expected_failures:
+        if not path.parent.is_dir():
+            raise UsageError(f"{path.parent}: no such directory")
+        path.write_text(gate.expected_failures_text(args.adapter, run_id, mine))
+        print(f"wrote {sum(c.verdict.is_failure for c in mine)} expected failures to {path}")
+        return 0
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory, not an expected-failure list")
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file (create it with --write-expected-failures)")
+    known = set(record.corpus_cases) if record else {c.case for c in cells}
+    result = gate.check(mine, gate.load_expected(path, known))
+    for c in result.unexpected_failures:
+        print(f"UNEXPECTED FAILURE {c.case} [{c.role}]: {c.verdict}")
+    for c in result.unexpected_passes:
+        print(f"UNEXPECTED PASS    {c.case} [{c.role}] (remove it from {path})")
+    for c, want in result.changed_failures:
+        print(f"CHANGED FAILURE    {c.case} [{c.role}]: expected {want}, got {c.verdict}")
+    for e in result.not_run:
+        print(f"note: {e.case} (line {e.line}) is listed but was not run")
+    for c in result.unjudged:
+        print(f"HARNESS ERROR      {c.case} [{c.role}]: {c.error_message} "
+              f"(parquet-conformance failed, not {args.adapter})")
+    status = "ok" if result.ok and not result.unjudged else "FAILED" if not result.ok else "INCOMPLETE"
+    print(f"gate {status}: {args.adapter} in run {run_id}, {len(mine)} cells, "
+          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.unjudged)} not judged")
+    return 1 if not result.ok else 3 if result.unjudged else 0

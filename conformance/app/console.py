@@ -1,0 +1,119 @@
+"""What every command shares: progress on stderr, the adapters and tracks an invocation names, Spark `--conf`
+pairs, and the errors that are the user's input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.corpus.track import Track
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """Errors that are the user's input, reported in one line (exit 2)."""
+    from parquet_conformance.conformance.harness.execute import SpecError
+    from parquet_conformance.conformance.harness.gate import GateError
+    from parquet_conformance.conformance.harness.results import ResultsError
+    from parquet_conformance.corpus.dist import DistError
+    from parquet_conformance.corpus.registry import RegistryError
+
+    return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError
+
+
+def progress_line(text: str) -> None:
+    """One updating line on a terminal; a line each otherwise (CI logs)."""
+    if sys.stderr.isatty():
+        print(f"\r{text[:100]:<100}", end="", file=sys.stderr, flush=True)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
+def end_progress() -> None:
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+
+
+def every(n: int) -> Callable[[int, int, str], None]:
+    """A progress callback (i, total, label) that prints on a terminal always, in a log every n-th step."""
+    def tick(i: int, total: int, label: str) -> None:
+        if sys.stderr.isatty() or (i + 1) % n == 0 or i + 1 == total:
+            progress_line(f"[{i + 1}/{total}] {label}")
+    return tick
+
+
+# -- what an invocation names ----------------------------------------------------------------------
+
+
+def selected_tracks(args: argparse.Namespace) -> list[Track]:
+    """`--track NAME` (repeatable): those tracks; none given: every registered one."""
+    return [tracks.get(name) for name in args.track] if getattr(args, "track", None) else tracks.all_tracks()
+
+
+def one_track(args: argparse.Namespace) -> Track:
+    """The one track of a command that reads one format: `--track NAME`, or the first registered track."""
+    named = getattr(args, "track", None) or []
+    if len(named) > 1:
+        raise UsageError(f"{args.command} reads one track; --track was given {len(named)} times")
+    return tracks.get(named[0]) if named else tracks.all_tracks()[0]
+
+
+def specs(args: argparse.Namespace, default: list[str] | None = None, default_run: bool = False) -> list[AdapterSpec]:
+    """The adapters an invocation names (`--adapter`, `--adapter-cmd`, a version matrix), each built once so that an
+    unknown name fails before anything runs. When it names none: `default`, or every registered adapter of the
+    selected tracks (with `default_run`, those a plain `run` runs)."""
+    from parquet_conformance.conformance import adapters
+
+    only_tracks = {t.name for t in selected_tracks(args)} if getattr(args, "track", None) else set()
+    matrix = []
+    if getattr(args, "versions", None):
+        from pathlib import Path
+
+        from parquet_conformance.conformance.app.versions import matrix_specs
+
+        matrix = matrix_specs(Path(args.versions))
+    if default is None:
+        default = [n for n in adapters.names(default_run=default_run)
+                   if not only_tracks or adapters.get(n).track in only_tracks]
+    external = []
+    if args.adapter_cmd:
+        external_track = one_track(args).name
+        external = [AdapterSpec.parse_external(t, external_track) for t in args.adapter_cmd]
+    chosen = [AdapterSpec.parse(n) for n in args.adapter or ([] if external or matrix else default)]
+    chosen += external + matrix
+    for spec in chosen:
+        spec.build()  # an unknown name fails here, before anything runs
+    if dupes := sorted({s.name for s in chosen if [x.name for x in chosen].count(s.name) > 1}):
+        raise UsageError(f"adapter {dupes[0]!r} is given twice")
+    if only_tracks and (other := [s.name for s in chosen if s.build().track not in only_tracks]):
+        raise UsageError(f"adapter {other[0]!r} is not of the track(s) {', '.join(sorted(only_tracks))}")
+    return chosen
+
+
+def conf(pairs: list[str] | None) -> dict[str, str]:
+    """`--conf KEY=VALUE` pairs (Spark configuration)."""
+    out = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--conf wants KEY=VALUE, got {pair!r}")
+        out[key] = value
+    return out
+
+
+def add_adapter_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--adapter", action="append", metavar="NAME",
+                   help="a registered adapter (repeatable; default: all); see `parquet-conformance adapters`")
+    p.add_argument("--adapter-cmd", action="append", metavar="NAME=COMMAND",
+                   help="an external adapter speaking docs/adapter-protocol.md, e.g. myreader='java -jar r.jar'; it "
+                        "reads the track --track names (default: the first registered, parquet)")
+
+
+def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
+    """The one spelling of `--track`: repeatable where a command spans tracks, once where it reads one."""
+    p.add_argument("--track", action="append", metavar="NAME",
+                   help=("only this track (repeatable; default: every registered track)" if many else
+                         "the track (default: the first registered, parquet)"))

@@ -1,0 +1,114 @@
+"""`parquet-conformance report`: a run's reports written again, two runs compared, the history of a results
+dataset, and the static site. Each reads the results dataset and hands a document to reports/."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from parquet_conformance.conformance.app.console import end_progress, progress_line
+from parquet_conformance.corpus.errors import UsageError
+
+
+def command(args: argparse.Namespace) -> int:
+    if args.diff:
+        return diff(args)
+    if args.history:
+        return history(args)
+    if args.rewrite:
+        return rewrite(args)
+    return site(args)
+
+
+def rewrite(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.document import stored_document
+
+    out = Path(args.rewrite)
+    if not (out / "results").is_dir():
+        raise UsageError(f"{out}: no results folder (the --out of a run)")
+    doc = stored_document(out / "results", args.run)
+    paths = write_reports(doc, out)
+    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
+    return 0
+
+
+def diff(args: argparse.Namespace) -> int:
+    from parquet_conformance.conformance.harness.results import read_cells
+    from parquet_conformance.reports.diff import diff_runs
+
+    results = Path(args.results)
+    run_a, cells_a = read_cells(results, args.diff[0])
+    run_b, cells_b = read_cells(results, args.diff[1])
+    diff = diff_runs(cells_a, cells_b)
+    if args.json:
+        print(json.dumps({"before": run_a, "after": run_b, "changes": [c.to_json() for c in diff.changes],
+                          "only_before": [c.to_json() for c in diff.only_before],
+                          "only_after": [c.to_json() for c in diff.only_after]}, indent=1))
+        return 0
+    for c in diff.changes:
+        print(f"{c.kind:<10} {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+    kinds = {k: len(diff.of_kind(k)) for k in ("regression", "fix", "change")}
+    print(f"{len(diff.changes)} changed cells between {run_a} and {run_b}: "
+          + ", ".join(f"{v} {k}" for k, v in kinds.items()))
+    for run, only in ((run_a, diff.only_before), (run_b, diff.only_after)):
+        if only:
+            adapters = sorted({c.adapter for c in only})
+            print(f"{len(only)} cells only in {run} (cases or adapters not in the other run; adapters: "
+                  f"{', '.join(adapters[:10])}{' ...' if len(adapters) > 10 else ''})")
+    return 0
+
+
+def plotting() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("charts need matplotlib: pip install 'parquet-conformance[plots]'") from None
+
+
+def history(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports.history import load_history, write_history
+
+    plotting()
+    results = Path(args.history)
+    out = Path(args.out) if args.out else results.resolve().parent
+    history = load_history(results)
+    paths = write_history(history, out)
+    end_progress()
+    latest = history.latest
+    print(f"{len(history.runs)} runs (ordered by {history.ordered_by}): {', '.join(p.run for p in history.runs[-5:])}"
+          + (" ..." if len(history.runs) > 5 else ""))
+    if latest is not None:
+        print(f"since {history.runs[-2].run}: {len(latest.of_kind('regression'))} newly failing, "
+              f"{len(latest.of_kind('fix'))} newly fixed, {len(latest.of_kind('change'))} changed failures; "
+              f"{len(latest.only_before)} cells only in {history.runs[-2].run}, {len(latest.only_after)} only in "
+              f"{history.runs[-1].run}")
+        for c in latest.of_kind("regression")[:20]:
+            print(f"  newly failing {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+        for c in latest.of_kind("fix")[:20]:
+            print(f"  newly fixed   {c.case} [{c.adapter} {c.role}]: {c.before} -> {c.after}")
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def site(args: argparse.Namespace) -> int:
+    from parquet_conformance.reports.document import stored_document
+    from parquet_conformance.reports.history import load_history
+    from parquet_conformance.reports.site import write_site
+
+    results, out = Path(args.results), Path(args.site)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a directory")
+    doc = stored_document(results, args.run)
+    history = load_history(results)
+    if len(history.runs) > 1:
+        plotting()
+    progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")
+    try:
+        paths = write_site(doc, out, history if len(history.runs) > 1 else None)
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    end_progress()
+    print(f"wrote {len(paths)} files for run {doc.run.id} to {out}: open {out / 'index.html'}")
+    return 0
