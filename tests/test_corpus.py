@@ -195,3 +195,14 @@ def test_a_duplicate_case_id_is_an_error(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(catalog, "FAMILIES", (*catalog.FAMILIES, catalog.FAMILIES[-1]))
     with pytest.raises(catalog.CatalogError, match=r"case id '[^']+' is defined 2 times"):
         catalog.all_cases.__wrapped__()
+
+
+def test_every_case_keeps_its_pinned_bytes(corpus_dir: Path) -> None:
+    """A generator change that alters a case's bytes is a decision, named in its commit: re-pin with
+    `python tests/pin_cases.py` then. New and removed cases must be pinned too."""
+    from tests.pin_cases import PINS, case_digests
+
+    pinned, now = json.loads(PINS.read_text()), case_digests(corpus_dir)
+    changed = sorted(c for c in pinned.keys() & now.keys() if pinned[c] != now[c])
+    assert (changed, sorted(now.keys() - pinned.keys()), sorted(pinned.keys() - now.keys())) == ([], [], []), \
+        "case bytes differ from tests/data/case-sha256.json (changed, new, removed); re-pin: python tests/pin_cases.py"

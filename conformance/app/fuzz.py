@@ -35,7 +35,7 @@ import pyarrow as pa
 from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
 from parquet_conformance.conformance.harness.judge import Judge, Policy, error_text, normalise
-from parquet_conformance.conformance.harness.model import Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.errors import UsageError
@@ -123,6 +123,14 @@ def example_manifest(track: str, base: str, data: bytes, oracle: Oracle) -> Mani
                            entry(baseline_id, 0, {t.default_role: Expectation.READ})])
 
 
+def judge_example(manifest: Manifest, baseline: OutcomeRow, row: OutcomeRow) -> list[Cell]:
+    """The example's cells: the Judge, with the policy fuzzing needs (a failure the reader shows on the base itself
+    is the base's, not the mutation's)."""
+    track = manifest.tracks[0]
+    judge = Judge(manifest, {track: tracks.get(track).default_role}, frozenset({Policy.BASE_FAILURE_IS_SKIP}))
+    return [c for c in judge.cells([baseline, row]) if c.case == EXAMPLE]
+
+
 @dataclass
 class Probe:
     """An executor's means to try a file: the track, its fuzzer, the workers, and each adapter's own reading of
@@ -163,8 +171,6 @@ class Probe:
         except Exception as e:  # our strict decoder or reference reader failed: a bug of ours, kept apart
             raise ValueError(f"oracle failed: {type(e).__name__}: {e}") from None
         manifest = example_manifest(self.track, base, data, oracle)
-        judge = Judge(manifest, {self.track: tracks.get(self.track).default_role},
-                      frozenset({Policy.BASE_FAILURE_IS_SKIP}))
         case, path = self.write(manifest, EXAMPLE, data)
         names = adapters or [n for n, w in self.workers.workers.items() if w.adapter.track == self.track]
         for name in names:
@@ -172,9 +178,8 @@ class Probe:
             row = self.workers.run_one(name, case, path, attempt)
             if row.outcome in (OutcomeKind.CRASH, OutcomeKind.OOM) and not attempt.fresh:
                 self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
-            for cell in judge.cells([own, row]):
-                if cell.case == EXAMPLE:
-                    yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)
+            for cell in judge_example(manifest, own, row):
+                yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)
 
 
 # -- a batch (inside a Spark task, or locally) -------------------------------------------

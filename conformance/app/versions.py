@@ -30,6 +30,7 @@ from parquet_conformance.conformance.harness import envs
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeRow, Read, Unavailable
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.errors import UsageError
@@ -173,30 +174,39 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
 
 
 def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry]) -> Trial | None:
-    """One release on the cases and their bases' baseline cases, judged by the run's Judge; None when it is
-    unavailable."""
+    """One release on the cases; None when it is unavailable."""
     worker = AdapterSpec.parse(f"{name}=={version}").worker()
     try:
-        known = {c.id for c in manifest.cases}
-        baselines = [b for c in cases if (b := manifest.bases[c.base].baseline_case) and b in known]
-        rows: list[OutcomeRow] = []
-        for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)]):
-            case = manifest.case(case_id)
-            timed = worker.read(str((root / case.file).resolve()), case.id, case.op)
-            if isinstance(timed.outcome, Unavailable):
-                return None
-            info = worker.info
-            rows.append(OutcomeRow.of(case.id, name, info.implementation if info else name,
-                                      info.version if info else version, list(info.roles) if info else [],
-                                      timed.outcome, timed.duration_s))
+        rows = read_trial(worker, name, root, manifest, cases)
     finally:
         worker.close()
-    wanted_ids = {c.id for c in cases}
-    cells = [c for c in Judge.of(manifest).cells(rows) if c.case in wanted_ids]
-    order_of = {c.id: i for i, c in enumerate(cases)}
-    cells.sort(key=lambda c: order_of[c.case])
+    return None if rows is None else judge_trial(version, rows, manifest, cases)
+
+
+def read_trial(worker: Worker, name: str, root: Path, manifest: Manifest,
+               cases: list[CaseEntry]) -> list[OutcomeRow] | None:
+    """The worker's attempts at the cases and their bases' baseline cases; None when it is unavailable."""
+    known = {c.id for c in manifest.cases}
+    baselines = [b for c in cases if (b := manifest.bases[c.base].baseline_case) and b in known]
+    rows: list[OutcomeRow] = []
+    for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)]):
+        case = manifest.case(case_id)
+        timed = worker.read(str((root / case.file).resolve()), case.id, case.op)
+        if isinstance(timed.outcome, Unavailable):
+            return None
+        info = worker.info
+        rows.append(OutcomeRow.of(case.id, name, info.implementation if info else name,
+                                  info.version if info else None, list(info.roles) if info else [],
+                                  timed.outcome, timed.duration_s))
+    return rows
+
+
+def judge_trial(version: str, rows: list[OutcomeRow], manifest: Manifest, cases: list[CaseEntry]) -> Trial:
+    """The cases' verdicts from the release's attempts, by the run's Judge (its baselines its own)."""
+    order = {c.id: i for i, c in enumerate(cases)}
+    cells = sorted((c for c in Judge.of(manifest).cells(rows) if c.case in order), key=lambda c: order[c.case])
     return Trial(version, tuple((c.case, str(c.verdict)) for c in cells),
-                 {r.case: r.typed for r in rows if r.case in wanted_ids})
+                 {r.case: r.typed for r in rows if r.case in order})
 
 
 def bisection_text(b: Bisection) -> str:

@@ -48,10 +48,13 @@ from parquet_conformance.generators.parquet.mutations.tail import (
 # Small bases written by pyarrow with fixed settings (generators/parquet/bases.py), and two other writers'.
 BASES = ("flat", "nested", "dictionary", "all-types", "page-index", "multi-row-group", "writer-duckdb",
          "writer-fastparquet")
-# The structs every base's footer holds, and a few that only some hold.
+# The structs every base's footer holds, a few that only some hold, and those outside the footer (page headers,
+# the page index, bloom filters: layout.all_structs), which the field edits reach with the data moved.
 STRUCTS = ("FileMetaData", "SchemaElement", "RowGroup", "ColumnChunk", "ColumnMetaData", "Statistics", "KeyValue",
            "PageEncodingStats", "LogicalType", "ColumnOrder", "TypeDefinedOrder", "TimestampType", "DecimalType",
-           "IntType", "StringType", "TimeUnit", "SortingColumn")
+           "IntType", "StringType", "TimeUnit", "SortingColumn", "PageHeader", "DataPageHeader",
+           "DictionaryPageHeader", "DataPageHeaderV2", "ColumnIndex", "OffsetIndex", "PageLocation",
+           "BloomFilterHeader")
 
 small = st.integers(0, 15)
 structs = st.sampled_from(STRUCTS)

@@ -14,7 +14,6 @@ from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.footer import (
-    EXTENSION_ID,
     HEADER_FORMS,
     ParquetFooter,
     StructRef,
@@ -32,11 +31,6 @@ def extension_field(payload: bytes, header: str = "zigzag", *, declared_length: 
     write a wrong or overlong ULEB128 length on purpose."""
     length = len(payload) if declared_length is None else declared_length
     return HEADERS[header] + thrift.uleb(length, length_pad) + payload
-
-
-def typed_field(ftype: int, value: bytes, fid: int = EXTENSION_ID) -> bytes:
-    """A field of any type under any id, in long form: for 32767 with a non-binary type."""
-    return thrift.field_header(ftype, fid, long_form=True) + value
 
 
 @dataclass(frozen=True)
@@ -126,19 +120,66 @@ def struct_edits(footer: ParquetFooter, struct: str, which: int | str, change: C
     return change(refs[0])
 
 
-def remove_fields(ref: StructRef, names: Iterable[str]) -> list[Edit]:
-    """Edits that take these fields out of the struct. The field after a removed one gets a long-form header
-    (its id absolute), since a short-form delta counted from the removed field would name another id."""
+# -- the one Thrift field rewriter: a struct's fields as a list, edited, written back ---------------------------
+
+
+@dataclass(frozen=True)
+class FieldBytes:
+    """A field of a struct as bytes: its id, type nibble and value bytes, and, for a field read from the file, its
+    header as it was and the id of the field before it (a short header's delta counts from that one)."""
+
+    id: int
+    type: int
+    value: bytes
+    header: bytes | None = None  # None: a new field
+    after: int | None = None
+
+
+def field_list(buf: bytes, ref: StructRef) -> list[FieldBytes]:
+    out, last = [], 0
+    for f in ref.node.fields:
+        out.append(FieldBytes(f.id, f.type, bytes(buf[f.header_end:f.end]), bytes(buf[f.header_start:f.header_end]),
+                              last))
+        last = f.id
+    return out
+
+
+def rewrite_fields(buf: bytes, ref: StructRef, fields: list[FieldBytes], *, stop: bool = True,
+                   respell: bool = False) -> Edit:
+    """The struct's field list replaced by `fields`, as one Edit over the bytes that change: what every step that
+    adds, removes, duplicates, moves or retypes fields writes with (the catalog's by name, the fuzzer's by
+    position). A field keeps its header as it was while that header still names its id (a long form, or a short
+    delta after the same field); else, and for a new field, its header is written anew: in long form (the id
+    absolute), or with `respell` in short form where the delta allows (as a compact writer does). The struct's stop
+    byte stays as it was, or goes with `stop=False`."""
+    out, last = bytearray(), 0
+    for f in fields:
+        keep = f.header is not None and (f.after == last or (f.header[0] >> 4) == 0)
+        if respell:
+            out += thrift.field_header(f.type, f.id, last)
+        elif keep:
+            assert f.header is not None
+            out += f.header
+        else:
+            out += thrift.field_header(f.type, f.id, long_form=True)
+        out += f.value
+        last = f.id
+    if stop:
+        out += buf[ref.node.stop_offset:ref.node.end]
+    old = bytes(buf[ref.node.start:ref.node.end])
+    new = bytes(out)
+    head = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return Edit(ref.node.start + head, ref.node.end - tail, new[head:len(new) - tail])
+
+
+def remove_fields(buf: bytes, ref: StructRef, names: Iterable[str]) -> Edit:
+    """The edit that takes these fields (by parquet.thrift name) out of the struct. The field after a removed one
+    gets a long-form header (its id absolute), since a short-form delta counted from the removed field would name
+    another id."""
     ids = {field_id(ref.name, name) for name in names}
     if missing := ids - {f.id for f in ref.node.fields}:
         raise ValueError(f"{ref.path}: no field {sorted(missing)[0]} to remove")
-    edits, after_removed = [], False
-    for f in ref.node.fields:
-        if f.id in ids:
-            edits.append(Edit(f.header_start, f.end, b""))
-            after_removed = True
-            continue
-        if after_removed and f.header_form == "short":
-            edits.append(Edit(f.header_start, f.header_end, thrift.field_header(f.type, f.id, long_form=True)))
-        after_removed = False
-    return edits
+    return rewrite_fields(buf, ref, [f for f in field_list(buf, ref) if f.id not in ids])

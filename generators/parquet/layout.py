@@ -78,6 +78,11 @@ def index_structs(footer: ParquetFooter) -> list[StructRef]:
     return [r for loc in _index_locations(footer) if isinstance(refs := _decode(footer, *loc), list) for r in refs]
 
 
+def all_structs(footer: ParquetFooter) -> list[StructRef]:
+    """Every struct of the file: the footer's in walk order, then those outside it (page_structs)."""
+    return footer.structs() + page_structs(footer)
+
+
 def page_structs(footer: ParquetFooter) -> list[StructRef]:
     """Every struct outside the footer: the page headers of every chunk (and the structs inside them), then
     the page index and bloom filter headers."""

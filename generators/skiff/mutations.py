@@ -1,69 +1,37 @@
 """Skiff mutations: typed steps from a base document to a case document (reference.load/dump).
 
-Each is a frozen dataclass registered under its manifest name; fields are checked when it is built, so a bad
-step fails when the catalog loads, naming the mutation. Steps that say `None` for a number draw it from the
-case's seeded RNG: the same generator version and seed give the same bytes (docs/manifest.md#mutations).
+On the one mutation base (generators/steps.py: the record, the registry, parse and the checks); fields are
+checked when a step is built, so a bad step fails when the catalog loads, naming the mutation. Steps that say
+`None` for a number draw it from the case's seeded RNG: the same generator version and seed give the same bytes
+(docs/manifest.md#mutations).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
-import types
-import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any
+
+from parquet_conformance.generators.steps import MutationError, Registry, Step
 
 from . import codec, reference, yson
 
 __all__ = ["MUTATIONS", "Mutation", "MutationError", "apply", "parse"]
 
 
-class MutationError(ValueError):
-    """A step that cannot be built or applied; the message names it."""
-
-
 @dataclass(frozen=True)
-class Mutation:
-    name: ClassVar[str]
-
-    def __post_init__(self) -> None:
-        hints = typing.get_type_hints(type(self))
-        for f in dataclasses.fields(self):
-            if not _conforms(getattr(self, f.name), hints[f.name]):
-                raise MutationError(f"mutation {self.name!r}: {f.name}={getattr(self, f.name)!r} is not "
-                                    f"{hints[f.name]}")
+class Mutation(Step):
+    """A Skiff step: a case document in, a case document out (the base, registry and checks are
+    generators/steps.py's)."""
 
     def apply(self, doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         raise NotImplementedError
 
-    def to_json(self) -> dict[str, Any]:
-        return {"mutation": self.name, **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)}}
 
-
-def _conforms(value: object, hint: object) -> bool:
-    if hint is Any:
-        return True
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        return any(_conforms(value, h) for h in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, typing.get_origin(hint) or hint)  # type: ignore[arg-type]
-
-
-MUTATIONS: dict[str, type[Mutation]] = {}
-M = TypeVar("M", bound=type[Mutation])
-
-
-def register(name: str) -> Callable[[M], M]:
-    def add(cls: M) -> M:
-        cls.name = name
-        MUTATIONS[name] = cls
-        return cls
-    return add
+MUTATIONS = Registry("skiff")
+register = MUTATIONS.register
+parse = MUTATIONS.parse
 
 
 def _stream(doc: Mapping[str, Any], name: str) -> bytes:
@@ -235,19 +203,6 @@ class SetRowTable(Mutation):
         rows = _rows(doc, self.name, self.row)
         rows[self.row][0] = self.index
         return {**doc, "rows": rows}
-
-
-def parse(obj: Mapping[str, Any]) -> Mutation:
-    """A mutation from its manifest form; MutationError naming it if it is not one."""
-    if not isinstance(obj, Mapping) or not isinstance(obj.get("mutation"), str):
-        raise MutationError(f"a mutation is an object with a 'mutation' name, not {obj!r}")
-    cls = MUTATIONS.get(obj["mutation"])
-    if cls is None:
-        raise MutationError(f"unknown mutation {obj['mutation']!r}; known: {', '.join(sorted(MUTATIONS))}")
-    try:
-        return cls(**{k: v for k, v in obj.items() if k != "mutation"})
-    except TypeError as e:
-        raise MutationError(f"mutation {obj['mutation']!r}: {e}") from None
 
 
 def apply(base: bytes, steps: Sequence[Mutation], seed: int) -> bytes:

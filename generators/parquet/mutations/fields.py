@@ -15,10 +15,11 @@ from typing import Literal
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import (
     Edit,
-    before_stop,
+    FieldBytes,
+    field_list,
     remove_fields,
+    rewrite_fields,
     struct_edits,
-    typed_field,
 )
 from parquet_conformance.generators.parquet.footer import (
     EXTENSION_ID,
@@ -94,8 +95,9 @@ class AddTypedField(Mutation):
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         ftype, value = TYPED_VALUES[self.type]
         footer, _ = read_footer(buf)
-        data = typed_field(ftype, value, self.field_id)
-        return move(footer, struct_edits(footer, self.struct, self.which, lambda ref: [before_stop(ref, data)],
+        added = FieldBytes(self.field_id, ftype, value)
+        return move(footer, struct_edits(footer, self.struct, self.which,
+                                         lambda ref: [rewrite_fields(buf, ref, [*field_list(buf, ref), added])],
                                          self.page))
 
 
@@ -116,16 +118,17 @@ class RemoveFields(Mutation):
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         footer, _ = read_footer(buf)
-        edits = struct_edits(footer, self.struct, self.which, self._remove, self.page)
+
+        def remove(ref: StructRef) -> list[Edit]:
+            """With `which` "all", the structs that have the fields (a root SchemaElement has no converted_type)."""
+            if self.which == "all" and any(ref.node.get(field_id(ref.name, n)) is None for n in self.fields):
+                return []
+            return [remove_fields(buf, ref, self.fields)]
+
+        edits = struct_edits(footer, self.struct, self.which, remove, self.page)
         if not edits:
             raise ValueError(f"no {self.struct} has {', '.join(self.fields)}")
         return move(footer, edits)
-
-    def _remove(self, ref: StructRef) -> list[Edit]:
-        """With `which` "all", the structs that have the fields (a root SchemaElement has no converted_type)."""
-        if self.which == "all" and any(ref.node.get(field_id(ref.name, n)) is None for n in self.fields):
-            return []
-        return remove_fields(ref, self.fields)
 
 
 @register("set_field")

@@ -1,5 +1,5 @@
-"""Structure-aware byte edits for differential fuzzing (docs/fuzzing.md): bits, bytes, varints and fields
-confined to a region that is found again in the file each step meets.
+"""Structure-aware edits for differential fuzzing (docs/fuzzing.md): bits, bytes, varints and fields confined to
+a region that is found again in the file each step meets.
 
 A step names its region, not an absolute offset: `target` (the whole file, a magic, the footer length, the
 footer, a struct, one field's header or value, an extension payload, the FlatBuffers trailer) with the
@@ -8,8 +8,10 @@ modulo the region's length. So every step applies to whatever file came before i
 replays from its JSON form alone. A region the file no longer has (its footer does not decode any more) is
 a MutationError; `fuzz` chains skip such steps (corpus/parquet/fuzz.py).
 
-Footer structs are decoded leniently here (read_footer, not parse_file): fuzzing edits files that the
-strict decoder already refuses.
+Structs are every struct of the file (layout.all_structs: the footer's, then the page headers, page index and
+bloom filter headers), decoded leniently (read_footer, not parse_file): fuzzing edits files that the strict
+decoder already refuses. Field edits go through the one field rewriter (edits.rewrite_fields) and every edit that
+changes a length through layout.move, so an edit in a page header moves the data after it with every offset.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from parquet_conformance.generators.parquet import profiles, thrift
-from parquet_conformance.generators.parquet.edits import Edit, apply_edits
-from parquet_conformance.generators.parquet.footer import FooterError, StructRef, read_footer, read_tail, walk
+from parquet_conformance.generators.parquet.edits import Edit, FieldBytes, apply_edits, field_list, rewrite_fields
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, StructRef, read_footer, read_tail
+from parquet_conformance.generators.parquet.layout import all_structs, move
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 from parquet_conformance.generators.parquet.thrift import Field, ThriftError
 
@@ -29,21 +32,21 @@ VarintEdit = Literal["overlong", "overshoot", "undershoot", "overflow32", "negat
 STRUCT_TARGETS = ("struct", "field-header", "field-value")
 
 
-def footer_structs(buf: bytes) -> list[StructRef]:
-    """Every struct of the footer in walk order, decoded leniently; MutationError if the footer does not decode."""
+def lenient_footer(buf: bytes) -> ParquetFooter:
+    """The footer as a Thrift reader decodes it; MutationError if it does not decode."""
     try:
-        footer = read_footer(buf)[0]
+        return read_footer(buf)[0]
     except (FooterError, ThriftError) as e:
         raise MutationError(f"no footer structs: {e}") from None
-    return list(walk(footer.metadata, footer.root_name, ""))
 
 
-def find_struct(buf: bytes, name: str, which: int) -> StructRef:
-    """The `which`-th struct of that name (modulo how many there are)."""
-    refs = [r for r in footer_structs(buf) if r.name == name]
+def find_struct(buf: bytes, name: str, which: int) -> tuple[ParquetFooter, StructRef]:
+    """The `which`-th struct of that name anywhere in the file (modulo how many there are), with its footer."""
+    footer = lenient_footer(buf)
+    refs = [r for r in all_structs(footer) if r.name == name]
     if not refs:
         raise MutationError(f"no {name} in this file")
-    return refs[which % len(refs)]
+    return footer, refs[which % len(refs)]
 
 
 def find_field(ref: StructRef, index: int) -> Field:
@@ -85,7 +88,7 @@ def region(buf: bytes, target: Target, struct: str, which: int, field: int) -> t
         if located is None:
             raise MutationError("no FlatBuffers footer in this file")
         return located.offset, size - 4  # the flatbuffer and its trailer, up to the magic
-    ref = find_struct(buf, struct, which)
+    _, ref = find_struct(buf, struct, which)
     if target == "struct":
         return ref.node.start, ref.node.end
     f = find_field(ref, field)
@@ -97,12 +100,17 @@ def region(buf: bytes, target: Target, struct: str, which: int, field: int) -> t
 
 
 def splice(buf: bytes, start: int, end: int, data: bytes) -> bytes:
-    """Replace buf[start:end]; before the tail the footer length follows (apply_edits), in the tail it does not."""
+    """Replace buf[start:end]. Before the tail, the pointers and lengths follow (layout.move: the data after a page
+    header moves with every offset, the footer length grows); in the tail, or in a file whose footer no longer
+    decodes, the bytes alone change."""
     if end <= len(buf) - 8:
         try:
-            return apply_edits(buf, [Edit(start, end, data)])
-        except FooterError:
-            pass  # no valid tail to fix up: the bytes alone
+            return move(read_footer(buf)[0], [Edit(start, end, data)])
+        except (FooterError, ThriftError, ValueError, RuntimeError):  # pointers a fuzzed file no longer keeps
+            try:
+                return apply_edits(buf, [Edit(start, end, data)])
+            except (FooterError, ValueError):
+                pass  # no valid tail to fix up: the bytes alone
     return buf[:start] + data + buf[end:]
 
 
@@ -188,7 +196,7 @@ class EditVarint(Mutation):
             raise MutationError("edit_varint: which and field are not negative, amount is in 1..2**40")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
-        ref = find_struct(buf, self.struct, self.which)
+        _, ref = find_struct(buf, self.struct, self.which)
         ints = [f for f in ref.node.fields if f.type in (thrift.I16, thrift.I32, thrift.I64, thrift.BINARY)]
         if not ints:
             raise MutationError(f"{ref.path}: no integer or binary field")
@@ -212,38 +220,29 @@ class EditVarint(Mutation):
 
 
 class FieldEdit(Mutation):
-    """A footer struct's fields rewritten as a list: headers respelled (short form when the id delta allows,
-    as a compact writer does) so that ids stay what they were; the values' bytes are kept as they are."""
+    """A struct's fields edited as a list and written back by the one field rewriter (edits.rewrite_fields), with
+    every header respelled as a compact writer spells it (short form when the id delta allows), so that ids stay
+    what they were; the values' bytes are kept as they are."""
 
     struct: str
     which: int
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
-        """The new (id, type nibble, value bytes) list, and whether to keep the stop byte."""
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
+        """The new field list, and whether to keep the stop byte."""
         raise NotImplementedError
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         if min(self.which, getattr(self, "field", 0)) < 0:
             raise MutationError(f"{self.name}: negative index")
-        ref = find_struct(buf, self.struct, self.which)
-        fields = [(f.id, f.type, buf[f.header_end:f.end]) for f in ref.node.fields]
-        new, stop = self.edit(fields)
-        out, last = bytearray(), 0
-        for fid, ftype, value in new:
-            out += header(ftype, fid, last) + value
-            last = fid
-        return splice(buf, ref.node.start, ref.node.end, bytes(out) + (b"\x00" if stop else b""))
+        footer, ref = find_struct(buf, self.struct, self.which)
+        new, stop = self.edit(field_list(buf, ref))
+        try:
+            return move(footer, [rewrite_fields(buf, ref, new, stop=stop, respell=True)])
+        except RuntimeError as e:  # offsets that do not settle: a fuzzed file's pointers overlap
+            raise MutationError(f"{self.name}: {e}") from None
 
 
-def header(ftype: int, fid: int, last: int) -> bytes:
-    """A field header for any type nibble (1..15) and id: short form when the delta is 1..15."""
-    delta = fid - last
-    if 0 < delta <= 15:
-        return bytes([(delta << 4) | ftype])
-    return bytes([ftype]) + thrift.uleb(thrift.zigzag_encode(fid) & 0xFFFFFFFF)
-
-
-def _pick(fields: list[tuple[int, int, bytes]], index: int) -> int:
+def _pick(fields: list[FieldBytes], index: int) -> int:
     if not fields:
         raise MutationError("the struct has no fields")
     return index % len(fields)
@@ -266,9 +265,9 @@ class InsertField(FieldEdit):
             raise MutationError("insert_field: id is an i16, type a nibble 1..15, position not negative")
         bytes.fromhex(self.hex)
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         at = self.position % (len(fields) + 1)
-        return [*fields[:at], (self.id, self.type, bytes.fromhex(self.hex)), *fields[at:]], True
+        return [*fields[:at], FieldBytes(self.id, self.type, bytes.fromhex(self.hex)), *fields[at:]], True
 
 
 @register("delete_field")
@@ -280,7 +279,7 @@ class DeleteField(FieldEdit):
     which: int = 0
     field: int = 0
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         at = _pick(fields, self.field)
         return fields[:at] + fields[at + 1:], True
 
@@ -294,7 +293,7 @@ class DuplicateField(FieldEdit):
     which: int = 0
     field: int = 0
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         at = _pick(fields, self.field)
         return fields[:at + 1] + fields[at:], True
 
@@ -309,7 +308,7 @@ class MoveField(FieldEdit):
     field: int = 0
     to: int = 0
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         at = _pick(fields, self.field)
         rest = fields[:at] + fields[at + 1:]
         to = self.to % (len(rest) + 1)
@@ -330,10 +329,9 @@ class SetWireType(FieldEdit):
         if not 1 <= self.type <= 15:
             raise MutationError(f"set_wire_type: type {self.type} is not a nibble 1..15")
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         at = _pick(fields, self.field)
-        fid, _, value = fields[at]
-        return [*fields[:at], (fid, self.type, value), *fields[at + 1:]], True
+        return [*fields[:at], FieldBytes(fields[at].id, self.type, fields[at].value), *fields[at + 1:]], True
 
 
 @register("drop_stop")
@@ -344,7 +342,7 @@ class DropStop(FieldEdit):
     struct: str
     which: int = 0
 
-    def edit(self, fields: list[tuple[int, int, bytes]]) -> tuple[list[tuple[int, int, bytes]], bool]:
+    def edit(self, fields: list[FieldBytes]) -> tuple[list[FieldBytes], bool]:
         return fields, False
 
 
