@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.app.overhead import measure
+from parquet_conformance.conformance.app.overhead import FILE, measure
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track
-from parquet_conformance.reports.overhead import FILE, text_table
+from parquet_conformance.reports.overhead import text_table
 
 
 def main() -> None:

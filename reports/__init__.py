@@ -1,7 +1,9 @@
 """Reports of a run, one module per format, registered by name in the entry-point group
 `parquet_conformance.reports` (pyproject.toml): html (report.html), json (results.json), junit
-(junit/<adapter>.xml), markdown (summary.md). A format is an object with a `name` and
-`write(doc, out) -> list[Path]`; adding one is one module and one registration line.
+(junit/<adapter>.xml), markdown (summary.md), versions (versions.md), skip-overhead (skip-overhead.md/.svg). A
+format is an object with a `name` and `write(doc, out) -> list[Path]` that draws the document alone (it reads no
+file) and imports no other format (shared helpers: reports/text.py); adding one is one module and one registration
+line.
 """
 
 from __future__ import annotations

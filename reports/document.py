@@ -7,9 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from parquet_conformance.conformance.harness.model import Cell, RunInfo, Verdict
-from parquet_conformance.conformance.harness.results import read_cells, read_record
-from parquet_conformance.corpus import dist
+from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict
+from parquet_conformance.conformance.harness.results import (
+    DOCUMENT,
+    ResultsError,
+    read_cells,
+    read_document_parts,
+    read_record,
+)
 from parquet_conformance.corpus.model import Expectation, Manifest
 from parquet_conformance.reports.datadiff import data_diff
 from parquet_conformance.reports.model import (
@@ -54,41 +59,43 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
     return out
 
 
-def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo,
-                     corpus: Path | None = None) -> ResultsDocument:
-    """`corpus`: where the expected data is (default: the run's corpus directory)."""
+def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo, corpus: Path | None = None,
+                     overhead: list[Overhead] | None = None) -> ResultsDocument:
+    """`corpus`: where the expected data is (default: the run's corpus directory); `overhead`: skip overhead
+    measured for this run's folder (conformance/app/overhead.py)."""
     ran = {c.case for c in cells}
     cases = [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
                          citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
     return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
-                           cases=cases, cells=cells, diffs=diffs(cells, manifest, corpus or Path(run.corpus)))
+                           cases=cases, cells=cells, diffs=diffs(cells, manifest, corpus or Path(run.corpus)),
+                           overhead=overhead or [])
 
 
 def bare_cases(cells: list[Cell]) -> list[CaseSummary]:
-    """Case summaries from the cells alone, when the corpus is gone: no titles, citations or notes."""
+    """Case summaries from the cells alone, for a run stored without its document's parts (written before they were
+    kept): no titles, citations or notes."""
     by_case: dict[str, Cell] = {}
     expect: dict[str, dict[str, Expectation]] = {}
     for c in cells:
         by_case.setdefault(c.case, c)
         expect.setdefault(c.case, {})[c.role] = c.expected
     return [CaseSummary(id=case, track=c.track, title="", group=c.group, kind=c.kind, expect=expect[case],
-                        citations=[], notes="(the corpus of this run is not at hand: no title or citation)")
+                        citations=[], notes="(this run was stored without its cases' titles and citations)")
             for case, c in sorted(by_case.items())]
 
 
 def stored_document(results: Path, run_id: str | None = None) -> ResultsDocument:
-    """A run of a results dataset (default: its latest) as a document."""
+    """A run of a results dataset (default: its latest) as a document, from the dataset alone: its cells, its record
+    and the parts kept beside them (never the corpus, which may have moved or changed since)."""
     run_id, cells = read_cells(results, run_id)
     record = read_record(results, run_id)
     info = record.info if record else RunInfo(run_id, "?", 0, "?", "", None, sorted({c.track for c in cells}), "")
-    root = Path(info.corpus) if info.corpus else None
-    try:
-        if root is None:
-            raise dist.DistError("no corpus")
-        root, manifest = dist.read_manifest(root)
-        if dist.manifest_digest(root) != info.corpus_digest:
-            raise dist.DistError("the corpus changed since the run")
-    except dist.DistError:
-        return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=info, adapters=scores(cells),
-                               cases=bare_cases(cells), cells=cells, diffs=diffs(cells, None, None))
-    return results_document(cells, manifest, info, root)
+    parts = read_document_parts(results, run_id)
+    if parts is not None:
+        try:
+            return ResultsDocument.from_parts(info, cells, parts)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ResultsError(f"{results}: run {run_id}'s {DOCUMENT} is not a document's parts "
+                               f"({type(e).__name__}: {str(e)[:200]})") from None
+    return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=info, adapters=scores(cells),
+                           cases=bare_cases(cells), cells=cells)

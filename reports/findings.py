@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import FuzzReport
-from parquet_conformance.reports.html import environment
+from parquet_conformance.reports.text import environment
 
 
 def hexdump(offset: int, hexed: str, width: int = 16) -> str:

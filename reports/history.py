@@ -14,9 +14,8 @@ from pathlib import Path
 
 from parquet_conformance.conformance.harness.results import read_record, read_runs
 from parquet_conformance.reports.diff import RunDiff, diff_runs
-from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import AdapterScore, scores
-from parquet_conformance.reports.versions import family_name
+from parquet_conformance.reports.text import cell_text, family_name
 
 LISTED = 50  # changed cells listed per kind in history.md
 

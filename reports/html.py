@@ -3,8 +3,8 @@
 What the page gives (templates/report.html.j2): the scores first; the matrix with one sub-column per version of
 an implementation and the engine underneath each; the pruned matrix (rows with identical verdicts merged per case
 group, with subtotals per implementation); the error clusters (reports/clusters.py), each a link that filters the
-matrix; a detail panel per cell with its data diff; the skip overhead when the run's directory has it
-(reports/overhead.py). Every filter and selection lives in the URL fragment, and every
+matrix; a detail panel per cell with its data diff; the skip overhead when the document has it (reports/text.py
+draws it for this page and skip-overhead.md alike). Every filter and selection lives in the URL fragment, and every
 row, cell, column and cluster has an id, so that a link opens the same view.
 """
 
@@ -15,27 +15,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
-from parquet_conformance.reports.overhead import ABOUT, Line, chart_svg, lines, sizes
-from parquet_conformance.reports.overhead import load as load_overhead
-from parquet_conformance.reports.versions import family_name, version_key
+from parquet_conformance.reports.text import (
+    ABOUT,
+    Line,
+    Links,
+    environment,
+    family_name,
+    lines,
+    overhead_chart_svg,
+    sizes,
+    version_key,
+)
 
-SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
-          Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc", Verdict.WRONG_METADATA: "meta",
-          Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
 WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.HANG, Verdict.ACCEPTED_INVALID, Verdict.REJECTED_VALID,
                Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS, Verdict.SKIP]
 ENGINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
 MESSAGE_SHOWN = 2000  # characters of an error message in the detail panel (results.json has all)
-
-
-def css_class(verdict: Verdict) -> str:
-    return verdict.value.replace(":", "-")
 
 
 def engine_of(implementation: str) -> str:
@@ -126,25 +125,6 @@ def detail_text(cells: list[Cell], doc: ResultsDocument) -> str:
     return "\n".join(lines)
 
 
-Link = Callable[[str], str]
-
-
-@dataclass(frozen=True)
-class Links:
-    """Where the site's pages are, from the page being rendered (report.html has none)."""
-
-    case: Link | None = None
-    impl: Link | None = None
-
-
-def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
-                             autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                             undefined=jinja2.StrictUndefined)
-    env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict))
-    return env
-
-
 @dataclass(frozen=True)
 class OverheadView:
     """The skip-overhead section's content (reports/overhead.py)."""
@@ -159,11 +139,12 @@ class OverheadView:
 def overhead_view(rows: list[Overhead] | None) -> OverheadView | None:
     if not rows:
         return None
-    svg = chart_svg(rows)
+    svg = overhead_chart_svg(rows)
     return OverheadView(lines(rows), sizes(rows), svg[svg.index("<svg"):])
 
 
-def render(doc: ResultsDocument, links: Links = Links(), overhead: list[Overhead] | None = None) -> str:
+def render(doc: ResultsDocument, links: Links | None = None) -> str:
+    links = links or Links()
     families = columns(doc)
     order = [c for f in families for c in f.columns]
     grid: dict[str, dict[str, list[Cell]]] = {}
@@ -178,7 +159,7 @@ def render(doc: ResultsDocument, links: Links = Links(), overhead: list[Overhead
     return environment().get_template("report.html.j2").render(
         doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
         tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),
-        clusters=by_adapter, links=links, overhead=overhead_view(overhead))
+        clusters=by_adapter, links=links, overhead=overhead_view(doc.overhead))
 
 
 def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:
@@ -193,7 +174,7 @@ class Html:
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "report.html"
         # errors="replace": a lone surrogate from another tool's cells becomes "?"
-        path.write_text(render(doc, overhead=load_overhead(out)), errors="replace")
+        path.write_text(render(doc), errors="replace")
         return [path]
 
 

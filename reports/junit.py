@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from parquet_conformance.conformance.harness.model import Cell, Verdict
-from parquet_conformance.reports.datadiff import describe, headline
-from parquet_conformance.reports.model import DataDiff, ResultsDocument
-
-# XML 1.0 cannot carry these at all, escaped or not.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def xml_text(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def detail(cell: Cell, diff: DataDiff | None = None) -> str:
-    """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data (with its
-    diff against the expected data, for wrong data)."""
-    text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
-    if cell.disagreement:
-        text += f"; attempts disagree: {cell.disagreement}"
-    if cell.rows is not None:
-        text += f": {cell.rows} rows, data {cell.data_hash}"
-    if cell.error_class or cell.error_message:
-        text += f"\n{cell.error_class or '-'}: {cell.error_message or ''}"
-    if diff is not None:
-        text += "\n" + describe(diff)
-    return text
+from parquet_conformance.conformance.harness.model import Verdict
+from parquet_conformance.reports.datadiff import headline
+from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.text import detail, xml_text
 
 
 def suite(doc: ResultsDocument, adapter: str) -> bytes:

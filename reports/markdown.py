@@ -3,22 +3,16 @@ cells (a wrong-data cell with its data diff), capped per adapter so that no adap
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import headline
-from parquet_conformance.reports.junit import detail, xml_text
 from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.text import cell_text, detail
 
 PER_ADAPTER = 20
 CLUSTERS = 8  # clusters listed per adapter
-
-
-def cell_text(text: object) -> str:
-    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, HTML escaped, no control characters."""
-    return " ".join(html.escape(xml_text(str(text))).replace("|", "\\|").replace("`", "\\`").split())
 
 
 def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:

@@ -9,11 +9,11 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
-from parquet_conformance.conformance.harness.model import Cell, RunInfo, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-RESULTS_VERSION = 3  # 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases and adapters
+RESULTS_VERSION = 4  # 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,12 @@ class CaseSummary:
     citations: list[Citation]
     notes: str
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> CaseSummary:
+        return cls(id=str(obj["id"]), track=str(obj["track"]), title=str(obj["title"]), group=str(obj["group"]),
+                   kind=Kind(obj["kind"]), expect={str(r): Expectation(w) for r, w in obj["expect"].items()},
+                   citations=[Citation.from_json(c) for c in obj["citations"]], notes=str(obj["notes"]))
+
 
 @dataclass(frozen=True)
 class RowDiff:
@@ -49,6 +55,11 @@ class RowDiff:
     columns: list[str]  # the columns that differ in it
     expected: list[str]  # each column's expected value, as JSON text (shortened); empty: not at hand
     returned: list[str]  # each column's returned value; "(no row)" where the row is missing on one side
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> RowDiff:
+        return cls(int(obj["row"]), [str(c) for c in obj["columns"]], [str(v) for v in obj["expected"]],
+                   [str(v) for v in obj["returned"]])
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,10 @@ class DataDiff:
     rows: list[RowDiff]  # the first differing rows among those sampled
     note: str  # what the sample cannot show, or how the cell was judged
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> DataDiff:
+        return cls(**{**obj, "rows": [RowDiff.from_json(r) for r in obj["rows"]]})
+
 
 @dataclass(frozen=True)
 class ResultsDocument:
@@ -76,6 +91,7 @@ class ResultsDocument:
     cases: list[CaseSummary]
     cells: list[Cell]
     diffs: list[DataDiff] = field(default_factory=list)
+    overhead: list[Overhead] = field(default_factory=list)  # skip overhead (bench/skip_overhead.py), when measured
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
         return self._diffs.get((cell.case, cell.adapter, cell.role))
@@ -90,6 +106,21 @@ class ResultsDocument:
         for case in out["cases"]:
             case["citations"] = [{k: v for k, v in c.items() if v is not None} for c in case["citations"]]
         return out
+
+    def parts(self) -> dict[str, Any]:
+        """What a run keeps beside its cells (results/run=ID/_document.json), so that the document is rebuilt later
+        from the results dataset alone: the cases' summaries, the data diffs, the skip overhead."""
+        out = self.to_json()
+        return {k: out[k] for k in ("cases", "diffs", "overhead")}
+
+    @classmethod
+    def from_parts(cls, run: RunInfo, cells: list[Cell], parts: dict[str, Any]) -> ResultsDocument:
+        """A stored run's document: its record, its cells and the parts kept beside them. ValueError, KeyError or
+        TypeError for parts that are not a document's."""
+        return cls(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
+                   cases=[CaseSummary.from_json(c) for c in parts["cases"]], cells=cells,
+                   diffs=[DataDiff.from_json(d) for d in parts["diffs"]],
+                   overhead=[Overhead.from_json(o) for o in parts["overhead"]])
 
 
 def scores(cells: Iterable[Cell]) -> list[AdapterScore]:

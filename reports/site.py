@@ -17,9 +17,9 @@ from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.history import History, chart_svg
-from parquet_conformance.reports.html import Links, columns, environment, render
+from parquet_conformance.reports.html import columns, render
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.versions import family_name
+from parquet_conformance.reports.text import Links, environment, family_name
 
 
 def case_path(case_id: str) -> str:

@@ -9,27 +9,16 @@ implementation is the adapter name without its version suffix.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
-from parquet_conformance.reports.markdown import cell_text
 from parquet_conformance.reports.model import ResultsDocument
-
-
-def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
-    """Release order (1.9 < 1.10), as conformance/harness/envs.py orders releases."""
-    return tuple((1, int(p)) if p.isdigit() else (0, p) for p in re.findall(r"\d+|[A-Za-z]+", version))
+from parquet_conformance.reports.text import cell_text, family_name, version_key
 
 
 def family(cell: Cell) -> str:
     return family_name(cell.adapter, cell.version)
-
-
-def family_name(adapter: str, version: str | None) -> str:
-    """The implementation a row belongs to: `polars-1.40.1` (a release, version 1.40.1) is polars."""
-    return adapter.removesuffix(f"-{version}") if version else adapter
 
 
 def group_of(case: str) -> str:

@@ -104,3 +104,20 @@ def test_architecture_doc_names_every_module() -> None:
                if p.name != "__init__.py" or p.parent.name in ("adapters", "mutations", "catalog", "reports")
                if p.name not in doc]
     assert not missing, f"docs/architecture.md does not mention {missing}"
+
+
+def test_a_report_format_draws_its_document_and_imports_no_other_format() -> None:
+    """Formats share reports/text.py and the document; none imports another format or reads a file of the run."""
+    import ast
+    import tomllib
+
+    formats = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"][
+        "parquet_conformance.reports"]
+    modules = {v.split(":")[0] for v in formats.values()}
+    for module in modules:
+        path = REPO / Path(*module.removeprefix("parquet_conformance.").split(".")).with_suffix(".py")
+        tree = ast.parse(path.read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not imported & (modules - {module}), (module, imported & modules)
+        calls = {n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+        assert not calls & {"read_text", "read_bytes"}, f"{module} reads a file: a format draws the document alone"

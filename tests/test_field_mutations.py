@@ -120,9 +120,8 @@ def test_the_fuzzers_field_edits_reach_every_struct_outside_the_footer(struct: s
     """insert_field and delete_field go through the catalog's field rewriter and layout.move: an unknown field
     inserted into (then deleted from) a struct outside the footer moves the data after it with every offset, so
     pyarrow still reads exactly the base's data, and deleting it again gives the base's bytes back."""
-    from parquet_conformance.generators.parquet.mutations.structure import DeleteField, InsertField
-
     from parquet_conformance.generators.parquet.layout import all_structs
+    from parquet_conformance.generators.parquet.mutations.structure import DeleteField, InsertField
 
     base = base_bytes("page-index")
     last = len([r for r in all_structs(read_footer(base)[0]) if r.name == struct][1].node.fields)

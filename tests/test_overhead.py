@@ -7,7 +7,8 @@ from parquet_conformance.conformance.app.overhead import FLAG_FACTOR, _flagged, 
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.generators.parquet.footer import parse_file
-from parquet_conformance.reports.overhead import chart_svg, markdown, text_table
+from parquet_conformance.reports.overhead import markdown, text_table
+from parquet_conformance.reports.text import overhead_chart_svg as chart_svg
 
 
 def test_the_files_carry_the_extension_asked_for() -> None:

@@ -4,6 +4,8 @@ will ignore the extension bytes with little processing overhead" (BinaryProtocol
 Each adapter reads a base as it is and with a skippable extension of 0 B, 1 MiB, 16 MiB and 64 MiB (a track
 that can make one: `Track.skippable`), several times in one persistent worker; the figure is the median of the
 library's own time (`library_s`, the cell's time when a worker does not report it), relative to the base as it is.
+bench/skip_overhead.py --out DIR writes the rows to DIR/skip-overhead.json (FILE); a run's document takes them from
+there (`load`), so that the reports, which read no file, show them.
 A reader is flagged when its largest extension (where the signal is strongest: smaller ones flap between runs on
 a shared machine; never one under 1 MiB) costs it more than FLAG_FACTOR times reading those bytes once (measured
 here, on the same files, in the same run), beyond what noise can add. Bytes read are the `rchar` of the worker's
@@ -13,6 +15,7 @@ and without /proc there is no figure. reports/overhead.py renders the rows.
 
 from __future__ import annotations
 
+import json
 import statistics
 import tempfile
 import time
@@ -23,7 +26,10 @@ from parquet_conformance.conformance.harness.execute import AdapterSpec, impleme
 from parquet_conformance.conformance.harness.model import Overhead, Read
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.track import Track
+
+FILE = "skip-overhead.json"
 
 SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)
 FLAG_FACTOR = 10.0
@@ -109,3 +115,15 @@ def _bytes_read(worker: Worker) -> int | None:
     except (OSError, StopIteration, ValueError):
         return None
     return total
+
+
+def load(out: Path) -> list[Overhead]:
+    """OUT/skip-overhead.json's rows; none without one; UsageError (one line) for a file that is not one."""
+    path = out / FILE
+    if not path.is_file():
+        return []
+    try:
+        return [Overhead.from_json(obj) for obj in json.loads(path.read_text())]
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:  # not rows of this module
+        raise UsageError(f"{path}: not a skip-overhead file of bench/skip_overhead.py ({type(e).__name__}: "
+                         f"{str(e)[:200]})") from None

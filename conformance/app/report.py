@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.conformance.app.console import end_progress, progress_line
@@ -22,6 +23,8 @@ def command(args: argparse.Namespace) -> int:
 
 
 def rewrite(args: argparse.Namespace) -> int:
+    """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json)."""
+    from parquet_conformance.conformance.app import overhead
     from parquet_conformance.reports import write_reports
     from parquet_conformance.reports.document import stored_document
 
@@ -29,7 +32,7 @@ def rewrite(args: argparse.Namespace) -> int:
     if not (out / "results").is_dir():
         raise UsageError(f"{out}: no results folder (the --out of a run)")
     doc = stored_document(out / "results", args.run)
-    paths = write_reports(doc, out)
+    paths = write_reports(replace(doc, overhead=overhead.load(out) or doc.overhead), out)
     print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
     return 0
 

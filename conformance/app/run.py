@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_locally
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
@@ -88,8 +89,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
     if opts.master != "none" and importlib.util.find_spec("pyspark") is None:
         raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
-    started = store.begin(run_id, resume=opts.resume is not None,
-                          now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
@@ -106,6 +106,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     for s in opts.specs:
         by_track.setdefault(s.build().track, []).append(s.name)
     judge = Judge.of(manifest)
+    # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
+    started = store.begin(run_id, resume=opts.resume is not None,
+                          now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
 
     def staged() -> list[OutcomeRow]:
         return [r for r in store.staged(run_id) if r.case in wanted and r.adapter in names]
@@ -157,9 +160,10 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
+        doc = results_document(cells, manifest, info, root, overhead.load(opts.out))
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
-                                             corpus_cases=[c.id for c in manifest.cases]))
-        write_reports(results_document(cells, manifest, info, root), opts.out)
+                                             corpus_cases=[c.id for c in manifest.cases]), doc.parts())
+        write_reports(doc, opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
 

@@ -2,6 +2,7 @@
 progress, and a lock per run being written.
 
     OUT/results/run=ID/cells.parquet    judged cells, one partition per run (hive-partitioned)
+    OUT/results/run=ID/_run.json        the run record; _document.json: the rest of its reports' document
     OUT/staging/run=ID/*.parquet         outcomes as tasks finish, so that --resume redoes nothing
     OUT/staging/run=ID/.lock             held (flock) by the process writing the run
 
@@ -31,6 +32,7 @@ from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunI
 from parquet_conformance.corpus.model import NAME_RE
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
+DOCUMENT = "_document.json"  # what a report draws besides the cells (reports/model.py ResultsDocument.parts)
 
 
 @dataclass(frozen=True)
@@ -78,13 +80,17 @@ class Store:
     def exists(self, run_id: str) -> bool:
         return self.run_dir(run_id).exists() or self.staging(run_id).exists()
 
-    def begin(self, run_id: str, resume: bool, now: str) -> str:
-        """A new run must not exist yet; a resumed one must. Returns when the run started: `now` for a new one,
-        the first start for a resumed one (kept in its staging folder; `now` if that is gone)."""
+    def check_begin(self, run_id: str, resume: bool) -> None:
+        """A new run must not exist yet; a resumed one must."""
         if resume and not self.exists(run_id):
             raise ResultsError(f"there is no run {run_id!r} in {self.out} to resume")
         if not resume and self.exists(run_id):
             raise ResultsError(f"run {run_id} already exists in {self.out}; use --resume {run_id} or another --run-id")
+
+    def begin(self, run_id: str, resume: bool, now: str) -> str:
+        """The run begins (check_begin's rules hold). Returns when the run started: `now` for a new one, the first
+        start for a resumed one (kept in its staging folder; `now` if that is gone)."""
+        self.check_begin(run_id, resume)
         mark = self.staging(run_id) / "started"
         if resume and mark.is_file():
             return mark.read_text().strip()
@@ -126,8 +132,9 @@ class Store:
         rows = [OutcomeRow.from_row(r) for r in pq.read_table(files, schema=OUTCOME_SCHEMA).to_pylist()]
         return list({r.key: r for r in rows}.values())  # a re-run attempt replaces the old one
 
-    def write(self, run_id: str, cells: list[Cell], record: RunRecord) -> Path:
-        """Writes (or, on resume, replaces) the run's partition of the results dataset and its _run.json."""
+    def write(self, run_id: str, cells: list[Cell], record: RunRecord, document: dict[str, Any] | None = None) -> Path:
+        """Writes (or, on resume, replaces) the run's partition of the results dataset, its _run.json and, given,
+        the rest of its document (_document.json), so that reports are rebuilt from the dataset alone."""
         target = self.run_dir(run_id)
         target.mkdir(parents=True, exist_ok=True)
         tmp = target / ".cells.parquet.tmp"
@@ -136,6 +143,8 @@ class Store:
             old.unlink()
         tmp.replace(target / "cells.parquet")
         (target / RUN_RECORD).write_text(json.dumps(record.to_json(), indent=1) + "\n")
+        if document is not None:
+            (target / DOCUMENT).write_text(json.dumps(document, ensure_ascii=True) + "\n")
         return target
 
 
@@ -187,3 +196,17 @@ def read_record(results: Path, run_id: str) -> RunRecord | None:
         return RunRecord.from_json(json.loads(path.read_text()))
     except (ValueError, TypeError, KeyError) as e:
         raise ResultsError(f"{path}: not a run record ({e})") from None
+
+
+def read_document_parts(results: Path, run_id: str) -> dict[str, Any] | None:
+    """The run's _document.json (runs written before it have none); ResultsError if it is not JSON."""
+    path = results / f"run={check_run_id(run_id)}" / DOCUMENT
+    if not path.is_file():
+        return None
+    try:
+        parts = json.loads(path.read_text())
+    except (ValueError, RecursionError) as e:
+        raise ResultsError(f"{path}: not JSON ({str(e)[:200]})") from None
+    if not isinstance(parts, dict):
+        raise ResultsError(f"{path}: not a document's parts")
+    return parts
