@@ -96,12 +96,19 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
 
     if args.track and len(args.track) > 1:
         raise UsageError("add-regression reads one track; --track was given more than once")
+    if args.source is not None and (args.file or args.expect or args.cite or args.base or args.track):
+        raise UsageError("--from ships a case as its store recorded it: give only --id with it")
+    if args.source is None and not (args.file and args.expect and args.cite):
+        raise UsageError("add-regression takes FILE, --expect and --cite (or --from STORE --id ID)")
     try:
-        track = tracks.get(args.track[0] if args.track else tracks.names()[0])
-        expect = regressions.parse_expect(args.expect, track.default_role)
-        citations = [regressions.parse_cite(c) for c in args.cite]
-        entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
-                                base=args.base, track=track.name)
+        if args.source is not None:
+            entry = regressions.add_from(Path(args.source), args.id)
+        else:
+            track = tracks.get(args.track[0] if args.track else tracks.names()[0])
+            expect = regressions.parse_expect(args.expect, track.default_role)
+            citations = [regressions.parse_cite(c) for c in args.cite]
+            entry = regressions.add(Path(args.file), args.id, expect, citations, title=args.title, notes=args.notes,
+                                    base=args.base, track=track.name)
     except ValueError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -172,13 +179,17 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
         "add-regression", help="keep a file found in the wild as a permanent case",
         description="Copy FILE to corpus/regressions/files/<id>.parquet and record it in "
                     "corpus/regressions/regressions.json (or the directory in $PARQUET_CONFORMANCE_REGRESSIONS); "
-                    "`generate` then writes it as cases/<id>.parquet with kind 'regression'.")
-    ar.add_argument("file", metavar="FILE")
+                    "`generate` then writes it as cases/<id>.parquet with kind 'regression'. With --from STORE, a "
+                    "case that `fuzz` found and kept in its OUT/regressions is shipped the same way, as recorded "
+                    "there (expectations, citations, the chain that made it).")
+    ar.add_argument("file", metavar="FILE", nargs="?", help="the file (not with --from)")
     ar.add_argument("--id", required=True, help="case id, starting with 'regression/', e.g. regression/arrow-gh-12345")
-    ar.add_argument("--expect", action="append", required=True, metavar="ROLE=WORD",
+    ar.add_argument("--from", dest="source", metavar="STORE",
+                    help="ship case ID of another store as it was recorded there, e.g. a fuzz run's OUT/regressions")
+    ar.add_argument("--expect", action="append", metavar="ROLE=WORD",
                     help="what a reader must do: legacy=read|reject|either (required), aware:<profile>=... "
                          "(repeatable)")
-    ar.add_argument("--cite", action="append", required=True, metavar="'SOURCE | SECTION | QUOTE'",
+    ar.add_argument("--cite", action="append", metavar="'SOURCE | SECTION | QUOTE'",
                     help="where the file comes from and the rule it tests, e.g. "
                          "'apache/arrow GH-12345 | Description | reader crashes on ...' (repeatable)")
     ar.add_argument("--title", help="one line: what the file is (default: from the file name)")

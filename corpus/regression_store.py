@@ -1,13 +1,13 @@
 """Regression cases: files found in the wild that broke a reader, kept as permanent cases.
 
-After Arrow's fuzzing corpus (every fixed crash keeps its reproducer): `corpus add-regression`
-copies a file to `regressions/files/<id><suffix>` next to this module and records it in
-`regressions/regressions.json`; `corpus.build.generate` then writes it to `cases/<id><suffix>`
-with a manifest entry like any other case (kind `regression`, one `copy` mutation). Each entry
+After Arrow's fuzzing corpus (every fixed crash keeps its reproducer): `corpus add-regression` copies a file (or a
+case of another store: `--from` a fuzz run's OUT/regressions) to `regressions/files/<id><suffix>` next to this
+module and records it in `regressions/regressions.json`; `corpus.build.generate` then writes it to
+`cases/<id><suffix>` with a manifest entry like any other case (kind `regression`, one `copy` mutation). Each entry
 names its track (default `parquet`).
 
-The directory can be moved with the environment variable PARQUET_CONFORMANCE_REGRESSIONS
-(a directory holding `regressions.json` and `files/`), for a private collection or for tests.
+The directory can be moved with the environment variable PARQUET_CONFORMANCE_REGRESSIONS (a directory holding
+`regressions.json` and `files/`), for a private collection or for tests.
 """
 
 from __future__ import annotations
@@ -156,6 +156,19 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citati
         dest.unlink(missing_ok=True)
         raise
     return entry
+
+
+def add_from(store: Path, case_id: str, root: Path | None = None) -> dict:
+    """Ships a case of another store (a fuzz run's OUT/regressions) into this collection, as it was recorded there:
+    its file, expectations, citations, notes and how it was found. ValueError on bad input."""
+    entry = next((e for e in load(store) if e["id"] == case_id), None)
+    if entry is None:
+        known = ", ".join(e["id"] for e in load(store)[:5]) or "none"
+        raise ValueError(f"{store}: no regression {case_id!r} (it has: {known})")
+    citations = [Citation.from_json(c) for c in entry.get("citations", [])]
+    return add(file_path(case_id, _suffix(entry), store), case_id, dict(entry["expect"]), citations,
+               title=entry.get("title"), notes=entry.get("notes", ""), base=entry.get("base"), track=_track(entry),
+               root=root, found_by=entry.get("found_by"), data_unknown=bool(entry.get("data_unknown")))
 
 
 def selected(only: str | None = None, root: Path | None = None) -> list[dict]:

@@ -9,6 +9,36 @@ import pytest
 
 from parquet_conformance.corpus.build import generate
 
+# The fast tier is `pytest -m "not integration"`: unit tests, under a minute on 2 cores, with no Spark, JVM, Node or
+# browser and no whole corpus. A test is integration when its module is listed here (it starts Spark, a JVM, Node,
+# a browser, or runs whole jobs end to end) or when it uses a fixture that generates the whole corpus or a demo run;
+# `slow` tests (.ci/run runs them after the default ones) are integration too.
+INTEGRATION_MODULES = {
+    "test_pipeline", "test_adapters", "test_new_adapters", "test_browser", "test_cluster", "test_releases",
+    "test_ci_recipes", "test_corpus_dist", "test_import", "test_one_judge", "test_fuzz_output", "test_tracks",
+    "test_pytest_plugin", "test_overhead", "test_pace", "test_prototype_fidelity", "test_inputs", "test_gate",
+}
+INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.path.stem
+        uses = set(getattr(item, "fixturenames", ()))
+        if (module in INTEGRATION_MODULES or uses & INTEGRATION_FIXTURES
+                or item.get_closest_marker("slow") is not None
+                or (item.path.parent.name == "skiff" and module in {"test_pipeline", "test_adapters"})):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_hypothesis_database() -> None:
+    """Hypothesis keeps no example database in the working directory (nothing written into the source tree)."""
+    from hypothesis import settings
+
+    settings.register_profile("parquet-conformance", database=None)
+    settings.load_profile("parquet-conformance")
+
 
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

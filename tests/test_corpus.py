@@ -156,6 +156,7 @@ def assert_pyarrow_reads(case_id: str, data: bytes, base_hash: str) -> None:
         assert pyarrow_hash(data) == base_hash
 
 
+@pytest.mark.integration  # 64 and 128 MiB extensions
 def test_large_cases(tmp_path: Path) -> None:
     manifest = generate(tmp_path, only="ext/size/*", large=True).to_json()
     large = [c for c in manifest["cases"] if c["large"]]

@@ -14,8 +14,22 @@ import argparse
 import importlib
 import sys
 
-from parquet_conformance.conformance.app.console import add_adapter_options, add_track_option
 from parquet_conformance.corpus.model import GENERATOR_VERSION
+
+
+def add_adapter_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--adapter", action="append", metavar="NAME",
+                   help="a registered adapter (repeatable; default: all); see `parquet-conformance adapters`")
+    p.add_argument("--adapter-cmd", action="append", metavar="NAME=COMMAND",
+                   help="an external adapter speaking docs/adapter-protocol.md, e.g. myreader='java -jar r.jar'; it "
+                        "reads the track --track names (default: the first registered, parquet)")
+
+
+def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
+    """The one spelling of `--track`: repeatable where a command spans tracks, once where it reads one."""
+    p.add_argument("--track", action="append", metavar="NAME",
+                   help=("only this track (repeatable; default: every registered track)" if many else
+                         "the track (default: the first registered, parquet)"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "judge each cell, append the cells to OUT/results/run=ID/ and write every "
                                      "registered report (report.html, results.json, summary.md, junit/).")
     run.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: OUT/corpus, generated if absent)")
-    run.add_argument("--out", default="reports/latest", metavar="DIR", help="output directory (default reports/latest)")
+    run.add_argument("--out", default="out/latest", metavar="DIR", help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
     run.add_argument("--master", default="local[*]",
@@ -119,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--seed", type=int, default=0, help="the run seed; each batch's seed derives from it (default 0)")
     fz.add_argument("--master", default="local[*]", help="Spark master (default local[*]), or none (no Spark)")
     fz.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
-    fz.add_argument("--out", default="reports/fuzz", metavar="DIR", help="findings.json and findings.html go here")
+    fz.add_argument("--out", default="out/fuzz", metavar="DIR", help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
     fz.add_argument("--no-shrink", action="store_true", help="confirm findings, do not shrink them")
     fz.add_argument("--no-save", action="store_true", help="do not save findings as regression cases")
@@ -170,8 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
     mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
     mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
-    rep.add_argument("--results", default="reports/latest/results", metavar="DIR",
-                     help="the results dataset (--diff, --site; default reports/latest/results)")
+    rep.add_argument("--results", default="out/latest/results", metavar="DIR",
+                     help="the results dataset (--diff, --site; default out/latest/results)")
     rep.add_argument("--run", metavar="RUN_ID", help="--site, --rewrite: the run to show (default: the latest)")
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
@@ -188,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--expected-failures", required=True, metavar="FILE",
                      help="'case-id [role] [verdict]' per line; # comments")
     chk.add_argument("--write-expected-failures", action="store_true", help="write FILE from the run instead")
-    chk.add_argument("--results", default="reports/latest/results", metavar="DIR", help="the results dataset")
+    chk.add_argument("--results", default="out/latest/results", metavar="DIR", help="the results dataset")
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")

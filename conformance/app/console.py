@@ -102,18 +102,3 @@ def conf(pairs: list[str] | None) -> dict[str, str]:
             raise UsageError(f"--conf wants KEY=VALUE, got {pair!r}")
         out[key] = value
     return out
-
-
-def add_adapter_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--adapter", action="append", metavar="NAME",
-                   help="a registered adapter (repeatable; default: all); see `parquet-conformance adapters`")
-    p.add_argument("--adapter-cmd", action="append", metavar="NAME=COMMAND",
-                   help="an external adapter speaking docs/adapter-protocol.md, e.g. myreader='java -jar r.jar'; it "
-                        "reads the track --track names (default: the first registered, parquet)")
-
-
-def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
-    """The one spelling of `--track`: repeatable where a command spans tracks, once where it reads one."""
-    p.add_argument("--track", action="append", metavar="NAME",
-                   help=("only this track (repeatable; default: every registered track)" if many else
-                         "the track (default: the first registered, parquet)"))

@@ -256,7 +256,7 @@ class FuzzOptions:
     master: str = "local[*]"
     conf: dict[str, str] | None = None
     track: str = "parquet"
-    out: Path = Path("reports/fuzz")
+    out: Path = Path("out/fuzz")
     shrink: bool = True
     save: bool = True
     shrink_time_s: float = 60.0
@@ -403,8 +403,16 @@ def window(base: bytes, data: bytes, context: int = 32) -> tuple[int, str]:
     return lo, data[lo:hi].hex()
 
 
+def store(opts: FuzzOptions) -> Path:
+    """Where a fuzz run keeps its regression cases: OUT/regressions, a store of the shipped store's form, never the
+    package's own folder. `corpus add-regression --from OUT/regressions --id ID` ships one."""
+    return opts.out / "regressions"
+
+
 def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
-    """The minimal file as a regression case (what `corpus add-regression` does), with its chain and origin."""
+    """The minimal file as a regression case in the run's store (store()), with its chain and origin. A file whose
+    data no reference can state (other data than its base's) is kept `data_unknown`: judged on crash, hang and
+    read versus reject only."""
     track = tracks.get(opts.track)
     fuzzer = tracks.fuzzer(track)
     data = fuzzer.build(chain)
@@ -412,10 +420,8 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
     sha = hashlib.sha256(data).hexdigest()
     lo, hexed = window(track.base_file(finding.base), data)
     done = replace(finding, file_sha256=sha, window_offset=lo, window_hex=hexed)
-    if oracle.other_data:
-        return replace(done, not_saved="the file's data is not its base's, or unknown: no expected data to judge by")
     case_id = f"regression/fuzz/{finding.adapter}/{finding.verdict.removeprefix('fail:')}-{sha[:12]}"
-    if any(e["id"] == case_id for e in regression_store.load()):
+    if any(e["id"] == case_id for e in [*regression_store.load(), *regression_store.load(store(opts))]):
         return replace(done, regression=case_id)
     chain_json = fuzzer.to_json(chain)
     origin = {"tool": "parquet-conformance fuzz", "seed": opts.seed, "batch": finding.batch,
@@ -427,14 +433,16 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
                       f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})"),
              *fuzzer.citations()]
     notes = (f"Found by `parquet-conformance fuzz --seed {opts.seed}`; {finding.implementation} {finding.version} "
-             f"gave {finding.verdict} where the oracle expects {dict(oracle.expect)}. Minimal chain: "
+             f"gave {finding.verdict} where the oracle expects "
+             f"{', '.join(f'{r} {e}' for r, e in oracle.expect.items())}. Minimal chain: "
              f"{json.dumps(chain_json)}")
     with tempfile.TemporaryDirectory(prefix="pqc-save-") as tmp:
         path = Path(tmp) / f"minimal{track.suffix}"
         path.write_bytes(data)
         regression_store.add(path, case_id, {r: str(e) for r, e in oracle.expect.items()}, cites,
                              title=f"fuzz: {finding.implementation} {finding.verdict} ({finding.signature[:60]})",
-                             notes=notes, base=finding.base, track=opts.track, found_by=origin)
+                             notes=notes, base=finding.base, track=opts.track, root=store(opts), found_by=origin,
+                             data_unknown=oracle.other_data)
     return replace(done, regression=case_id)
 
 
