@@ -13,7 +13,8 @@ import pytest
 from tests.helpers import CLI
 
 REPO = Path(__file__).resolve().parent.parent
-CRASHY = f"{sys.executable} {Path(__file__).parent / 'hostile' / 'worker.py'} abort --bad=example"  # reads the base, aborts on every example
+# A worker that reads the base and aborts on every generated example (the fuzz example's file is example.parquet).
+CRASHY = f"{sys.executable} {Path(__file__).parent / 'hostile' / 'worker.py'} abort --bad=example"
 
 
 def git_status() -> str:
