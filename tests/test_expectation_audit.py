@@ -179,3 +179,23 @@ if __name__ == "__main__":
     entries = ledger_entries()
     LEDGER.write_text(json.dumps(entries, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {len(entries)} checked sentences to {LEDGER}")
+
+
+def anchors(doc: Path) -> set[str]:
+    """A Markdown file's anchors: its headings as GitHub slugs them, and explicit <a id="..."> ones."""
+    text = doc.read_text()
+    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"(?m)^#{1,6} (.+)$", text)}
+    return slugs | set(re.findall(r'<a id="([^"]+)">', text))
+
+
+def test_every_link_into_spec_notes_lands() -> None:
+    """Case notes, the regression store and the docs point into docs/spec-notes.md by anchor: each one exists."""
+    texts = [c.notes for c in (*parquet_cases(), *skiff_cases())]
+    texts += [e.get("notes", "") for e in regression_store.load()]
+    texts += [p.read_text() for p in [*(REPO / "docs").glob("*.md"), REPO / "README.md"]]
+    wanted = {m for t in texts for m in re.findall(r"spec-notes\.md#([A-Za-z0-9_-]+)", t)}
+    spec = (REPO / "docs" / "spec-notes.md").read_text()
+    wanted |= set(re.findall(r"\]\(#([A-Za-z0-9_-]+)\)", spec))
+    missing = sorted(wanted - anchors(REPO / "docs" / "spec-notes.md"))
+    assert not missing, missing
