@@ -12,7 +12,7 @@ import fnmatch
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from importlib import metadata
 from typing import Any, Protocol, Self, TypeVar
@@ -69,15 +69,31 @@ class Decode(StrEnum):
 
 @dataclass(frozen=True)
 class Citation:
-    """The sentence a case rests on: `source` names the upstream file (or seed), `seed` the copy in shared/seeds."""
+    """The sentence a case rests on: `source` names the upstream file (or seed), `seed` the copy in shared/seeds.
+    `requires`: the roles whose expectation in this case the sentence requires (a `reject`, or an aware role's
+    `read`); empty where it only gives context (docs/spec-notes.md#expectations)."""
 
     source: str
     section: str
     quote: str
     seed: str | None = None
+    requires: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "requires", tuple(self.requires))  # JSON gives a list
+        if bad := [r for r in self.requires if not ROLE_RE.fullmatch(r)]:
+            raise ValueError(f"citation requires {bad[0]!r}, which is not a role")
+
+    def requiring(self, *roles: str) -> Citation:
+        """The same sentence, as what requires these roles' expectation in the case that cites it."""
+        return replace(self, requires=tuple(dict.fromkeys((*self.requires, *roles))))
 
     def to_json(self) -> dict[str, Any]:
-        return _drop_none(self)
+        out = _drop_none(self)
+        out["requires"] = list(self.requires)
+        if not self.requires:
+            del out["requires"]
+        return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
@@ -115,6 +131,8 @@ class Case:
             raise ValueError(f"case {self.id}: {bad[0]!r} is not a role")
         if not self.citations:
             raise ValueError(f"case {self.id}: no citation")
+        if stray := [r for c in self.citations for r in c.requires if r not in self.expect]:
+            raise ValueError(f"case {self.id}: a citation requires the expectation of {stray[0]!r}, which it has not")
         # The catalog may write plain strings; the record holds enums (ValueError on a word that is none).
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "expect", {r: Expectation(w) for r, w in self.expect.items()})

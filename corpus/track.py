@@ -110,8 +110,10 @@ class Fuzzer(Protocol):
 
     def oracle(self, data: bytes, base: str) -> Oracle: ...
 
-    def citations(self) -> list[Citation]:
-        """What the oracle's expectations rest on: cited by every regression case a finding becomes."""
+    def citations(self, expect: Mapping[str, Expectation] | None = None) -> list[Citation]:
+        """What the oracle's expectations rest on: cited by every regression case a finding becomes. Given the
+        case's expectations, the sentences that require its `reject`s (and aware `read`s) are marked so
+        (Citation.requires; docs/spec-notes.md#expectations)."""
         ...
 
 

@@ -91,15 +91,15 @@ def test_case(case_id: str, corpus_dir: Path, manifest: dict) -> None:
             assert_pyarrow_reads(case_id, data, base_hash)
 
 
-AWARE = [c.id for c in DEFAULT if any(role.startswith("aware:") for role in c.expect)]
-
-
-@pytest.mark.parametrize("case_id", AWARE)
+@pytest.mark.parametrize("case_id", [c.id for c in DEFAULT])
 def test_reference_reader_reacts_as_expected(case_id: str, corpus_dir: Path, manifest: dict) -> None:
-    """Our extension-aware reader against every aware-role expectation, including which footer it used."""
+    """Our strict, extension-aware reader against every case: the aware role's expectation where the case names
+    one (including which footer it used), the legacy one elsewhere, as the judge meets it. It passes every case by
+    construction of the spec's rules (docs/spec-notes.md#the-reference-reader): a failure here is a defect of the
+    case or of the reader."""
     entry = next(c for c in manifest["cases"] if c["id"] == case_id)
     data = (corpus_dir / entry["file"]).read_bytes()
-    (role,) = [r for r in entry["expect"] if r.startswith("aware:")]
+    role = next((r for r in entry["expect"] if r.startswith("aware:")), "legacy")
     expected, decode = entry["expect"][role], entry["decode"].get(role)
     try:
         table, choice = read_table(data)

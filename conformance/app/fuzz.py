@@ -431,7 +431,7 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
     cites = [Citation("parquet-conformance fuzz (docs/fuzzing.md)",
                       f"run seed {opts.seed}, batch {finding.batch}, example {finding.example}",
                       f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})"),
-             *fuzzer.citations()]
+             *fuzzer.citations(oracle.expect)]
     notes = (f"Found by `parquet-conformance fuzz --seed {opts.seed}`; {finding.implementation} {finding.version} "
              f"gave {finding.verdict} where the oracle expects "
              f"{', '.join(f'{r} {e}' for r, e in oracle.expect.items())}. Minimal chain: "

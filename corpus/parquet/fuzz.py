@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parquet_conformance.corpus.model import Citation, Expectation
-from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, ZIGZAG, cite
+from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, RECOVERY, REVERSE, ZIGZAG, cite
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import bases, mutations
@@ -140,8 +140,15 @@ class ParquetFuzzer:
             other = other or aware_other
         return Oracle(expect, other)
 
-    def citations(self) -> list[Citation]:
-        return CITATIONS
+    def citations(self, expect: Mapping[str, Expectation] | None = None) -> list[Citation]:
+        """The oracle's ground; a `reject` rests on README's error recovery (the oracle rejects only a footer no
+        Thrift compact reader decodes, or a PAR3 footer the reference cannot use: the file metadata is lost), an
+        aware `read` on the profile's trailer, found in reverse."""
+        words = dict(expect or {})
+        rejects = [role for role, e in words.items() if e == Expectation.REJECT]
+        aware_reads = [role for role, e in words.items() if e == Expectation.READ and role.startswith("aware:")]
+        return [*CITATIONS, *((RECOVERY.requiring(*rejects),) if rejects else ()),
+                *((REVERSE.requiring(*aware_reads),) if aware_reads else ())]
 
 
 FUZZER = ParquetFuzzer()

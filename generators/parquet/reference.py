@@ -1,15 +1,24 @@
-"""The reference reader: aware of every FlatBuffers-footer profile, legacy for everything else.
+"""The reference reader: aware of every FlatBuffers-footer profile, legacy for everything else, and strict: it
+decodes every footer it uses with our strict decoder (generators/parquet/footer.py check_file, the page level
+included) and the profiles' checks before any data is read, and refuses every file the spec lets a reader refuse
+(docs/spec-notes.md#the-reference-reader). It passes every case of the corpus by construction of the spec's rules;
+a case it does not pass is a defect of the case or of the reader.
 
 Rules (docs/spec-notes.md#fallback):
 1. The tail is parsed in reverse (generators.profiles.locate); the Thrift before it is not.
 2. `PAR3` tail: the FlatBuffers footer is the only metadata; if any check fails, reject.
 3. `PAR1` tail with a known UUID: use the FlatBuffers footer if every check passes (CRC of the
    size before the size is used, the size within the footer, CRC of the flatbuffer, FlatBuffers
-   verification, internal consistency); otherwise ignore it and read the Thrift footer, as a
-   legacy reader would, and say why.
+   verification, internal consistency, and the strict decoder on the footer rebuilt from it);
+   otherwise ignore it and read the Thrift footer, as a legacy reader would, and say why.
 4. No known UUID (none, or one we do not know): the Thrift footer.
+5. Whatever footer it uses must pass the strict decoder, except what the spec requires a reader to read
+   (TOLERATED): a field 32767 that is not binary or is there twice (a reader that does not know it skips it), a
+   length padded within its 1-5 bytes (the length rule), a plaintext footer's signature. Anything else the strict
+   decoder objects to is refused (StrictRefusal): the reader is as strict as the spec allows.
 The data is read by pyarrow from a file whose footer is rebuilt from the chosen metadata, so
-what the FlatBuffers footer says is what gets read.
+what the FlatBuffers footer says is what gets read; pyarrow reads only what the strict decoder has
+accepted, so its own leniency (lengths folded to 32 bits, bytes past the footer) never decides.
 """
 
 from __future__ import annotations
@@ -18,7 +27,9 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import apply_edits
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, check_file
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
 
 PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding")
@@ -26,6 +37,51 @@ PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding")
 
 class ReferenceError(ValueError):
     """The reference reader rejects the file."""
+
+
+class StrictRefusal(ReferenceError):
+    """The footer decodes, but breaks a rule of the spec that a reader may refuse a file for (`problem`)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(f"{problem.rule}: {problem}")
+        self.problem = problem
+
+
+# What the spec requires a reader to read although our strict decoder objects (docs/spec-notes.md): a field 32767
+# of another wire type or a second one (a legacy reader skips an unknown field by its type: #non-binary-field-32767,
+# #duplicates), a plaintext footer's signature (#encryption). Non-minimal varints are read within 5 bytes
+# (#length-fields), see strict_footer.
+TOLERATED = frozenset({"extension", "signature"})
+MAX_PADDED_VARINT = 5  # "1-5 bytes | ULEB128(M)": a padded varint longer than this is refused
+
+
+def strict_footer(buf: bytes) -> ParquetFooter:
+    """The file's Thrift footer as the strict decoder reads it; ReferenceError when no Thrift reader decodes it,
+    StrictRefusal when it breaks a rule the reader may refuse the file for."""
+    try:
+        footer, problems = check_file(buf)
+    except (FooterError, RecursionError) as e:
+        raise ReferenceError(f"footer does not decode: {e}") from None
+    for problem in problems:
+        if problem.rule in TOLERATED:
+            continue
+        if problem.rule == "varint" and _longest_padded_varint(footer) <= MAX_PADDED_VARINT:
+            continue
+        raise StrictRefusal(problem)
+    return footer
+
+
+def _longest_padded_varint(footer: ParquetFooter) -> int:
+    """Bytes in the longest non-minimal varint of the footer (read_footer notes only where the first one is)."""
+    reader = thrift.Reader(footer.buf, footer.footer_offset, footer.footer_end)
+    reader.struct()
+    longest = 0
+    for start in reader.overlong:
+        n = 1
+        while footer.buf[start + n - 1] & 0x80:
+            n += 1
+        longest = max(longest, n)
+    return longest
 
 
 @dataclass
@@ -47,11 +103,16 @@ def choose_footer(buf: bytes) -> Choice:
                 raise ProfileError("no FlatBuffers footer before PAR3")
             return Choice("thrift")
         thrift_footer = usable_thrift_footer(found, buf)
+        choice = Choice("flatbuffers", found.profile, located=found, thrift_footer=thrift_footer)
+        try:
+            strict_footer(rebuilt_file(buf, choice))
+        except ReferenceError as e:
+            raise ProfileError(f"the metadata it holds fails the strict decoder ({e})") from None
     except ProfileError as e:
         if par3:
             raise ReferenceError(f"PAR3 footer unusable: {e}") from None
         return Choice("thrift", reason=str(e))
-    return Choice("flatbuffers", found.profile, located=found, thrift_footer=thrift_footer)
+    return choice
 
 
 def usable_thrift_footer(found: Located, buf: bytes) -> bytes:
@@ -96,19 +157,19 @@ def rebuilt_file(buf: bytes, choice: Choice) -> bytes:
     return bytes(buf[:data_end]) + footer + struct.pack("<I", len(footer)) + b"PAR1"
 
 
-def use_new_encodings(buf: bytes) -> tuple[bytes, int]:
+def use_new_encodings(buf: bytes, footer: ParquetFooter | None = None) -> tuple[bytes, int]:
     """Seed 001 "Encoding", as its custom reader: for each ColumnMetaData whose extension carries
     our encoding UUID and points at a chunk inside the data region, read that chunk instead of
-    the old one. Extensions that do not check out are ignored (the old encoding is read)."""
-    from parquet_conformance.generators.parquet import thrift
+    the old one. Extensions that do not check out are ignored (the old encoding is read), and so are
+    all of them if the file they make fails the strict decoder."""
     from parquet_conformance.generators.parquet.edits import set_i64
-    from parquet_conformance.generators.parquet.footer import FooterError, parse_file
     from parquet_conformance.generators.parquet.profiles import parse_encoding_payload
 
-    try:
-        footer = parse_file(buf)
-    except FooterError:
-        return buf, 0
+    if footer is None:
+        try:
+            footer = strict_footer(buf)
+        except ReferenceError:
+            return buf, 0
     edits, used = [], 0
     for ext in footer.extensions(include_pages=False):
         where = parse_encoding_payload(ext.payload) if ext.struct == "ColumnMetaData" else None
@@ -125,14 +186,24 @@ def use_new_encodings(buf: bytes) -> tuple[bytes, int]:
         edits += [set_i64(md, "data_page_offset", offset), set_i64(md, "total_compressed_size", length),
                   set_i64(md, "total_uncompressed_size", length)]
         used += 1
-    return (apply_edits(buf, edits) if edits else buf), used
+    if not edits:
+        return buf, 0
+    rewritten = apply_edits(buf, edits)
+    try:
+        strict_footer(rewritten)
+    except ReferenceError:
+        return buf, 0
+    return rewritten, used
 
 
 def read_table(buf: bytes) -> tuple[object, Choice]:
+    """The strict decoder first (a FlatBuffers footer through its profile, then the footer rebuilt from it; else
+    the Thrift footer), then the data, by pyarrow, from what it accepted."""
     choice = choose_footer(buf)
     data = rebuilt_file(buf, choice)
     if choice.metadata == "thrift":
-        data, choice.new_encodings = use_new_encodings(data)
+        footer = strict_footer(data)
+        data, choice.new_encodings = use_new_encodings(data, footer)
     return read_exactly(data), choice
 
 

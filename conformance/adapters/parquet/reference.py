@@ -1,6 +1,8 @@
-"""Our reference reader (generators/parquet/reference.py): aware of every FlatBuffers-footer profile,
-data through pyarrow from a footer rebuilt out of the metadata it chose. It answers which
-metadata it used, so that aware-role expectations on `decode` can be checked."""
+"""Our reference reader (generators/parquet/reference.py): aware of every FlatBuffers-footer profile and
+strict (every footer it uses passes our strict decoder and the profiles' checks before any data is read);
+data through pyarrow from a footer rebuilt out of the metadata it chose. It answers which metadata it
+used, so that aware-role expectations on `decode` can be checked. It passes every case of the default
+corpus by construction (docs/spec-notes.md#the-reference-reader)."""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from parquet_conformance.corpus.model import Citation
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload, Which
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
@@ -9,6 +11,12 @@ from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatb
 PF = "apache/parquet-format"
 BPE = f"{PF} BinaryProtocolExtensions.md"
 SEED_BPE = "shared/seeds/001 (BinaryProtocolExtensions.md)"
+# The commit the spec's other files are quoted at (docs/spec-notes.md names it), and the revision of the Thrift
+# compact protocol's spec that defines type 13 (uuid) and still states the varint sizes.
+FORMAT_COMMIT = "24102ed5"
+THRIFT_SPEC = "apache/thrift doc/specs/thrift-compact-protocol.md (4959a923)"
+README = f"{PF} README.md ({FORMAT_COMMIT})"
+THRIFT_IDL = f"{PF} src/main/thrift/parquet.thrift ({FORMAT_COMMIT})"
 
 
 def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE) -> Citation:
@@ -40,15 +48,26 @@ WIRE = cite(
 APPEND = cite(
     BPE,
     "Appending extensions to thrift",
-    "thrift.back() = '\\x08'; AppendUleb(32767, &thrift); AppendUleb(ext.size(), &thrift); "
-    "thrift += ext; thrift += '\\x00';",
+    "thrift.back() = '\\x08'; / AppendUleb(32767, &thrift); / AppendUleb(ext.size(), &thrift); / "
+    "thrift += ext; / thrift += '\\x00';",
 )
-ZIGZAG = cite(
-    "apache/thrift doc/specs/thrift-compact-protocol.md",
-    "Struct encoding",
-    "the field id is encoded as a zigzag int (i16) following the type header byte",
+ZIGZAG = cite(THRIFT_SPEC, "Struct encoding", "`field id` the field id, a signed 16 bit integer encoded as zigzag int.",
+              seed=None)
+# The Thrift compact protocol: how a reader skips what it does not know, and how long a length may be.
+UNKNOWN_FIELDS = cite(
+    THRIFT_SPEC,
+    "Struct",
+    "Thrift's type system is not extensible; you can only encode the primitive types and structs. Therefore is also "
+    "possible to handle unknown fields while decoding; these are simply ignored.",
     seed=None,
 )
+UUID_TYPE = cite(THRIFT_SPEC, "Struct encoding", "`UUID`, encoded as `13`", seed=None)
+VARINT_SIZE = cite(THRIFT_SPEC, "Integer encoding", "Var ints take 1 to 5 bytes (int32) or 1 to 10 bytes (int64).",
+                   seed=None)
+BINARY_LENGTH = cite(THRIFT_SPEC, "Binary encoding",
+                     "`byte length` is the length of the byte array, using var int encoding (must be >= 0).", seed=None)
+STRUCT_STOP = cite(THRIFT_SPEC, "Struct",
+                   "A *Struct* is a sequence of zero or more fields, followed by a stop field.", seed=None)
 THRIFT_CPP_VARINT = cite(
     "apache/thrift lib/cpp/src/thrift/protocol/TCompactProtocol.tcc (034f2ad3)",
     "readVarint32, readVarint64, readBinary, readFieldBegin",
@@ -63,14 +82,14 @@ THRIFT_JAVA_VARINT = cite(
     seed=None,
 )
 RESERVED = cite(
-    f"{PF} README.md",
+    README,
     "Binary Protocol Extensions",
     "Parquet Thrift IDL reserves field-id `32767` of every Thrift struct for extensions. "
     "The (Thrift) type of this field is always `binary`.",
     seed=None,
 )
 LAYOUT = cite(
-    f"{PF} README.md",
+    README,
     "File Format",
     '4-byte length in bytes of file metadata (little endian) / 4-byte magic number "PAR1"',
     seed=None,
@@ -80,6 +99,7 @@ CRITICAL = cite(
     "Examples / Footer",
     "guarantees that new readers will not overshoot reading bytes in case of corrupt bits in these "
     "critical 8 bytes of the file",
+    seed="shared/seeds/001, 003",
 )
 PROTOTYPES = cite(
     "apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 "
@@ -93,13 +113,33 @@ PAR3 = cite(
     "Examples / Footer",
     "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
 )
-PARE = cite(
-    f"{PF} Encryption.md",
-    "Encrypted footer mode",
-    'a new magic string ("PARE") in order to ... immediately inform legacy readers (expecting "PAR1" '
-    "bytes) that they can't parse this file",
+# What a reader does with a file whose metadata it cannot use, and with a tail magic other than PAR1.
+RECOVERY = cite(
+    README,
+    "Error recovery",
+    "If the file metadata is corrupt, the file is lost. If the column metadata is corrupt, that column chunk is lost "
+    "(but column chunks for this column in other row groups are okay). If a page header is corrupt, the remaining "
+    "pages in that chunk are lost.",
     seed=None,
 )
+MAGIC = cite(
+    f"{PF} Encryption.md ({FORMAT_COMMIT})",
+    "5.4 Encrypted footer mode",
+    "Parquet readers start file parsing by reading and checking the magic string. Therefore, the encrypted footer "
+    'mode uses a new magic string ("PARE") in order to instruct readers to look for a file crypto metadata before the '
+    'footer - and also to immediately inform legacy readers (expecting "PAR1" bytes) that they can’t parse this '
+    "file.",
+    seed=None,
+)
+PARE = MAGIC
+DISAMBIGUATE = cite(
+    BPE,
+    "Binary Protocol Extensions",
+    "Because only one field-id is reserved the extension bytes themselves require disambiguation; otherwise readers "
+    "will not be able to decode extensions safely.",
+)
+CODEC_SUPPORT = cite(THRIFT_IDL, "enum CompressionCodec", "Codec support may vary between readers based on the format "
+                     "version and libraries available at runtime.", seed=None)
 
 
 def ext(
@@ -133,7 +173,7 @@ FOOTER = cite(
     "K bytes | Flatbuffers representation (v0) of FileMetaData / 4 bytes | little-endian crc32(flatbuffer) "
     "/ 4 bytes | little-endian size(flatbuffer) / 4 bytes | little-endian crc32(size(flatbuffer)) / "
     "16 bytes | some-UUID",
-    seed="shared/seeds/001, 003",
+    seed=SEED_BPE,  # seed 003 names it UUID1
 )
 REVERSE = cite(
     BPE,
@@ -145,14 +185,14 @@ MIGRATION = cite(
     BPE,
     "Examples / Footer",
     "For the next N years writers will write both the Thrift and the "
-    "flatbuffer FileMetaData ... 16 bytes | some-other-UUID",
-    seed="shared/seeds/001, 003",
+    "flatbuffer `FileMetaData`. ... 16 bytes | some-other-UUID",
+    seed=SEED_BPE,  # seed 003 names it UUID2
 )
 FINAL = cite(
     BPE,
     "Examples / Footer",
     "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
-    seed="shared/seeds/001, 003",
+    seed=SEED_BPE,  # seed 003 writes "parquet file"
 )
 CRC_META = cite(
     BPE,
@@ -186,3 +226,50 @@ ENCODING = cite(
     "at the start of the row group and all the old encodings at the end of the row group.",
     seed="shared/seeds/001",
 )
+ENCODING_READER = cite(
+    BPE,
+    "Examples / Encoding",
+    "This is done to become extension aware and inspect the extension bytes looking for the UUID disambiguator. ... "
+    "found it decodes the offsets from the rest of the bytes and reads the region of the file containing the new "
+    "encoding.",
+    seed="shared/seeds/001",
+)
+
+
+# What a base needs that the spec lets a reader lack (docs/spec-notes.md#features-a-reader-may-lack): a codec
+# other than UNCOMPRESSED, instants beyond the range a reader supports. A `read` on such a base would claim more
+# than the spec does, so the cases built on it expect `either` (exactly the base data, or a refusal).
+RANGE = cite(f"{PF} LogicalTypes.md ({FORMAT_COMMIT})", "Timestamp / Common considerations",
+             "Every possible `int64` number represents a valid timestamp, but depending on the precision, the "
+             "corresponding year may be outside of the practical everyday limits and implementations may choose to "
+             "only support a limited range.", seed=None)
+INT96 = cite(THRIFT_IDL, "enum Type", "INT96 = 3;  // deprecated, new Parquet writers should not write data in INT96",
+             seed=None)
+BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
+
+
+@cache
+def base_needs(base: str) -> tuple[Citation, ...]:
+    """The sentences that let a reader refuse `base` for what it needs (empty: a reader must read it)."""
+    from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+    from parquet_conformance.generators.parquet.footer import parse_file
+
+    if BASES[base].encrypted:
+        return ()
+    codecs = {md.value("codec") for md in parse_file(base_bytes(base)).structs() if md.name == "ColumnMetaData"}
+    return (*((CODEC_SUPPORT,) if codecs - {0} else ()), *BEYOND_RANGE.get(base, ()))
+
+
+def legacy_read(base: str) -> str:
+    """What a legacy reader must do with `base` extended as the spec allows: `read`, or `either` where the base
+    needs what a reader may lack (base_needs)."""
+    return "either" if base_needs(base) else "read"
+
+
+NEEDS_NOTE = ("The base needs what the spec lets a reader lack ({}): a reader may refuse it, as it may the base "
+              "itself; it must never return other data (docs/spec-notes.md#features-a-reader-may-lack).")
+
+
+def needs_note(base: str) -> str:
+    what = {CODEC_SUPPORT: "a compression codec", RANGE: "instants beyond the range it supports"}
+    return NEEDS_NOTE.format(", ".join(what[c] for c in base_needs(base) if c in what)) if base_needs(base) else ""

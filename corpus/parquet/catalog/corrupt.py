@@ -15,13 +15,17 @@ from functools import cache
 from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import (
     APPEND,
+    BINARY_LENGTH,
     CRITICAL,
     FORMS,
     LAYOUT,
+    MAGIC,
     PAR3,
-    PARE,
+    RECOVERY,
+    STRUCT_STOP,
     THRIFT_CPP_VARINT,
     THRIFT_JAVA_VARINT,
+    VARINT_SIZE,
     WIRE,
 )
 from parquet_conformance.generators.parquet import thrift
@@ -41,6 +45,15 @@ from parquet_conformance.generators.parquet.mutations.tail import (
 # Both find one unknown binary field (id 100) that ends with the payload: a plausible FileMetaData.
 FOLDS_TO_FIELDS = Payload("hex", hex="08c8013c" + "ff" * 4 + "08c80134" + "ff" * 36 + OPAQUE_UUID.hex())
 TAIL_INVALID, TAIL_STOP = 0xF, 0x0  # low nibbles of the footer length's first byte (see sized())
+# The sentences that require a legacy reader to reject (docs/spec-notes.md#expectations): metadata it cannot decode
+# is lost (README, Error recovery); an extension's M bytes lie inside the footer, which the footer length bounds
+# (the length rule, docs/spec-notes.md#length-fields); a tail that is not PAR1 is not for it (Encryption.md 5.4).
+LOST = RECOVERY.requiring("legacy")
+WIRE_RULE = WIRE.requiring("legacy")
+NOT_PAR1 = MAGIC.requiring("legacy")
+LENGTH_RULE = ("The length rule, value (docs/spec-notes.md#length-fields): read as ULEB128 (every byte, as the spec "
+               "and the compact protocol define it), the declared length runs past the footer, so the FileMetaData "
+               "does not decode within its footer length and the file metadata is lost.")
 
 
 @cache
@@ -92,7 +105,9 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(FlipFooterLengthBit(bit=bit),),
                 expect={"legacy": "reject"},
-                citations=(LAYOUT, CRITICAL),
+                citations=(LAYOUT, LOST, CRITICAL),
+                notes="The footer length points before the file's first byte: there is no file metadata of that "
+                "length to read.",
             )
         )
     for label, step, title in (
@@ -113,7 +128,9 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(SetFooterLength(**step),),
                 expect={"legacy": "reject"},
-                citations=(LAYOUT,),
+                citations=(LAYOUT, LOST),
+                notes="What the footer length delimits is no FileMetaData (nothing, more than the file, the head "
+                "magic, a page header): the file metadata is lost.",
             )
         )
     for struct, slug in (("FileMetaData", "file-metadata"), ("Statistics", "statistics")):
@@ -125,7 +142,8 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(fixed(struct, over=1000),),
                 expect={"legacy": "reject"},
-                citations=(WIRE,),
+                citations=(WIRE_RULE, LAYOUT, BINARY_LENGTH, LOST),
+                notes=LENGTH_RULE,
             )
         )
         cases.append(
@@ -136,7 +154,8 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(fixed(struct, over=1),),
                 expect={"legacy": "reject"},
-                citations=(WIRE,),
+                citations=(WIRE_RULE, LAYOUT, BINARY_LENGTH, LOST),
+                notes=LENGTH_RULE + " Here by one byte: the length swallows the stop field.",
             )
         )
     cases.append(
@@ -147,8 +166,8 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", declared_length=2**31 - 1),),
             expect={"legacy": "reject"},
-            citations=(WIRE,),
-            notes="A reader must not allocate the claimed size before checking it against the footer.",
+            citations=(WIRE_RULE, LAYOUT, BINARY_LENGTH, LOST),
+            notes=LENGTH_RULE + " A reader must not allocate the claimed size before checking it against the footer.",
         )
     )
     cases.append(
@@ -160,9 +179,10 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", declared_length=2**35),),
             expect={"legacy": "reject"},
-            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
-            notes="Thrift C++ folds 2^35 to 0 and parses the payload as fields, Thrift Java and JavaScript fold it to "
-            "8; both meet field type 15 there and fail: docs/spec-notes.md#corrupt-extensions.",
+            citations=(WIRE_RULE, LAYOUT, LOST, VARINT_SIZE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes=LENGTH_RULE + " (It also takes 6 bytes.) Thrift C++ folds 2^35 to 0 and parses the payload as "
+            "fields, Thrift Java and JavaScript fold it to 8; both meet field type 15 there and fail: "
+            "docs/spec-notes.md#corrupt-extensions.",
         )
     )
     cases.append(
@@ -175,9 +195,9 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", payload=FOLDS_TO_FIELDS, declared_length=2**35),),
             expect={"legacy": "reject"},
-            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
-            notes="A reader that reads this file returns the base data from a footer whose length field is wrong; "
-            "the length does not fit the spec's 32-bit size: docs/spec-notes.md#corrupt-extensions.",
+            citations=(WIRE_RULE, LAYOUT, LOST, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes=LENGTH_RULE + " A reader that reads this file returns the base data from a length other than the "
+            "one written (folded to 32 bits): docs/spec-notes.md#corrupt-extensions.",
         )
     )
     cases.append(
@@ -189,9 +209,10 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", over=2**32),),
             expect={"legacy": "reject"},
-            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
-            notes="Within the spec's 1-5 bytes but beyond 32 bits: the declared length overruns the footer by 4 GiB. "
-            "Thrift C++ (cast) and Java (shift) both fold it to N: docs/spec-notes.md#corrupt-extensions.",
+            citations=(WIRE_RULE, LAYOUT, LOST, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes=LENGTH_RULE + " Its form is within the spec's 1-5 bytes, but no footer holds 2^32 bytes (its length "
+            "is 4 bytes), so a length of 2^32 or more always runs past it. Thrift C++ (cast) and Java (shift) both "
+            "fold it to N and read a length that is not the one written: docs/spec-notes.md#corrupt-extensions.",
         )
     )
     cases.append(
@@ -202,9 +223,11 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", length_pad=11),),
             expect={"legacy": "either"},
-            citations=(WIRE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
-            notes="Thrift C++ refuses a varint over 10 bytes; Thrift Java reads varints of any length. Reading the "
-            "right length is not wrong data, so either: docs/spec-notes.md#corrupt-extensions.",
+            citations=(WIRE, VARINT_SIZE, THRIFT_CPP_VARINT, THRIFT_JAVA_VARINT),
+            notes="The length rule, form (docs/spec-notes.md#length-fields): the value is the payload's length, in "
+            "more bytes than the spec's 1-5 (and than any varint of the compact protocol). Thrift C++ refuses a varint "
+            "over 10 bytes; Thrift Java reads varints of any length. Reading the length written is not wrong data, so "
+            "either: docs/spec-notes.md#corrupt-extensions.",
         )
     )
     cases.append(
@@ -216,9 +239,10 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", over=5),),
             expect={"legacy": "reject"},
-            citations=(WIRE, LAYOUT),
-            notes="A reader that bounds the FileMetaData by the footer length rejects it; one that parses from a "
-            "buffer that runs to the end of the file reads the base data: docs/spec-notes.md#corrupt-extensions.",
+            citations=(WIRE_RULE, LAYOUT, LOST),
+            notes=LENGTH_RULE + " A reader that bounds the FileMetaData by the footer length rejects it; one that "
+            "parses from a buffer that runs to the end of the file reads the base data: "
+            "docs/spec-notes.md#corrupt-extensions.",
         )
     )
     for struct, slug in (
@@ -235,9 +259,10 @@ def cases() -> list[Case]:
                     base="flat",
                     mutations=(fixed(struct, form, drop_stop=True),),
                     expect={"legacy": "reject"},
-                    citations=(WIRE, APPEND),
-                    notes="The footer length's first byte has low nibble 0xF: a reader that parses past the footer "
-                    "fails there too: docs/spec-notes.md#corrupt-extensions.",
+                    citations=(WIRE_RULE, APPEND, STRUCT_STOP, LOST),
+                    notes="No stop field ends the struct within the footer, so the FileMetaData does not decode and "
+                    "the file metadata is lost. The footer length's first byte has low nibble 0xF: a reader that "
+                    "parses past the footer fails there too: docs/spec-notes.md#corrupt-extensions.",
                 )
             )
     cases.append(
@@ -249,12 +274,12 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", nibble=TAIL_STOP, drop_stop=True),),
             expect={"legacy": "reject"},
-            citations=(WIRE, APPEND, LAYOUT),
+            citations=(WIRE_RULE, APPEND, STRUCT_STOP, LAYOUT, LOST),
             notes="A reader that parses from a buffer that runs past the footer into the tail finds its stop byte "
             "there and reads the base data: docs/spec-notes.md#corrupt-extensions.",
         )
     )
-    for magic, cite_ in (("PAR3", PAR3), ("PARX", LAYOUT), ("PARE", PARE)):
+    for magic, cite_ in (("PAR3", PAR3), ("PARX", LAYOUT), ("PARE", LAYOUT)):
         cases.append(
             Case(
                 id=f"corrupt/tail/{magic}-on-thrift-footer",
@@ -263,8 +288,10 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(fixed("FileMetaData"), SetTailMagic(magic=magic)),
                 expect={"legacy": "reject"},
-                citations=(cite_, LAYOUT),
-                notes="A legacy reader checks the tail magic before anything else.",
+                citations=tuple(dict.fromkeys((NOT_PAR1, cite_, LAYOUT))),
+                notes="The tail magic is how the format tells a legacy reader a file is not for it (PARE, PAR3): "
+                "readers check it before anything else, so a Thrift footer before it is not read: "
+                "docs/spec-notes.md#tail-magic.",
             )
         )
     for fraction in (0.0, 0.5, 0.99):
@@ -276,7 +303,8 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(TruncateInFooter(fraction=fraction),),
                 expect={"legacy": "reject"},
-                citations=(LAYOUT,),
+                citations=(LAYOUT, NOT_PAR1, LOST),
+                notes="The cut takes the footer length and the tail magic with it: the file metadata is lost.",
             )
         )
     cases.append(
@@ -287,14 +315,15 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData", payload=_fill(1024)), TruncateInFooter(fraction=0.8)),
             expect={"legacy": "reject"},
-            citations=(LAYOUT, WIRE),
+            citations=(LAYOUT, WIRE, NOT_PAR1, LOST),
+            notes="The cut takes the footer length and the tail magic with it: the file metadata is lost.",
         )
     )
-    for label, hexdata in (
-        ("empty", ""),
-        ("magic-only", b"PAR1".hex()),
-        ("8-bytes", (b"PAR1" * 2).hex()),
-        ("12-bytes-zero-length", (b"PAR1" + bytes(4) + b"PAR1").hex()),
+    for label, hexdata, why in (
+        ("empty", "", (NOT_PAR1,)),
+        ("magic-only", b"PAR1".hex(), (LOST,)),
+        ("8-bytes", (b"PAR1" * 2).hex(), (LOST,)),
+        ("12-bytes-zero-length", (b"PAR1" + bytes(4) + b"PAR1").hex(), (LOST,)),
     ):
         cases.append(
             Case(
@@ -304,7 +333,8 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(ReplaceFile(hex=hexdata),),
                 expect={"legacy": "reject"},
-                citations=(LAYOUT,),
+                citations=(LAYOUT, *why),
+                notes="No footer length and tail magic fit, or a footer of 0 bytes: there is no file metadata.",
             )
         )
     return cases

@@ -7,17 +7,15 @@ case with them."""
 from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog.common import FORMS, HEADER_NOTE, PF, RESERVED, cite, ext
+from parquet_conformance.corpus.parquet.catalog.common import FORMS, HEADER_NOTE, MAGIC, PF, RESERVED, cite, ext
 
 ENC = f"{PF} Encryption.md (24102ed5)"
-PARE = cite(ENC, "5.4 Encrypted footer mode", "the encrypted footer mode uses a new magic string (\"PARE\") in order "
-            "to instruct readers to look for a file crypto metadata before the footer - and also to immediately "
-            "inform legacy readers (expecting \"PAR1\" bytes) that they can't parse this file.", seed=None)
+PARE = MAGIC.requiring("legacy")  # "inform legacy readers (expecting "PAR1" bytes) that they can't parse this file"
 PLAINTEXT = cite(ENC, "5.5 Plaintext footer mode", "A legacy reader, trying to access a sensitive column data in an "
                  "encrypted file with a plaintext footer, will get an exception. More specifically, a Thrift parsing "
                  "exception on an encrypted page header structure.", seed=None)
 SIGNED = cite(ENC, "5.5 Plaintext footer mode", "The plaintext footer is signed in order to prevent tampering with "
-              "the FileMetaData contents.", seed=None)
+              "the `FileMetaData` contents.", seed=None)
 NOTE = ("Legacy readers read whole files here, so the file's encrypted column makes them reject it (a projection "
         "without `name` is readable: docs/spec-notes.md#encryption).")
 
@@ -46,7 +44,7 @@ def cases() -> list[Case]:
             id=f"enc-files/plaintext-footer/{slug}",
             title=f"64-byte extension in the {struct} of a signed plaintext footer: the signature no longer matches",
             kind="golden", base="plaintext-footer", mutations=(ext(struct, 0, "zigzag"),),
-            expect={"legacy": "reject"}, citations=(SIGNED, PLAINTEXT, RESERVED),
+            expect={"legacy": "reject"}, citations=(SIGNED, PLAINTEXT.requiring("legacy"), RESERVED),
             notes=f"A writer that extends a signed footer must sign it again; this one did not, so a reader with the "
                   f"keys that checks the signature must reject it (pyarrow does). {NOTE}"))
     return out

@@ -8,13 +8,16 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     APPEND,
     CRC_META,
     CRITICAL,
+    DISAMBIGUATE,
     FINAL,
     FOOTER,
     FORMS,
     HEADER_NOTE,
+    MAGIC,
     MIGRATION,
     PROTOTYPE_TRAILER,
     PROTOTYPES,
+    RECOVERY,
     REVERSE,
     SCHEMA_544,
     UUID_MUST,
@@ -39,7 +42,7 @@ def cases() -> list[Case]:
                     base=base,
                     mutations=(fb("spec-example", header=form),),
                     expect={"legacy": "read", se: "read"},
-                    citations=(FOOTER, REVERSE, SCHEMA_544),
+                    citations=(FOOTER.requiring(se), REVERSE, SCHEMA_544),
                     notes=HEADER_NOTE[form],
                     decode={se: "flatbuffers"},
                 )
@@ -52,7 +55,7 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("migration"),),
                 expect={"legacy": "read", mig: "read"},
-                citations=(MIGRATION, SCHEMA_544),
+                citations=(MIGRATION.requiring(mig), REVERSE, SCHEMA_544),
                 decode={mig: "flatbuffers"},
             )
         )
@@ -64,9 +67,9 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("par3"),),
                 expect={"legacy": "reject", p3: "read"},
-                citations=(FINAL, SCHEMA_544),
-                notes="No Thrift footer: legacy readers must reject the PAR3 tail. The head magic stays PAR1, which "
-                "the spec does not say: docs/spec-notes.md#par3.",
+                citations=(FINAL.requiring(p3), MAGIC.requiring("legacy"), SCHEMA_544),
+                notes="No Thrift footer: legacy readers must reject the PAR3 tail (docs/spec-notes.md#tail-magic). The "
+                "head magic stays PAR1, which the spec does not say: docs/spec-notes.md#par3.",
                 decode={p3: "flatbuffers"},
             )
         )
@@ -79,8 +82,10 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("arrow-prototype", placement="after-stop"),),
                 expect={"legacy": "either", ap: "read"},
-                citations=(PROTOTYPE_TRAILER, PROTOTYPES),
-                notes="See docs/spec-notes.md#placement.",
+                citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap), PROTOTYPES),
+                notes="The trailer is the prototypes' own (profile arrow-prototype); an aware reader of it finds its "
+                "UUID at the end and reads the flatbuffer without parsing the Thrift. See "
+                "docs/spec-notes.md#placement.",
                 decode={ap: "flatbuffers"},
             )
         )
@@ -92,10 +97,11 @@ def cases() -> list[Case]:
                 kind="golden",
                 base="flat",
                 mutations=(fb("spec-example", header=form, crc="castagnoli"),),
-                expect={"legacy": "read", se: "read"},
+                expect={"legacy": "read", se: "either"},
                 citations=(FOOTER, CRC_META),
-                notes="The spec says crc32 without naming the polynomial. Read with zlib's CRC-32 the checks fail and "
-                "the reader falls back to Thrift; read with CRC-32C they pass: docs/spec-notes.md#crc32.",
+                notes="The spec says crc32 without naming the polynomial. Read with zlib's CRC-32 the checks fail, and "
+                "the reader may refuse or read the Thrift footer; read with CRC-32C they pass and it reads the "
+                "flatbuffer: docs/spec-notes.md#crc32, docs/spec-notes.md#fallback.",
                 decode={se: "either"},
             )
         )
@@ -107,7 +113,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("arrow-prototype", placement="after-stop", codec=7),),
             expect={"legacy": "either", ap: "read"},
-            citations=(PROTOTYPE_TRAILER,),
+            citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap)),
             decode={ap: "flatbuffers"},
         )
     )
@@ -119,7 +125,8 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("arrow-prototype"),),
             expect={"legacy": "read", ap: "read"},
-            citations=(PROTOTYPE_TRAILER, APPEND),
+            citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap), APPEND),
+            notes="Read in reverse, the tail is the prototypes' byte for byte (UUID, stop byte, footer length, PAR1).",
             decode={ap: "flatbuffers"},
         )
     )
@@ -133,6 +140,9 @@ def cases() -> list[Case]:
         ("unverifiable", 0, "a root offset past the end, with both CRCs valid: fails FlatBuffers verification"),
         ("huge-size", 0, "a size beyond the file, with a valid crc32(size)"),
     ]
+    # The flatbuffer is intact, or a damaged one may still decode: nothing forbids a reader that skips a check to use
+    # it and return the same data. Elsewhere the damage leaves nothing a reader could use without overshooting.
+    intact = ("flatbuffer-byte", "flatbuffer-crc", "size-crc")
     for what, bit, title in damages:
         slug = f"{what}-{bit}" if what == "size-bit" else what
         cases.append(
@@ -142,14 +152,16 @@ def cases() -> list[Case]:
                 kind="golden",
                 base="flat",
                 mutations=(fb("spec-example"), DamageFlatbufferFooter(what=what, bit=bit)),
-                expect={"legacy": "read", se: "read"},
+                expect={"legacy": "read", se: "either"},
                 citations=(CRITICAL, CRC_META, REVERSE),
-                notes="The Thrift footer is intact: an aware reader must notice, ignore the FlatBuffers footer and "
-                "read the Thrift one, never overshoot or trust it: docs/spec-notes.md#fallback.",
-                decode={se: "thrift"},
+                notes="The Thrift footer is intact. The spec says the CRCs keep new readers from overshooting, not "
+                "what they do next: an aware reader may refuse the file or read the Thrift footer (the migration "
+                "form carries it for that), never overshoot or return other data: docs/spec-notes.md#fallback.",
+                decode={se: "either" if what in intact else "thrift"},
             )
         )
         if what in ("flatbuffer-byte", "size-crc", "unverifiable", "huge-size") or (what, bit) == ("size-bit", 31):
+            usable = what in intact
             cases.append(
                 Case(
                     id=f"fb/par3/damaged/{slug}",
@@ -157,9 +169,16 @@ def cases() -> list[Case]:
                     kind="corrupt",
                     base="flat",
                     mutations=(fb("par3"), DamageFlatbufferFooter(what=what, bit=bit)),
-                    expect={"legacy": "reject", p3: "reject"},
-                    citations=(FINAL, CRITICAL),
-                    notes="No Thrift footer to fall back to: reject, without reading outside the file.",
+                    expect={"legacy": "reject", p3: "either" if usable else "reject"},
+                    citations=(FINAL, MAGIC.requiring("legacy"),
+                               *((CRITICAL, CRC_META) if usable else (CRITICAL.requiring(p3), RECOVERY.requiring(p3)))),
+                    notes="No Thrift footer to fall back to. "
+                    + ("A CRC disagrees with what it covers (for flatbuffer-byte, one bit of the flatbuffer is "
+                       "flipped; for size-crc, the size is intact): the spec does not say a reader must verify it, so "
+                       "a reader may refuse or read, and then exactly the base data: docs/spec-notes.md#fallback."
+                       if usable else
+                       "The size cannot be used without reading outside the file, or the bytes are no FlatBuffers "
+                       "FileMetaData: the file metadata is lost, reject without reading outside the file."),
                 )
             )
     cases.append(
@@ -170,8 +189,9 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("spec-example", uuid_hex="00112233445566778899aabbccddeeff"),),
             expect={"legacy": "read", se: "read"},
-            citations=(UUID_MUST, REVERSE),
-            notes="An aware reader must ignore an extension whose UUID it does not know.",
+            citations=(UUID_MUST, DISAMBIGUATE.requiring(se), REVERSE),
+            notes="An aware reader must ignore an extension whose UUID it does not know: it cannot decode it safely, "
+            "and without it the file is a legacy file.",
             decode={se: "thrift"},
         )
     )
@@ -185,10 +205,11 @@ def cases() -> list[Case]:
             mutations=(
                 fb("spec-example", metadata_edits=(MetadataEdit("FileMetaData", "FileMetaData", "num_rows", -1),)),
             ),
-            expect={"legacy": "read", se: "read"},
-            citations=(FOOTER,),
-            notes="Internally inconsistent: an aware reader can tell and must fall back to Thrift.",
-            decode={se: "thrift"},
+            expect={"legacy": "read", se: "either"},
+            citations=(FOOTER, RECOVERY),
+            notes="Internally inconsistent: an aware reader can tell, and may refuse the file or read the Thrift "
+            "footer; one that trusts num_rows returns other data, which fails: docs/spec-notes.md#fallback.",
+            decode={se: "either"},
         )
     )
     cases.append(

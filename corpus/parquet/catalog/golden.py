@@ -10,6 +10,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     IGNORE,
     LARGE,
     LAYOUT,
+    MAGIC,
     OVERHEAD,
     RESERVED,
     SIZES,
@@ -17,10 +18,18 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     UUID_MUST,
     WIRE,
     ZIGZAG,
+    base_needs,
     ext,
+    legacy_read,
+    needs_note,
 )
+from parquet_conformance.corpus.parquet.catalog.encryption import PLAINTEXT
 from parquet_conformance.generators.parquet.bases import BASES, EXTENSION_BASES
 from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
+
+# A reader without the keys: the PARE magic says it cannot parse the file; the plaintext footer's encrypted column
+# gives it an exception (Encryption.md 5.4, 5.5).
+ENCRYPTED = {"encrypted-footer": (MAGIC.requiring("legacy"),), "plaintext-footer": (PLAINTEXT.requiring("legacy"),)}
 
 
 def cases() -> list[Case]:
@@ -31,11 +40,11 @@ def cases() -> list[Case]:
             kind="golden",
             base=name,
             mutations=(),
-            expect={"legacy": "reject" if b.encrypted else "read"},
-            citations=(LAYOUT,),
+            expect={"legacy": "reject" if b.encrypted else legacy_read(name)},
+            citations=(LAYOUT, *ENCRYPTED.get(name, ()), *base_needs(name)),
             notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline."
             + (" Encrypted: a reader without the keys must reject it (docs/spec-notes.md#encryption)."
-               if b.encrypted else ""),
+               if b.encrypted else "") + (" " + needs_note(name) if base_needs(name) else ""),
         )
         for name, b in BASES.items()
     ]

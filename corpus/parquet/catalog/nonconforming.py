@@ -4,7 +4,17 @@ overlong lengths)."""
 from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog.common import APPEND, FORMS, PROTOTYPES, RESERVED, WIRE, ZIGZAG, ext
+from parquet_conformance.corpus.parquet.catalog.common import (
+    APPEND,
+    FORMS,
+    PROTOTYPES,
+    RESERVED,
+    UNKNOWN_FIELDS,
+    VARINT_SIZE,
+    WIRE,
+    ZIGZAG,
+    ext,
+)
 from parquet_conformance.generators.parquet.mutations.extension import ExtendAfterStop, Payload
 from parquet_conformance.generators.parquet.mutations.fields import AddTypedField
 
@@ -20,9 +30,9 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(AddTypedField(struct="FileMetaData", type=t),),
                 expect={"legacy": "read"},
-                citations=(RESERVED, ZIGZAG),
+                citations=(RESERVED, ZIGZAG, UNKNOWN_FIELDS),
                 notes="Valid Thrift: a reader that does not know field 32767 skips it by its wire type. An "
-                "extension-aware reader must not treat it as an extension.",
+                "extension-aware reader must not treat it as an extension: docs/spec-notes.md#non-binary-field-32767.",
             )
         )
     cases.append(
@@ -88,11 +98,13 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(ext("FileMetaData", 0, "zigzag", 64, length_pad=pad),),
                 expect={"legacy": expect},
-                citations=(WIRE,),
-                notes="The spec allows 1-5 bytes for the size; a padded LEB128 within 5 bytes is still ULEB128. "
-                "Beyond 5 bytes Thrift decoders differ (C++ reads up to 10, others stop at 5)."
-                if pad > 5
-                else "The spec allows 1-5 bytes for the size; a padded LEB128 is still ULEB128.",
+                citations=(WIRE, VARINT_SIZE),
+                notes="The length rule, form (docs/spec-notes.md#length-fields): its value is the payload's length, "
+                + ("but it takes more than the spec's 1-5 bytes (and the compact protocol's 5 for an int32): a "
+                   "reader may read the value or refuse the form. Thrift C++ reads up to 10 bytes, Java any number."
+                   if pad > 5 else
+                   "in 1-5 bytes as the spec allots them; padding is still ULEB128 and decodes to the same value, so "
+                   "a legacy reader reads it (our strict decoder calls it nonconforming: a Thrift writer never pads)."),
             )
         )
     return cases

@@ -7,7 +7,16 @@ says how each expectation follows from the seed."""
 from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case, Citation
-from parquet_conformance.corpus.parquet.catalog.common import IGNORE, LAYOUT, STRUCTS, cite
+from parquet_conformance.corpus.parquet.catalog.common import (
+    IGNORE,
+    LAYOUT,
+    README,
+    STRUCTS,
+    UNKNOWN_FIELDS,
+    UUID_TYPE,
+    cite,
+)
+from parquet_conformance.corpus.parquet.catalog.common import RECOVERY as LOST
 from parquet_conformance.generators.parquet.footer import ENUMS
 from parquet_conformance.generators.parquet.mutations import Mutation
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
@@ -38,11 +47,14 @@ THRIFT = "apache/parquet-format src/main/thrift/parquet.thrift (24102ed5)"
 PAGE_CRC = cite(THRIFT, "PageHeader.crc", "The CRC is computed on the serialization binary representation of the page "
                 "(as written to disk), excluding the page header.", seed=None)
 ENUM_DEFS = cite(THRIFT, "enum Type, ConvertedType, FieldRepetitionType, Encoding, CompressionCodec, PageType",
-                 "BOOLEAN = 0 ... FIXED_LEN_BYTE_ARRAY = 7; UTF8 = 0 ... INTERVAL = 21; REQUIRED = 0 ... REPEATED = 2; "
-                 "PLAIN = 0 ... ALP = 10; UNCOMPRESSED = 0 ... LZ4_RAW = 7; DATA_PAGE = 0 ... DATA_PAGE_V2 = 3",
+                 "BOOLEAN = 0; ... FIXED_LEN_BYTE_ARRAY = 7; / UTF8 = 0; ... INTERVAL = 21; / REQUIRED = 0; ... "
+                 "REPEATED = 2; / PLAIN = 0; ... ALP = 10; / UNCOMPRESSED = 0; ... LZ4_RAW = 7; / DATA_PAGE = 0; ... "
+                 "DATA_PAGE_V2 = 3;",
                  seed=None)
 STATS_ORDER = cite(THRIFT, "Statistics.max_value, min_value",
-                   "Max and min values for the column, determined by its ColumnOrder.", seed=None)
+                   "Lower and upper bound values for the column, determined by its ColumnOrder.", seed=None)
+PAGE_TYPES = cite(README, "Extensibility", "Page types: Additional page types can be added and safely skipped.",
+                  seed=None)
 UNKNOWN_STRUCTS = {**STRUCTS, "page-header": ("PageHeader", 0), "data-page-header": ("DataPageHeader", 0)}
 IDS = (100, 1000, 32766)
 
@@ -69,16 +81,18 @@ def _unknown_fields() -> list[Case]:
                 title=f"an unknown field {fid} of type {type_} in {where} of 'flat'",
                 kind="golden", base="flat",
                 mutations=(AddTypedField(struct=struct, which=which, field_id=fid, type=type_),),
-                expect={"legacy": "read"},
-                citations=(COMPAT_OLD, IGNORE),
+                expect={"legacy": "either" if type_ == "uuid" else "read"},
+                citations=(COMPAT_OLD, UNKNOWN_FIELDS, *((UUID_TYPE,) if type_ == "uuid" else ())),
                 notes=_UUID_NOTE if type_ == "uuid" else "",
             ))
     return out
 
 
-_UUID_NOTE = ("Compact type 13 (uuid) is recent: Thrift Java knows it (TCompactProtocol.java at 05b06598), the Thrift "
-              "C++ at 034f2ad3 does not (getTType: \"don't know what type\"), and a runtime that does not know it "
-              "cannot skip it. The seed still wants the field ignored: docs/spec-notes.md#storage-checklist.")
+_UUID_NOTE = ("Compact type 13 (uuid) is a new wire type, not a new field: the compact protocol's spec lists it "
+              "since 2022 (apache/thrift 4959a923, THRIFT-5592), and a runtime that does not know it cannot know its "
+              "length to skip it (Thrift C++ before 786764ba, 2025, throws \"don't know what type\"; Thrift Java "
+              "knows it at 05b06598). A reader that knows type 13 skips the field; one that does not must refuse the "
+              "file, never return other data: either (docs/spec-notes.md#unknown-uuid).")
 
 
 def _utf8_pair() -> list[Case]:
@@ -197,10 +211,15 @@ def _enums() -> list[Case]:
                 kind="nonconforming", base=base,
                 mutations=(SetField(struct=struct, field=field, which=which, value=value, index=index, page=page),),
                 expect={"legacy": expectation},
-                citations=(ENUM_DEFS, COMPAT_OLD),
-                notes=f"{why} The seed's compatibility rule lets an old reader ignore what it does not know; where it "
-                "cannot read correctly without the value it must reject the column or the file, never return other "
-                "data: docs/spec-notes.md#storage-checklist.",
+                citations=(ENUM_DEFS, *((LOST.requiring("legacy"),) if expectation == "reject" else (COMPAT_OLD,)),
+                           *((PAGE_TYPES,) if field == "type" and struct == "PageHeader" else ())),
+                notes=f"{why} " + ("The value is none parquet.thrift defines and the data cannot be decoded without "
+                                   "it, so the metadata that holds it is corrupt and what it describes is lost "
+                                   "(README, Error recovery): reject the column or the file, never guess"
+                                   if expectation == "reject" else
+                                   "The value is none parquet.thrift defines, but the file says what the reader needs "
+                                   "elsewhere: a reader may read (exactly the base data) or refuse the value") +
+                ": docs/spec-notes.md#enums.",
             ))
     out.append(Case(
         id="storage/enum/schema-element-and-column-meta-data-type/value-8",
@@ -209,8 +228,9 @@ def _enums() -> list[Case]:
         mutations=(SetField(struct="SchemaElement", field="type", which=1, value=8),
                    SetField(struct="ColumnMetaData", field="type", which=0, value=8)),
         expect={"legacy": "reject"},
-        citations=(ENUM_DEFS, COMPAT_OLD),
-        notes="Nothing in the file says the column's physical type: reject the column or the file.",
+        citations=(ENUM_DEFS, LOST.requiring("legacy")),
+        notes="Nothing in the file says the column's physical type: the column metadata is corrupt and the column "
+        "chunk lost (README, Error recovery); reject the column or the file: docs/spec-notes.md#enums.",
     ))
     return out
 
@@ -261,7 +281,7 @@ def _recovery() -> list[Case]:
         kind="corrupt", base="multi-row-group",
         mutations=(step,),
         expect={"legacy": "reject"},
-        citations=(RECOVERY, LAYOUT),
+        citations=(RECOVERY, LOST.requiring("legacy"), LAYOUT),
         notes="The file metadata is lost, so the file is lost (the seed); a reader may not return the row groups "
         "before the cut, which no metadata describes: docs/spec-notes.md#storage-checklist.",
     ) for slug, (where, step) in steps.items()]
@@ -274,10 +294,11 @@ def _statistics() -> list[Case]:
         title=f"column chunk statistics of the {label} column of 'flat' with min_value and max_value swapped",
         kind="nonconforming", base="flat",
         mutations=(SwapMinMax(which=which),),
-        expect={"legacy": "read"},
-        citations=(MIN_MAX, STATS_ORDER),
-        notes="A full read does not need statistics, so readers must return the base data; one that trusts them "
-        "(to skip the chunk, or to answer from them) would not. The adapters read without a filter: "
-        "docs/spec-notes.md#storage-checklist.",
+        expect={"legacy": "either"},
+        citations=(MIN_MAX, STATS_ORDER, LOST),
+        notes="A full read does not need statistics, so a reader may return the base data; one that checks them may "
+        "take the column metadata for corrupt and refuse (README, Error recovery); one that trusts them (to skip the "
+        "chunk, or to answer from them) returns other data, which fails. The adapters read without a filter: "
+        "docs/spec-notes.md#statistics-out-of-order.",
     ) for label, which in columns.items()]
 

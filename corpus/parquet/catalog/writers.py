@@ -13,8 +13,11 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     STRUCTS,
     WIRE,
     ZIGZAG,
+    base_needs,
     cite,
     ext,
+    legacy_read,
+    needs_note,
 )
 from parquet_conformance.corpus.parquet.catalog.pages import MOVES
 from parquet_conformance.corpus.parquet.catalog.pages import STRUCTS as PAGE_STRUCTS
@@ -45,6 +48,7 @@ def cases() -> list[Case]:
     for base in WRITER_BASES:
         writer = base.removeprefix("writer-")
         footer_structs, page_structs = _present(base)
+        read, needs, note = legacy_read(base), base_needs(base), needs_note(base)
         for slug, (struct, which) in STRUCTS.items():
             if struct not in footer_structs:
                 continue
@@ -52,8 +56,9 @@ def cases() -> list[Case]:
                 out.append(Case(
                     id=f"writers/{writer}/{slug}/{form}-header",
                     title=f"64-byte extension in the {which}th {struct} of {writer}'s footer, {form} header",
-                    kind="golden", base=base, mutations=(ext(struct, which, form),), expect={"legacy": "read"},
-                    citations=(IGNORE, WIRE if form == "spec" else ZIGZAG, FIXTURE), notes=HEADER_NOTE[form]))
+                    kind="golden", base=base, mutations=(ext(struct, which, form),), expect={"legacy": read},
+                    citations=(IGNORE, WIRE if form == "spec" else ZIGZAG, FIXTURE, *needs),
+                    notes=" ".join(filter(None, (HEADER_NOTE[form], note)))))
         for struct, slug in PAGE_LEVEL.items():
             if struct not in page_structs:
                 continue
@@ -62,15 +67,15 @@ def cases() -> list[Case]:
                 title=f"40-byte extension in every {struct} {writer} wrote outside the footer",
                 kind="golden", base=base,
                 mutations=(ExtendPageLevel(struct=struct, which="all", payload=Payload.random(40)),),
-                expect={"legacy": "read"}, citations=(RESERVED, IGNORE, FIXTURE),
-                notes=f"{HEADER_NOTE['zigzag']} {MOVES}"))
+                expect={"legacy": read}, citations=(RESERVED, IGNORE, FIXTURE, *needs),
+                notes=" ".join(filter(None, (HEADER_NOTE["zigzag"], MOVES, note)))))
         if page_structs & set(UNIONS):
             out.append(Case(
                 id=f"writers/{writer}/pages/bloom-filter-unions",
                 title=f"an extension in each bloom filter union {writer} wrote, beside its one set field",
                 kind="golden", base=base,
                 mutations=tuple(ExtendPageLevel(struct=u, which="all", payload=Payload.random(20)) for u in UNIONS),
-                expect={"legacy": "either"}, citations=(RESERVED, FIXTURE),
+                expect={"legacy": "either"}, citations=(RESERVED, FIXTURE, *needs),
                 notes=f"{MOVES} Thrift unions: docs/spec-notes.md#unions."))
         out.append(Case(
             id=f"writers/{writer}/multi/every-struct",
@@ -79,6 +84,7 @@ def cases() -> list[Case]:
             mutations=(*(ext(s, "all", "zigzag", 16) for s in sorted(footer_structs) if s not in UNION_NAMES),
                        *(ExtendPageLevel(struct=s, which="all", payload=Payload.random(16))
                          for s in sorted(page_structs) if s not in UNIONS)),
-            expect={"legacy": "read"}, citations=(RESERVED, IGNORE, FIXTURE), notes=MOVES))
+            expect={"legacy": read}, citations=(RESERVED, IGNORE, FIXTURE, *needs),
+            notes=" ".join(filter(None, (MOVES, note)))))
     return out
 

@@ -28,6 +28,15 @@ def upstream(source: str, section: str, quote: str) -> Citation:
     return Citation(source, section, quote)
 
 
+def requiring(cites: Sequence[Citation], *, but: Sequence[Citation] = ()) -> list[Citation]:
+    """The citations of a `reject` case, each of the seed's sentences among them (but those in `but`, which only give
+    context) marked as requiring the codec's expectation; upstream code is evidence, never a requirement. A list
+    that marks a sentence itself is left as it is (docs/spec-notes.md#expectations)."""
+    if any(c.requires for c in cites):
+        return list(cites)
+    return [c.requiring(ROLE) if c.seed == SEED_COPY and c not in but else c for c in cites]
+
+
 NOTHING = seed("Nothing", "nothing — отсутствие значения, специальный тип, который может быть использован только "
                           "как дочерний составных типов Variant* / RepeatedVariant*.")
 BOOLEAN = seed("Boolean", "Кодируется одним байтом: 001 для true, 000 для false.")
@@ -72,9 +81,9 @@ KEY_SWITCH = seed(RULES, "Среди детей корневого узла skif
                          "$key_switch, он должен иметь тип boolean.")
 ROW_INDEX = seed(RULES, "Среди детей корневого узла skiff-схемы таблицы могут быть узлы со специальными именами "
                         "$row_index / $range_index. Они должны иметь тип variant8<nothing;int64>")
-DENSE = seed(RULES, "либо описывает простой тип: int64, uint64, boolean, double, string32, yson32; либо описывает "
-                    "тип variant8<nothing; TYPE;>, где TYPE — это простой тип: int64, uint64, boolean, double, "
-                    "string32, yson32")
+DENSE = seed(RULES, "Все dense-узлы должны иметь схему, которая: / либо описывает простой тип: int64, uint64, "
+                    "boolean, double, string32, yson32; / либо описывает тип variant8<nothing; TYPE;>, где TYPE — это "
+                    "простой тип: int64, uint64, boolean, double, string32, yson32")
 SPARSE_TYPES = seed(RULES, "Все sparse-узлы должны иметь схему, которая описывает простой тип int64, uint64, "
                            "boolean, double, string32, yson32.")
 ROWS = RULES  # the paragraphs after the list: how a row is serialized
@@ -87,11 +96,14 @@ OTHER_MAP = seed(ROWS, "Те значения строки таблицы, ко�
                        "колонку $other_columns. В этой колонке будет лежать yson map с такими значениями.")
 OTHER_ERROR = seed(ROWS, "Если колонки $other_columns нет, но при этом есть значение, не описанное ни в dense, ни в "
                          "sparse-части, то будет сгенерирована ошибка.")
+FIND_NODE = seed(ROWS, "Когда сериализуется строка таблицы, для каждого значения нужно найти dense или sparse-узел, "
+                       "имеющий то же имя, что и имя колонки.")
 DENSE_ALWAYS = seed(ROWS, "Значения, которые описываются dense-узлами сериализуются всегда, как требует корневой "
                           "узел skiff-схемы — tuple.")
 CONFIG = seed("Конфигурация формата", "В атрибутах должен присутствовать ключ table_skiff_schemas со списком "
                                       "описаний skiff-схем таблиц. Кроме того, может присутствовать ключ "
-                                      "skiff_schema_registry.")
+                                      "skiff_schema_registry. Если он присутствует, то должен содержать YSON map, "
+                                      "хранящий отображение имени во вспомогательной skiff-схеме.")
 REFERENCE = seed("Конфигурация формата", "Строкой, начинающейся с $. Тогда символ =$ будет удален, а оставшаяся "
                                          "строка будет найдена в map skiff_schema_registry.")
 DESCRIPTION = seed("Конфигурация формата", "(optional) children дети узла. Для составных типов это поле должно "

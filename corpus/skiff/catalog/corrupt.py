@@ -32,6 +32,7 @@ from parquet_conformance.corpus.skiff.catalog.common import (
     node,
     one,
     opt,
+    requiring,
     s32,
     sparse,
     table,
@@ -48,8 +49,8 @@ def entries() -> Entries:
     e = Entries("corrupt")
 
     def bad(name: str, title: str, cites: list[Citation], format: dict[str, Any], rows: list[Any], stream: str) -> None:
-        e.add(name, "decode", f"decode: {title}", cites, format=format, rows=rows, kind="corrupt", expect="reject",
-              mutations=[ReplaceStream(stream)])
+        e.add(name, "decode", f"decode: {title}", requiring(cites, but=(OTHER, SPARSE)), format=format, rows=rows,
+              kind="corrupt", expect="reject", mutations=[ReplaceStream(stream)])
 
     int_row = [[0, {"c": i(42)}]]
     bad("truncated-int64", "an int64 cut after 4 of its 8 bytes", [INT64], one("int64"), int_row,

@@ -25,6 +25,7 @@ from parquet_conformance.corpus.skiff.catalog.common import (
     i,
     node,
     opt,
+    requiring,
     sparse,
     table,
 )
@@ -41,7 +42,7 @@ def entries() -> Entries:
                  [INT64, BOOLEAN, DOUBLE, STRING32, DENSE_ALWAYS], format=FORMAT, rows=[[0, ROW]]).base
 
     def bad(name: str, title: str, cites: list[Citation], step: Mutation, kind: str = "corrupt") -> None:
-        e.add(name, "encode", f"encode: {title}", cites, format=FORMAT, kind=kind, expect="reject",
+        e.add(name, "encode", f"encode: {title}", requiring(cites), format=FORMAT, kind=kind, expect="reject",
               mutations=[step], base=base)
 
     value: list[tuple[str, str, list[Citation], str, Any]] = [

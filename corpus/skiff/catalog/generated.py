@@ -11,10 +11,12 @@ from parquet_conformance.corpus.skiff.catalog.common import (
     INPUT,
     OTHER_MAP,
     OUTPUT,
+    ROLE,
     SPARSE_PRESENT,
     VARIANT,
     YSON32,
     Entries,
+    requiring,
 )
 from parquet_conformance.generators.skiff.mutations import CutRow, RespellYson, SetTableIndex
 from parquet_conformance.generators.skiff.randomized import random_document
@@ -36,11 +38,12 @@ def entries() -> Entries:
         e.add(name, "encode", f"encode: {title}", [*CITES[1:], OUTPUT], format=fmt, rows=rows)
         if rows and cuts < 12:
             cuts += 1
-            e.add(f"{name}/cut", "decode", f"decode: {title}, cut inside its last row", [INPUT, *CITES[1:2]],
+            e.add(f"{name}/cut", "decode", f"decode: {title}, cut inside its last row",
+                  [INPUT.requiring(ROLE), *CITES[1:2]],
                   format=fmt, kind="corrupt", expect="reject", mutations=[CutRow()], base=decode.base)
         if rows and bad_indexes < 6 and n % 3 == 0:
             bad_indexes += 1
             e.add(f"{name}/table-index", "decode", f"decode: {title}, a row's table index out of range",
-                  [INPUT, VARIANT], format=fmt, kind="corrupt", expect="reject",
+                  requiring([INPUT, VARIANT]), format=fmt, kind="corrupt", expect="reject",
                   mutations=[SetTableIndex(row=0)], base=decode.base)
     return e
