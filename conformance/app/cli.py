@@ -515,6 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 also when the file breaks a rule of the spec (a finding)")
     ins.add_argument("--track", default="parquet", metavar="NAME", help="the file's track (default parquet)")
     ins.set_defaults(func=cmd_inspect)
+    from parquet_conformance.conformance.app.extend import register as register_extend
+
+    register_extend(sub)
 
     ada = sub.add_parser("adapters", help="list the adapters: track, implementation, engine, version, roles",
                          description="Start each adapter's worker once and report what it is, or why it is "
