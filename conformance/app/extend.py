@@ -27,8 +27,9 @@ FILE keeps.
 
 --struct names a parquet.thrift struct; --where filters (repeatable; a struct must pass each) pick which:
   row_group=N   inside row group N (its chunks, their metadata, pages, page index and bloom filter)
-  column=N      inside the N-th column chunk (leaf order, from 0); a SchemaElement: the N-th leaf
+  column=N      inside the N-th column chunk (leaf order, from 0); a SchemaElement, ColumnOrder: the N-th leaf's
   path=a.b      inside the chunk of column a.b (dotted path_in_schema); a SchemaElement: the one at a.b
+                (groups too); a ColumnOrder: that leaf's
   page=N        inside the N-th page header of a chunk (a dictionary page counts)
   key=K         a KeyValue whose key is K
   at=PATH       exactly the struct at PATH (row_groups[0].columns[1].meta_data; --dry-run prints paths)

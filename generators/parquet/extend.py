@@ -11,9 +11,10 @@ Selection: `struct` names a parquet.thrift struct, `where` filters narrow it; a 
 
     row_group=N   inside row group N: the RowGroup, its ColumnChunks and all below them, in the footer and in the
                   data region (pages, page index, bloom filter)
-    column=N      inside the N-th column chunk of a row group (leaf order, from 0); a SchemaElement: the N-th leaf
+    column=N      inside the N-th column chunk of a row group (leaf order, from 0); a SchemaElement or ColumnOrder:
+                  the N-th leaf's
     path=a.b      inside the column chunk whose column is a.b (dotted, as path_in_schema); a SchemaElement: the
-                  element at that path, a group included
+                  element at that path, a group included; a ColumnOrder: that leaf's
     page=N        inside the N-th page header of a column chunk (a dictionary page counts)
     key=K         a KeyValue whose key is K
     at=PATH       exactly the struct at PATH, as `extend --dry-run` and `inspect` print paths
@@ -124,6 +125,7 @@ _ROW_GROUP = re.compile(r"row_groups\[(\d+)\]")
 _COLUMN = re.compile(r"row_groups\[\d+\]\.columns\[(\d+)\]")
 _PAGE = re.compile(r"row_groups\[\d+\]\.columns\[\d+\]\.pages\[(\d+)\]")
 _SCHEMA = re.compile(r"schema\[(\d+)\]")
+_ORDER = re.compile(r"column_orders\[(\d+)\]")  # one per leaf, in leaf order (parquet.thrift FileMetaData)
 
 
 def schema_paths(footer: ParquetFooter) -> list[tuple[str, int | None]]:
@@ -179,6 +181,9 @@ def place(ref: StructRef, schema: list[tuple[str, int | None]]) -> Place:
     element = _number(_SCHEMA, ref.path)
     if element is not None and element < len(schema) and element > 0:
         return Place(None, schema[element][1], schema[element][0], None)
+    order = _number(_ORDER, ref.path)
+    if order is not None:
+        return Place(None, order, leaves[order] if order < len(leaves) else None, None)
     return Place(_number(_ROW_GROUP, ref.path), None, None, None)
 
 
