@@ -133,6 +133,41 @@ class Skippable(Protocol):
         ...
 
 
+class Extended(Protocol):
+    data: bytes  # the extended file
+    placed: list[dict[str, Any]]  # each extension written, as the track's `inspect` lists it
+    warnings: list[str]  # what the user should know; the file is written all the same
+
+    @property
+    def lines(self) -> list[str]:
+        """Each extension written, as one line of text."""
+        ...
+
+
+class Extender(Protocol):
+    """A track's side of `extend` (conformance/app/extend.py, docs/extending.md): a vendor's payload appended to
+    structs of an existing file as the track's extension mechanism appends it."""
+
+    max_payload: int  # bytes: a bigger payload file is refused before it is read
+    errors: tuple[type[Exception], ...]  # what `extend` raises for input it cannot use (one line each)
+
+    def extend(self, data: bytes, payload: bytes, **options: Any) -> Extended: ...
+
+
+@runtime_checkable
+class Extensible(Protocol):
+    """A track whose files carry extensions a vendor can append (`extend`)."""
+
+    def extender(self) -> Extender: ...
+
+
+def extender(track: Track) -> Extender:
+    """The track's extension toolkit; UsageError if it has none."""
+    if not isinstance(track, Extensible):
+        raise UsageError(f"track {track.name!r} has no extension mechanism to extend files with")
+    return track.extender()
+
+
 def fuzzer(track: Track) -> Fuzzer:
     """The track's fuzzer; UsageError if it has none."""
     if not isinstance(track, Fuzzable):

@@ -95,6 +95,12 @@ class ParquetTrack:
 
         return FUZZER
 
+    def extender(self) -> Any:
+        """`parquet-conformance extend`: field 32767 in any struct of a file (generators/parquet/extend.py)."""
+        from parquet_conformance.generators.parquet.extend import EXTENDER
+
+        return EXTENDER
+
     def inspect(self, path: Path) -> dict[str, Any]:
         from parquet_conformance.generators.parquet.inspect import inspect_file
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from parquet_conformance.generators.parquet.extend import describe_extension, framing_text
 from parquet_conformance.generators.parquet.footer import (
     FooterError,
     check_file,
@@ -69,8 +70,8 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
         "footer_offset": footer.footer_offset,
         "footer_length": footer.footer_length,
         "structs": dict(Counter(r.name for r in footer.structs())),
-        "extensions": [e.describe() for e in footer.extensions(include_pages=False)]
-        + [e.describe() for ref in pages for e in struct_extensions(buf, ref)],
+        "extensions": [describe_extension(e) for e in footer.extensions(include_pages=False)]
+        + [describe_extension(e) for ref in pages for e in struct_extensions(buf, ref)],
     })
     if fb := flatbuffers_report(buf, footer.metadata):
         report["flatbuffers_footer"] = fb
@@ -120,7 +121,7 @@ def format_text(report: Mapping[str, Any]) -> str:
         lines.append(f"extensions: {len(report['extensions'])}")
         for e in report["extensions"]:
             lines.append(f"  {e['path']} ({e['struct']}): header {e['header']}, {e['type']}, offset {e['offset']}, "
-                         f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}")
+                         f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}" + framing_text(e))
     if fb := report.get("flatbuffers_footer"):
         lines.append("FlatBuffers footer: " + ", ".join(f"{k} {v}" for k, v in fb.items() if v is not None))
     for level in ("notes", "findings"):

@@ -26,6 +26,7 @@ import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import crc32c
 
@@ -196,3 +197,86 @@ def _arrow_layout(read: ReadAt, end: int, floor: int) -> Located:
     if len(data) != raw_len:
         raise ProfileError(f"flatbuffer is {len(data)} bytes, the trailer says {raw_len}")
     return Located("arrow-prototype", data, start, "zlib")
+
+
+# -- a vendor's extension framed as a profile frames it (`parquet-conformance extend`, docs/extending.md) -------
+
+# The framings `extend --profile` writes: the spec's Footer example (and its migration form), and the prototypes'.
+# par3 is a file tail, not an extension; the encoding profile's payload has a fixed layout (encoding_payload).
+FRAMINGS = ("spec-example", "migration", "arrow-prototype")
+PROFILE_UUIDS = {name: raw for raw, name in UUID_PROFILES.items()}
+KNOWN_UUIDS = {**UUID_PROFILES, ENCODING_UUID: "encoding"}
+
+
+def frame(payload: bytes, profile: str | None = None, uuid_: bytes | None = None, crc: str = "zlib") -> bytes:
+    """The extension bytes for `payload`: raw, or followed by `uuid_`, or framed as `profile` frames its flatbuffer
+    (the trailer, then `uuid_` or the profile's own UUID). For spec-example and migration, as the spec's Footer
+    example: `payload | crc32(payload) | size | crc32(size) | UUID` (K + 28 bytes); for arrow-prototype:
+    `payload | codec 0 | crc32(payload + codec) | size | size | crc32(sizes) | UUID`."""
+    if uuid_ is not None and len(uuid_) != 16:
+        raise ValueError(f"a UUID is 16 bytes, not {len(uuid_)}")
+    if profile is None:
+        return payload + (uuid_ or b"")
+    if profile not in FRAMINGS:
+        raise ValueError(f"no extension framing {profile!r}; known: {', '.join(FRAMINGS)}")
+    tag = uuid_ or PROFILE_UUIDS[profile]
+    if profile == "arrow-prototype":
+        if crc != "zlib":
+            raise ValueError("arrow-prototype framing uses the zlib CRC-32 only")
+        return arrow_prototype_payload(payload)[:-16] + tag
+    return spec_trailer(payload, crc) + tag
+
+
+@dataclass(frozen=True)
+class Framing:
+    """What the end of an extension's payload says about its framing (`inspect`).
+
+    `profile`: the profile its trailing UUID names, if any. `layout`: the trailer checked (`spec`: crc32 | size |
+    crc32(size) before the UUID, as the spec's Footer example; `arrow-prototype`; `encoding`: the encoding
+    extension's fixed layout). `ok`: whether it checks (None: nothing to check: no known UUID and no trailer found
+    under an unknown one). `crc`: the CRC-32 that matched (zlib or castagnoli)."""
+
+    profile: str | None = None
+    layout: str | None = None
+    ok: bool | None = None
+    crc: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"profile": self.profile, "framing": self.layout, "framing_ok": self.ok, "framing_crc": self.crc,
+                "framing_error": self.error}
+
+
+def check_framing(payload: bytes) -> Framing:
+    """The framing of one extension payload, checked from its end as a reverse parser would: the trailer must
+    account for every byte before the UUID (the spec's ULEB128(K+28)). Under an unknown UUID the spec's trailer,
+    then the prototypes', are tried: a vendor's own UUID with a profile's framing still checks."""
+    if len(payload) < 16:
+        return Framing()
+    tag, body = payload[-16:], payload[:-16]
+    profile = KNOWN_UUIDS.get(tag)
+    if profile == "encoding":
+        ok = len(body) == ENCODING_LAYOUT.size
+        return Framing(profile, "encoding", ok, None,
+                       None if ok else f"{len(body)} bytes before the UUID, the layout has {ENCODING_LAYOUT.size}")
+    layouts = (("arrow-prototype",) if profile == "arrow-prototype" else ("spec",)) if profile else (
+        "spec", "arrow-prototype")
+    for layout in layouts:
+        try:
+            crc = _whole(body, layout)
+        except ProfileError as e:
+            if profile is not None:
+                return Framing(profile, layout, False, None, str(e))
+            continue
+        return Framing(profile, layout, True, crc)
+    return Framing()
+
+
+def _whole(body: bytes, layout: str) -> str:
+    """The CRC kind of a trailer that frames all of `body`; ProfileError if it does not."""
+    read: ReadAt = lambda offset, n: body[offset:offset + n]  # noqa: E731
+    found = (_arrow_layout(read, len(body), 0) if layout == "arrow-prototype"
+             else _spec_layout(read, len(body), 0, "spec-example", ("zlib", "castagnoli")))
+    if found.offset != 0:
+        raise ProfileError(f"the trailer frames {len(body) - found.offset} of the {len(body)} bytes before the UUID")
+    return found.crc
