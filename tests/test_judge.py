@@ -125,3 +125,19 @@ def test_cells_to_confirm_are_every_non_pass_but_the_unavailable() -> None:
     rows = [attempt("base/b", "h"), attempt("corrupt/x", "h"), attempt("corrupt/y", None),
             OutcomeRow.of("corrupt/y", "gone", "g", None, ["legacy"], Unavailable("no"), 0.0)]
     assert to_confirm(Judge.of(m).cells(rows)) == {("corrupt/x", "a")}
+
+
+def test_a_failure_the_reader_shows_on_the_base_is_the_bases() -> None:
+    """A reader that refuses the unmodified base (a codec it lacks) the same way is not judged on the cases built on
+    it (skip); one that refuses the base differently, or reads the base and refuses the case, fails."""
+    m = manifest([("base/b", "either"), ("ext/x", "read"), ("ext/y", "read")])
+    codec = Rejected(Error("E", "Unsupported codec ZSTD"))
+    rows = [OutcomeRow.of("base/b", "a", "a", "1", ["legacy"], codec, 0.0),
+            OutcomeRow.of("ext/x", "a", "a", "1", ["legacy"], codec, 0.0),
+            OutcomeRow.of("ext/y", "a", "a", "1", ["legacy"], Rejected(Error("E", "bad extension at 12")), 0.0),
+            OutcomeRow.of("base/b", "b", "b", "1", ["legacy"], READ_H, 0.0),
+            OutcomeRow.of("ext/x", "b", "b", "1", ["legacy"], codec, 0.0)]
+    verdicts = {(c.case, c.adapter): c.verdict for c in Judge.of(m).cells(rows)}
+    assert verdicts == {("base/b", "a"): Verdict.PASS, ("ext/x", "a"): Verdict.SKIP,
+                        ("ext/y", "a"): Verdict.REJECTED_VALID, ("base/b", "b"): Verdict.PASS,
+                        ("ext/x", "b"): Verdict.REJECTED_VALID}

@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
-from parquet_conformance.conformance.harness.judge import Judge, Policy, error_text, normalise
+from parquet_conformance.conformance.harness.judge import Judge, error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
@@ -124,10 +124,9 @@ def example_manifest(track: str, base: str, data: bytes, oracle: Oracle) -> Mani
 
 
 def judge_example(manifest: Manifest, baseline: OutcomeRow, row: OutcomeRow) -> list[Cell]:
-    """The example's cells: the Judge, with the policy fuzzing needs (a failure the reader shows on the base itself
-    is the base's, not the mutation's)."""
+    """The example's cells, by the Judge (a failure the reader shows on the base itself is the base's: skip)."""
     track = manifest.tracks[0]
-    judge = Judge(manifest, {track: tracks.get(track).default_role}, frozenset({Policy.BASE_FAILURE_IS_SKIP}))
+    judge = Judge(manifest, {track: tracks.get(track).default_role})
     return [c for c in judge.cells([baseline, row]) if c.case == EXAMPLE]
 
 
@@ -161,8 +160,8 @@ class Probe:
     def verdicts(self, chain: Any, adapters: list[str] | None = None,
                  attempt: Attempt = RUN) -> Iterator[tuple[str, Expectation, Verdict, OutcomeRow, str]]:
         """(role, expectation, verdict, row, message) per adapter and role judged on the chain's file, by the Judge
-        with the policy fuzzing needs (a failure the reader shows on the base itself is skipped). ValueError: the
-        oracle failed (our decoder, not a reader)."""
+        (a failure the reader shows on the base itself is skipped). ValueError: the oracle failed (our decoder, not
+        a reader)."""
         fuzzer = tracks.fuzzer(tracks.get(self.track))
         base = fuzzer.base_of(chain)
         data = fuzzer.build(chain)

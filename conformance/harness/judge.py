@@ -2,14 +2,17 @@
 `bisect` and `fuzz` alike. Each builds a `Judge` from the manifest it runs (fuzz: a manifest of one generated case)
 and hands it the attempts as OutcomeRows; none of them judges on its own.
 
-"Same data" means the base's expected data, or the adapter's own reading of the unmodified base (its baseline: the
-base's `baseline_case`): a reader whose representation differs from ours (fastparquet's NaN for null floats) is
-judged on whether the case changed what it returns, and its baseline difference is reported once, on the baseline
-case itself. A case whose data no reference can state (`data_unknown`: fuzz finds on damaged data pages) is judged
-on crash, hang and read-versus-reject only.
-
-Where an entry point needs a rule the plain judge does not apply, it is a named `Policy`, here, not a verdict
-overridden after the fact.
+Two rules make a case say something about the case, not about its base:
+- "Same data" means the base's expected data, or the adapter's own reading of the unmodified base (its baseline:
+  the base's `baseline_case`): a reader whose representation differs from ours (fastparquet's NaN for null floats)
+  is judged on whether the case changed what it returns, and its baseline difference is reported once, on the
+  baseline case itself.
+- A failure the reader shows on the unmodified base, the same way (outcome kind and error signature), is the base's:
+  the case is `skip` (not judged), and the failure is reported once, on the baseline case. A reader without a codec a
+  base needs (the spec lets it lack one) is thus judged on the cases it can read the base of, and a `read` stays a
+  `read`: what an extension or a mutation changes is what is judged.
+A case whose data no reference can state (`data_unknown`: fuzz finds on damaged data pages) is judged on crash,
+hang and read-versus-reject only. Every entry point judges by these rules alike (fuzz needs no rule of its own).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 from parquet_conformance.conformance.harness.model import (
     Cell,
@@ -34,15 +36,6 @@ from parquet_conformance.conformance.harness.model import (
     Verdict,
 )
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Manifest
-
-
-class Policy(StrEnum):
-    """Rules beyond the plain ones, each named by the entry point that asks for it."""
-
-    # fuzz: a failure the reader shows on the unmodified base, the same way (outcome kind and signature), is the
-    # base's and not the mutation's finding: skip.
-    BASE_FAILURE_IS_SKIP = "base-failure-is-skip"
-
 
 # -- error signatures: a message with what varies between runs stripped ---------------------------
 
@@ -108,18 +101,17 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
 
 @dataclass(frozen=True)
 class Judge:
-    """A judging session: the manifest's cases and bases, each track's default role, and the policies asked for."""
+    """A judging session: the manifest's cases and bases, and each track's default role."""
 
     manifest: Manifest
     default_roles: Mapping[str, str]  # track -> the role of an adapter that names none
-    policies: frozenset[Policy] = frozenset()
 
     @classmethod
-    def of(cls, manifest: Manifest, *policies: Policy) -> Judge:
+    def of(cls, manifest: Manifest) -> Judge:
         """The default roles of the registered tracks."""
         from parquet_conformance.corpus import track
 
-        return cls(manifest, {t.name: t.default_role for t in track.all_tracks()}, frozenset(policies))
+        return cls(manifest, {t.name: t.default_role for t in track.all_tracks()})
 
     def default_role(self, track: str) -> str:
         return self.default_roles[track]
@@ -136,14 +128,15 @@ class Judge:
     def verdict(self, case: CaseEntry, role: str, row: OutcomeRow,
                 baseline: OutcomeRow | None = None) -> tuple[Expectation, Verdict]:
         """(expectation, verdict) of one attempt in one role. `baseline`: the adapter's attempt at the base's
-        baseline case, whose data counts as the same data for every case but that one."""
+        baseline case, whose data counts as the same data for every case but that one, and whose failure, the same
+        way, is the base's (skip)."""
         base: BaseEntry = self.manifest.bases[case.base]
         expected = self.expectation(case, role)
         good = {base.data_hash}
         if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
             good.add(baseline.data_hash)
         verdict = classify(expected, row.typed, good, case.decode.get(role), case.data_unknown)
-        if (Policy.BASE_FAILURE_IS_SKIP in self.policies and verdict.is_failure and baseline is not None
+        if (verdict.is_failure and baseline is not None and case.id != base.baseline_case
                 and baseline.outcome != OutcomeKind.READ and row.outcome == baseline.outcome
                 and signature(row) == signature(baseline)):
             verdict = Verdict.SKIP

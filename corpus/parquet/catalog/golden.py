@@ -19,8 +19,8 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     WIRE,
     ZIGZAG,
     base_needs,
+    base_read,
     ext,
-    legacy_read,
     needs_note,
 )
 from parquet_conformance.corpus.parquet.catalog.encryption import PLAINTEXT
@@ -40,7 +40,7 @@ def cases() -> list[Case]:
             kind="golden",
             base=name,
             mutations=(),
-            expect={"legacy": "reject" if b.encrypted else legacy_read(name)},
+            expect={"legacy": "reject" if b.encrypted else base_read(name)},
             citations=(LAYOUT, *ENCRYPTED.get(name, ()), *base_needs(name)),
             notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline."
             + (" Encrypted: a reader without the keys must reject it (docs/spec-notes.md#encryption)."

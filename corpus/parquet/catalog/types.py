@@ -14,7 +14,6 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     cite,
     ext,
     fb,
-    legacy_read,
     needs_note,
 )
 
@@ -46,7 +45,7 @@ def cases() -> list[Case]:
     out.append(Case(
         id="types/int96-extremes/file-metadata/zigzag-header", title="64-byte extension in the FileMetaData of "
         "'int96-extremes' (INT96 instants beyond the nanosecond range)", kind="golden", base="int96-extremes",
-        mutations=(ext("FileMetaData", 0, "zigzag"),), expect={"legacy": legacy_read("int96-extremes")},
+        mutations=(ext("FileMetaData", 0, "zigzag"),), expect={"legacy": "read"},
         citations=(IGNORE, *base_needs("int96-extremes")),
         notes="A reader that holds INT96 in 64-bit nanoseconds cannot represent these instants: it may refuse them, "
               "or widen them and read exactly the base data; returning other instants (wrapped around) fails: "

@@ -16,7 +16,6 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     base_needs,
     cite,
     ext,
-    legacy_read,
     needs_note,
 )
 from parquet_conformance.corpus.parquet.catalog.pages import MOVES
@@ -48,7 +47,7 @@ def cases() -> list[Case]:
     for base in WRITER_BASES:
         writer = base.removeprefix("writer-")
         footer_structs, page_structs = _present(base)
-        read, needs, note = legacy_read(base), base_needs(base), needs_note(base)
+        read, needs, note = "read", base_needs(base), needs_note(base)
         for slug, (struct, which) in STRUCTS.items():
             if struct not in footer_structs:
                 continue
