@@ -32,7 +32,7 @@ def markdown(rows: list[Overhead], chart: str | None = None) -> str:
             + f" | bytes read ({Overhead.size_text(cols[-1]) if cols else '-'}) |",
             "|---|---|---|---:|" + "---:|" * (len(cols) + 1)]
     out += [f"| {cell_text(ln.adapter)} | {cell_text(ln.version or '-')} | {ln.base} | {ln.plain_ms} | "
-            + " | ".join(ln.ratio(s) for s in cols) + f" | {ln.read_bytes(cols[-1]) if cols else '-'} |"
+            + " | ".join(ln.ratio(s) for s in cols) + f" | {ln.bytes_read(cols[-1]) if cols else '-'} |"
             for ln in lines(rows)]
     out += ["", f"Flagged: {', '.join(flagged)}." if flagged else "No reader flagged."]
     return "\n".join(out) + "\n"

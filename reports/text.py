@@ -107,7 +107,7 @@ class Line:
         r = self.by_size.get(size)
         return "-" if r is None or r.ratio is None else f"{r.ratio:.2f}x{'!' if r.flagged else ''}"
 
-    def read_bytes(self, size: int) -> str:
+    def bytes_read(self, size: int) -> str:
         r = self.by_size.get(size)
         return "-" if r is None or r.bytes_read is None else f"{r.bytes_read / (1 << 20):.1f} MiB"
 
