@@ -118,15 +118,19 @@ def tree_paths() -> set[str]:
     return paths
 
 
-def plug_ins() -> set[str]:
-    """Modules a new adapter, report format or case family adds without touching this page: registered entry points
-    and catalog families."""
+def plug_ins(named: set[str]) -> set[str]:
+    """Modules a new adapter, report format, case family or track adds without touching this page: registered entry
+    points, catalog families, and the folders of a track the tree does not draw."""
     groups = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
     found = set()
     for group in ("parquet_conformance.adapters", "parquet_conformance.reports"):
         for value in groups[group].values():
             found.add("/".join(value.split(":")[0].removeprefix("parquet_conformance.").split(".")) + ".py")
     found |= {str(p.relative_to(REPO)) for p in REPO.glob("corpus/*/catalog/*.py")}
+    for parent in TRACK_PARENTS:
+        for folder in (REPO / parent.replace(".", "/")).iterdir():
+            if (folder / "__init__.py").is_file() and f"{folder.relative_to(REPO)}/" not in named:
+                found |= {str(p.relative_to(REPO)) for p in folder.rglob("*.py")}
     return found
 
 
@@ -142,7 +146,7 @@ def test_the_architecture_tree_is_the_tree() -> None:
         for path in sorted((REPO / folder).rglob("*.py")):
             rel = str(path.relative_to(REPO))
             empty = path.name == "__init__.py" and len(path.read_text().splitlines()) < 12
-            if rel in named or rel in plug_ins() or path.name.endswith("_generated.py") or empty:
+            if rel in named or rel in plug_ins(named) or path.name.endswith("_generated.py") or empty:
                 continue
             missing.append(rel)
     assert not missing, f"docs/architecture.md's tree does not name {missing}"
