@@ -22,8 +22,8 @@ from parquet_conformance.corpus import track as tracks
 
 
 def rate(names: list[str], master: str, examples: int, seed: int, out: Path) -> float:
-    opts = FuzzOptions(specs=[AdapterSpec(n) for n in names], seed=seed, examples=examples, master=master,
-                       out=out, shrink=False, save=False, budget_s=0.0)
+    opts = FuzzOptions(specs=[AdapterSpec(n) for n in names], track="parquet", seed=seed, examples=examples,
+                       master=master, out=out, shrink=False, save=False, budget_s=0.0)
     report = run_fuzz(opts, lambda _: None)
     return report.examples_per_s
 

@@ -3,7 +3,7 @@ manifest that lists them. Format-neutral: a track (corpus/track.py) fills them i
 
 Every record is a frozen dataclass with `to_json()` and `from_json()`; the JSON Schema of the
 manifest (corpus/schemas/manifest.schema.json) is derived from these classes
-(`parquet_conformance.corpus.schemas`) and docs/manifest.md is checked against them by a test.
+(`python -m parquet_conformance.reports.schemas`) and docs/manifest.md is checked against them by a test.
 """
 
 from __future__ import annotations

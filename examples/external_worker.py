@@ -1,5 +1,5 @@
 """A sample external worker (docs/adapter-protocol.md): the smallest reader an implementer's CI can gate with the
-GitHub Action (action.yml) or the GitLab job (ci/parquet-conformance.gitlab-ci.yml). It reads with pyarrow and
+GitHub Action (action.yml) or the GitLab job (examples/parquet-conformance.gitlab-ci.yml). It reads with pyarrow and
 answers in the canonical form through parquet-conformance's own conversion; a worker in another language writes
 the same JSON lines with its own library.
 

@@ -15,7 +15,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar, get_args, get_origin
+from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 
 class MutationError(ValueError):
@@ -44,14 +44,16 @@ class Step:
 
 
 S = TypeVar("S", bound=type[Step])
+T = TypeVar("T", bound=Step)
 
 
-class Registry:
-    """A track's steps by manifest name. `load` imports the modules that register them (on first parse)."""
+class Registry(Generic[T]):
+    """A track's steps (of its Step subclass T) by manifest name. `load` imports the modules that register them (on
+    first parse)."""
 
     def __init__(self, track: str, load: Callable[[], None] | None = None) -> None:
         self.track = track
-        self.steps: dict[str, type[Step]] = {}
+        self.steps: dict[str, type[T]] = {}
         self._load = load
 
     def register(self, name: str) -> Callable[[S], S]:
@@ -59,7 +61,7 @@ class Registry:
             if name in self.steps:
                 raise MutationError(f"{self.track} mutation {name!r} registered twice")
             cls.name = name
-            self.steps[name] = cls
+            self.steps[name] = cls  # type: ignore[assignment]  # a subclass of T: the track registers its own
             return cls
         return add
 
@@ -68,7 +70,7 @@ class Registry:
             self._load()
         return sorted(self.steps)
 
-    def parse(self, obj: Mapping[str, Any]) -> Step:
+    def parse(self, obj: Mapping[str, Any]) -> T:
         """A step from its manifest form; MutationError naming it if it is not one."""
         known_names = self.names()
         if not isinstance(obj, Mapping) or not isinstance(obj.get("mutation"), str):

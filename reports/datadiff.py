@@ -36,7 +36,7 @@ def same(expected: object, kept: object) -> bool:
     """An expected value against a sampled one (which may be only the digest of a long value)."""
     if is_placeholder(kept):
         assert isinstance(kept, dict)
-        return digest(expected) == kept["digest"]
+        return bool(digest(expected) == kept["digest"])
     return placeholder(expected) == kept
 
 

@@ -33,7 +33,8 @@ def suite(doc: ResultsDocument, adapter: str) -> bytes:
             ET.SubElement(case, "failure", message=xml_text(message[:500]),
                           type=c.verdict.value).text = xml_text(detail(c, diff))
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    out: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return out
 
 
 class JUnit:

@@ -1,5 +1,5 @@
 """The CI recipes for implementers, run as plain commands: every step of the composite GitHub Action (action.yml)
-and the script of the GitLab job (ci/parquet-conformance.gitlab-ci.yml), with their inputs and variables set as
+and the script of the GitLab job (examples/parquet-conformance.gitlab-ci.yml), with their inputs and variables set as
 GitHub and GitLab set them, against the sample external worker (examples/external_worker.py) and a corpus release
 packed here. Installing is left to the slow test below; the default tests use the parquet-conformance installed."""
 
@@ -100,7 +100,7 @@ def test_the_action_fails_on_an_unexpected_pass_and_still_posts(release: tuple[P
 
 def test_the_gitlab_job_runs_the_same_commands(release: tuple[Path, str], tmp_path: Path) -> None:
     archive, sha = release
-    config = yaml.safe_load((REPO / "ci" / "parquet-conformance.gitlab-ci.yml").read_text())
+    config = yaml.safe_load((REPO / "examples" / "parquet-conformance.gitlab-ci.yml").read_text())
     expected = tmp_path / "failures.txt"
     expected.write_text("")
     variables = {k: str(v) for k, v in config["variables"].items()} | {

@@ -68,7 +68,7 @@ examples:
       --payload-file p.bin --dry-run"""
 
 
-def add_extend(sub: argparse._SubParsersAction) -> None:
+def add_extend(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The `extend` subcommand (its handler: conformance/app/extend.py)."""
     p = sub.add_parser("extend", help="append a vendor's payload as field 32767 to any struct of an existing file",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -19,6 +19,7 @@ and saved as a regression case (corpus/regression_store.add, what `corpus add-re
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -249,12 +250,12 @@ def _batches_in_task(batches: Iterator[pa.RecordBatch], track: str,
 @dataclass(frozen=True)
 class FuzzOptions:
     specs: list[AdapterSpec]
+    track: str  # whose fuzzer runs (the command line: --track, or the first registered track)
     seed: int = 0
     examples: int | None = None  # reproducible mode
     time_s: float | None = None  # time-boxed mode
     master: str = "local[*]"
     conf: dict[str, str] | None = None
-    track: str = "parquet"
     out: Path = Path("out/fuzz")
     shrink: bool = True
     save: bool = True
@@ -326,7 +327,7 @@ def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[s
 
     run_tasks(spark, _tasks(opts),
               lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]}, schema=TASK_SCHEMA),
-              lambda it, s=frozen: _batches_in_task(it, track, s), RESULT_SCHEMA, done,
+              functools.partial(_batches_in_task, track=track, specs=frozen), RESULT_SCHEMA, done,
               more=lambda: deadline is None or time.monotonic() < deadline)
     return results
 

@@ -93,7 +93,9 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.out}: {e.strerror or e}") from None
     console.end_progress()
     for f in result.findings:
-        print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in f["votes"]))
+        votes = f["votes"]
+        assert isinstance(votes, list)
+        print(f"FINDING {f['case']}: " + "; ".join(f"{v['voter']} {v['outcome']}" for v in votes))
     counts: dict[str, int] = {}
     for c in result.manifest.cases:
         word = str(c.expect[next(iter(c.expect))])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import math
 import os
@@ -263,6 +264,6 @@ def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage:
         if progress:
             progress(finished[0], len(jobs))
 
-    run_tasks(spark, tasks_of(jobs, parallelism), table_of, lambda it, s=frozen: _cells_in_task(it, s),
+    run_tasks(spark, tasks_of(jobs, parallelism), table_of, functools.partial(_cells_in_task, specs=frozen),
               OUTCOME_SCHEMA, done)
     return started

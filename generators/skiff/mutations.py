@@ -29,7 +29,7 @@ class Mutation(Step):
         raise NotImplementedError
 
 
-MUTATIONS = Registry("skiff")
+MUTATIONS: Registry[Mutation] = Registry("skiff")
 register = MUTATIONS.register
 parse = MUTATIONS.parse
 

@@ -51,7 +51,7 @@ def _load_families() -> None:
     )
 
 
-MUTATIONS = Registry("parquet", _load_families)
+MUTATIONS: Registry[Mutation] = Registry("parquet", _load_families)
 register = MUTATIONS.register
 parse = MUTATIONS.parse
 
