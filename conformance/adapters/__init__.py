@@ -55,6 +55,7 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
+    python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
 
     def command(self) -> list[str]:
         """The worker's command line."""
@@ -68,10 +69,11 @@ class Adapter:
 
     def environment(self) -> Env:
         """The release's environment (created by envs.ensure on first use)."""
-        from parquet_conformance.conformance.harness.envs import Env
+        from parquet_conformance.conformance.harness.envs import Env, find_python
 
         assert self.release is not None, "only a release has an environment of its own"
-        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)))
+        interpreter = find_python(self.python) if self.python and self.index == "pypi" else None
+        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)), interpreter)
 
     def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
