@@ -65,10 +65,19 @@ def judge_cell(case: CaseEntry, base: BaseEntry, role: str, outcome: Outcome, ba
     """(expectation, verdict) of one cell. `baseline`: the adapter's data hash on the base's baseline case,
     which counts as the same data for every case but that one."""
     expected = expectation(case, role, default_role)
+    return expected, classify(expected, outcome, good_hashes(case, base, role, baseline), case.decode.get(role))
+
+
+def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: str | None) -> set[str]:
+    """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
+    one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
+    with no baseline); else the base's data, and the adapter's baseline on every case but the baseline case."""
+    if role in case.expect_hash:
+        return {case.expect_hash[role]}
     good = {base.data_hash}
     if baseline and case.id != base.baseline_case:
         good.add(baseline)
-    return expected, classify(expected, outcome, good, case.decode.get(role))
+    return good
 
 
 def baselines(rows: Iterable[OutcomeRow], manifest: Manifest) -> dict[tuple[str, str], str]:
