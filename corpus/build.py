@@ -60,14 +60,16 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
     return derived(track, entry, data), data
 
 
-def derived(track: Track, entry: CaseEntry, data: bytes) -> CaseEntry:
-    """The entry with the roles its track judges on the file itself (an optional `derive(base, data, expect)`:
-    role -> (expectation, data hash), e.g. Parquet's metadata role): their expectation where the entry names none,
-    and the data hash a read in that role must have."""
+def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = None) -> CaseEntry:
+    """The entry with the roles its track judges on the file itself (an optional `derive(base, data, expect)` over
+    the base's bytes and the case's: role -> (expectation, data hash), e.g. Parquet's metadata role): their
+    expectation where the entry names none, and the data hash a read in that role must have. `base`: the base's
+    bytes, when it is not one of the track's bases (an imported file is its own)."""
     derive = getattr(track, "derive", None)
     if derive is None:
         return entry
-    found: dict[str, tuple[Expectation, str]] = derive(entry.base, data, entry.expect)
+    base_data = track.base_file(entry.base) if base is None else base
+    found: dict[str, tuple[Expectation, str]] = derive(base_data, data, entry.expect)
     return replace(entry, expect={**{r: e for r, (e, _) in found.items()}, **entry.expect},
                    expect_hash={r: h for r, (_, h) in found.items()})
 

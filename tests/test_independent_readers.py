@@ -201,3 +201,21 @@ def test_a_crash_of_rugo_is_a_crash_cell(tmp_path: Path) -> None:
 def _segv_file() -> bytes | None:
     fixture = Path(__file__).parent / "files" / "rugo-0.5.6-segv.parquet"
     return fixture.read_bytes() if fixture.is_file() else None
+
+
+def test_a_metadata_reader_does_not_vote_on_imported_data(corpus: Path, tmp_path: Path) -> None:
+    """`corpus import`: parquet-pages answers no data, so it is no voter; the imported cases still say what a reader
+    in the metadata role must do, derived from each file (its own base)."""
+    from parquet_conformance.conformance.app.imports import import_directory
+
+    src = tmp_path / "found"
+    src.mkdir()
+    for name in ("base/flat", "corrupt/footer-length/max"):
+        (src / f"{name.replace('/', '-')}.parquet").write_bytes(Path(case(corpus, name)).read_bytes())
+    result = import_directory(src, tmp_path / "out", "tests", [AdapterSpec("pyarrow"), AdapterSpec("parquet-pages")])
+    assert "parquet-pages" not in result.voters and "parquet-pages" not in result.unavailable
+    got = {c.id: (str(c.expect["legacy"]), str(c.expect[METADATA])) for c in result.manifest.cases}
+    assert got == {"import/tests/base-flat": ("read", "read"),
+                   "import/tests/corrupt-footer-length-max": ("reject", "reject")}
+    flat = result.manifest.case("import/tests/base-flat")
+    assert flat.expect_hash[METADATA] == metadata_expectation(base_bytes("flat"), base_bytes("flat"))[1]

@@ -28,9 +28,15 @@ METADATA = "metadata"  # the role of a metadata-only reader
 
 @functools.cache
 def _base_summary_hash(base: bytes) -> str:
-    """The base's summary (an encrypted-footer base has none: the summary of nothing)."""
-    footer = read_footer(base)[0]
-    return canonical.data_hash(summary(None, [], []) if footer.encrypted_footer else footer_summary(footer))
+    """The base's summary (an encrypted-footer base, or an imported file whose footer does not read, has none: the
+    summary of nothing)."""
+    try:
+        footer = read_footer(base)[0]
+    except (FooterError, RecursionError):
+        footer = None
+    if footer is None or footer.encrypted_footer:
+        return canonical.data_hash(summary(None, [], []))
+    return canonical.data_hash(footer_summary(footer))
 
 
 def metadata_expectation(data: bytes, base: bytes) -> tuple[Expectation, str]:
@@ -81,17 +87,19 @@ class ParquetTrack:
     def base_expected(self, name: str) -> object:
         return bases.base_expected(name)
 
+    file_roles = (METADATA,)  # judged on the case file itself (derive): their answers are not the data
+
     def baseline_case(self, name: str) -> str | None:
         return f"base/{name}"
 
-    def derive(self, base: str, data: bytes, expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]:
+    def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]:
         """Roles judged on the case file itself, not on the base's data: role -> (expectation, the data hash a
         read must have). corpus/build.py records them in the case's `expect` (where the catalog names none) and
         `expect_hash`. The metadata role's expectation is our decoder's word on the footer where the catalog's
         legacy expectation agrees, and `either` where they differ: the catalog knows what Thrift runtimes do that
         the decoder does not (a varint over 10 bytes: docs/spec-notes.md#corrupt-extensions; a union with two
         fields), and a legacy `reject` may rest on what a metadata reader never reads (encrypted columns, pages)."""
-        found, summary_hash = metadata_expectation(data, bases.base_bytes(base))
+        found, summary_hash = metadata_expectation(data, base)
         legacy = expect.get(self.default_role)
         return {METADATA: (found if legacy in (None, found) else Expectation.EITHER, summary_hash)}
 
