@@ -14,6 +14,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.corpus import regression_store as regressions
@@ -31,7 +32,7 @@ from parquet_conformance.corpus.model import (
     dump_json,
     matches,
 )
-from parquet_conformance.corpus.track import Track, all_tracks
+from parquet_conformance.corpus.track import Deriving, Track, all_tracks
 from parquet_conformance.generators.canonical import data_hash
 
 OUTPUT_DIRS = ("cases", "bases", "expected")  # replaced whole on regeneration
@@ -55,7 +56,20 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
         large=case.large, op=case.op, data_unknown=case.data_unknown)
-    return entry, data
+    return derived(track, entry, data), data
+
+
+def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = None) -> CaseEntry:
+    """The entry with the roles its track judges on the file itself (an optional `derive(base, data, expect)` over
+    the base's bytes and the case's: role -> (expectation, data hash), e.g. Parquet's metadata role): their
+    expectation where the entry names none, and the data hash a read in that role must have. `base`: the base's
+    bytes, when it is not one of the track's bases (an imported file is its own)."""
+    if not isinstance(track, Deriving):
+        return entry
+    base_data = track.base_file(entry.base) if base is None else base
+    found = track.derive(base_data, data, entry.expect)
+    return replace(entry, expect={**{r: e for r, (e, _) in found.items()}, **entry.expect},
+                   expect_hash={r: h for r, (_, h) in found.items()})
 
 
 def base_entry(track: Track, name: str) -> BaseEntry:
@@ -114,7 +128,7 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
         if progress:
             progress(i, total, entry.id)
         _write(out, entry.file, data)
-        entries.append(entry)
+        entries.append(derived(by_name[entry.track], entry, data))
     bases = {}
     for track_name, name in sorted({(e.track, e.base) for e in entries}):
         track = by_name[track_name]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.corpus.build import _prepare, _write, expected_json
+from parquet_conformance.corpus.build import _prepare, _write, derived, expected_json
 from parquet_conformance.corpus.dist import write_manifest_digest
 from parquet_conformance.corpus.model import (
     EXPECTATION_MEANINGS,
@@ -139,6 +139,7 @@ def write_corpus(out: Path, track: Track, source: str, files: Sequence[Imported]
             notes=f"expectation by consensus of {len(f.votes)} voters" + (f": {verdict.finding}" if verdict.finding
                                                                           else ""),
             extensions=None, large=False)
+        entry = derived(track, entry, data, base=data)  # an imported file is its own base
         _write(out, entry.file, data)
         cases.append(entry)
         if verdict.finding:

@@ -171,6 +171,9 @@ class CaseEntry:
     large: bool
     op: str = "read"
     data_unknown: bool = False  # as Case.data_unknown: reads are not judged on their data
+    # role -> the data hash a read must have in that role instead of the base's data (and the reader's baseline):
+    # what the track derives from the case file itself (Parquet's metadata role: the summary of its own footer)
+    expect_hash: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)

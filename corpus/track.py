@@ -125,6 +125,15 @@ class Fuzzable(Protocol):
 
 
 @runtime_checkable
+class Deriving(Protocol):
+    """A track with roles judged on the case file itself (Parquet's metadata role: the footer alone), not on the
+    base's data: at generate time, per such role, the expectation and the data hash a read must have."""
+
+    def derive(self, base: bytes, data: bytes,
+               expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]: ...
+
+
+@runtime_checkable
 class Skippable(Protocol):
     """A track with an extension readers must skip, for the skip-overhead measurement (conformance/app/overhead.py)."""
 

@@ -60,6 +60,7 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
+    python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
 
     def command(self) -> list[str]:
         """The worker's command line."""
@@ -73,10 +74,11 @@ class Adapter:
 
     def environment(self) -> Env:
         """The release's environment (created by envs.ensure on first use)."""
-        from parquet_conformance.conformance.harness.envs import Env
+        from parquet_conformance.conformance.harness.envs import Env, find_python
 
         assert self.release is not None, "only a release has an environment of its own"
-        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)))
+        interpreter = find_python(self.python) if self.python and self.index == "pypi" else None
+        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)), interpreter)
 
     @property
     def track(self) -> str:

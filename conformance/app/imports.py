@@ -50,7 +50,10 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
         raise ValueError(f"{src}: no {track.suffix} file")
     if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
         raise ValueError(f"{out}: write the corpus outside {src}")
-    workers = WorkerSet([s for s in specs if s.build().track == track.name])
+    # Readers whose every role is judged on the file itself (Parquet's metadata role) answer no data: no vote.
+    file_roles = set(getattr(track, "file_roles", ()))
+    workers = WorkerSet([s for s in specs if s.build().track == track.name
+                         and not (s.build().roles and set(s.build().roles) <= file_roles)])
     voters: dict[str, str] = {}
     unavailable: dict[str, str] = {}
     files = []

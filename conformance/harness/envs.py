@@ -51,12 +51,14 @@ def say(line: str) -> None:
 
 @dataclass(frozen=True)
 class Env:
-    """One release's environment: `package` at `version` from `index`, installed with `requirements`."""
+    """One release's environment: `package` at `version` from `index`, installed with `requirements`, in a venv
+    made from `interpreter` (None: the harness's own Python; another for a library that needs a newer one)."""
 
     index: Index
     package: str  # the distribution: "pyarrow", "@dsnp/parquetjs"
     version: str
     requirements: tuple[str, ...]
+    interpreter: str | None = None
 
     def __post_init__(self) -> None:
         check_version(self.version)
@@ -91,7 +93,8 @@ def ensure(env: Env, progress: Progress = say) -> Path:
     try:
         with cache_lock(path):
             marker = path / MARKER
-            if marker.is_file() and json.loads(marker.read_text()).get("requirements") == list(env.requirements):
+            made = json.loads(marker.read_text()) if marker.is_file() else {}
+            if made.get("requirements") == list(env.requirements) and made.get("interpreter") == env.interpreter:
                 return path
             progress(f"creating environment {env.name} ({' '.join(env.requirements)}) in {path}")
             t0 = time.monotonic()
@@ -104,7 +107,9 @@ def ensure(env: Env, progress: Progress = say) -> Path:
                 raise
             seconds = round(time.monotonic() - t0, 1)
             marker.write_text(json.dumps({"index": env.index, "package": env.package, "version": env.version,
-                                          "requirements": list(env.requirements), "created": time.time(),
+                                          "requirements": list(env.requirements),
+                                          **({"interpreter": env.interpreter} if env.interpreter else {}),
+                                          "created": time.time(),
                                           "seconds": seconds}) + "\n")
             progress(f"environment {env.name} ready in {seconds}s")
             return path
@@ -156,7 +161,7 @@ def uv_binary() -> str | None:
 
 def _create_python(env: Env, path: Path, progress: Progress) -> None:
     venv, python = path / "venv", str(env.python)
-    base = getattr(sys, "_base_executable", sys.executable)  # the interpreter this venv was made from
+    base = env.interpreter or str(getattr(sys, "_base_executable", sys.executable))  # what this venv is made from
     uv = uv_binary()
     if uv:
         progress(f"  uv venv {venv}")
@@ -170,6 +175,39 @@ def _create_python(env: Env, path: Path, progress: Progress) -> None:
         progress(f"  pip install {' '.join(env.requirements)}")
         _run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *env.requirements],
              f"installing {' '.join(env.requirements)}")
+
+
+def find_python(minimum: tuple[int, int]) -> str | None:
+    """A CPython of at least `minimum` on this machine, for a library that needs a newer one than the harness's:
+    `uv python find`, then python3.N on PATH, then pyenv's versions (newest first). None when the harness's own is
+    recent enough; AdapterUnavailable, in one line, when none is found."""
+    if sys.version_info >= minimum:
+        return None  # the harness's own will do
+    wanted = f">={minimum[0]}.{minimum[1]}"
+    found: list[str] = []
+    if uv := uv_binary():
+        try:
+            proc = subprocess.run([uv, "python", "find", "--no-python-downloads", wanted], capture_output=True,
+                                  text=True, timeout=60, stdin=subprocess.DEVNULL)
+            found += proc.stdout.split()[:1] if proc.returncode == 0 else []
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    found += [p for minor in range(minimum[1] + 10, minimum[1] - 1, -1)
+              if (p := shutil.which(f"python{minimum[0]}.{minor}")) is not None]
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    if pyenv.is_dir():
+        found += [str(p / "bin" / "python3") for p in sorted(pyenv.iterdir(), key=lambda p: version_key(p.name),
+                                                             reverse=True)
+                  if re.fullmatch(r"\d+\.\d+\.\d+", p.name) and (p / "bin" / "python3").is_file()]
+    for candidate in found:
+        try:
+            proc = subprocess.run([candidate, "-c", "import sys; print(*sys.version_info[:2])"], capture_output=True,
+                                  text=True, timeout=30, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if proc.returncode == 0 and tuple(int(x) for x in proc.stdout.split()) >= minimum:
+            return candidate
+    raise AdapterUnavailable(f"needs Python >= {minimum[0]}.{minimum[1]} (none found: uv python find, PATH, pyenv)")
 
 
 def _create_npm(env: Env, path: Path, progress: Progress) -> None:

@@ -132,10 +132,8 @@ class Judge:
         way, is the base's (skip)."""
         base: BaseEntry = self.manifest.bases[case.base]
         expected = self.expectation(case, role)
-        good = {base.data_hash}
-        if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
-            good.add(baseline.data_hash)
-        verdict = classify(expected, row.typed, good, case.decode.get(role), case.data_unknown)
+        verdict = classify(expected, row.typed, good_hashes(case, base, role, baseline), case.decode.get(role),
+                           case.data_unknown)
         if (verdict.is_failure and baseline is not None and case.id != base.baseline_case
                 and baseline.outcome != OutcomeKind.READ and row.outcome == baseline.outcome
                 and signature(row) == signature(baseline)):
@@ -173,6 +171,18 @@ class Judge:
                                 disagreement=disagreement,
                                 sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
         return out
+
+
+def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRow | None) -> set[str]:
+    """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
+    one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
+    with no baseline); else the base's data, and the adapter's baseline on every case but the baseline case."""
+    if role in case.expect_hash:
+        return {case.expect_hash[role]}
+    good = {base.data_hash}
+    if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
+        good.add(baseline.data_hash)
+    return good
 
 
 def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRow]]:

@@ -7,18 +7,58 @@ readers); this object is what the harness sees of it (corpus/track.py).
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from parquet_conformance.corpus.model import Case, Mutation
+from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import bases, mutations
+from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
 from parquet_conformance.generators.parquet.reference import PROFILES
+from parquet_conformance.generators.parquet.summary import footer_summary, summary
+
+METADATA = "metadata"  # the role of a metadata-only reader
+
+
+@functools.cache
+def _base_summary_hash(base: bytes) -> str:
+    """The base's summary (an encrypted-footer base, or an imported file whose footer does not read, has none: the
+    summary of nothing)."""
+    try:
+        footer = read_footer(base)[0]
+    except (FooterError, RecursionError):
+        footer = None
+    if footer is None or footer.encrypted_footer:
+        return canonical.data_hash(summary(None, [], []))
+    return canonical.data_hash(footer_summary(footer))
+
+
+def metadata_expectation(data: bytes, base: bytes) -> tuple[Expectation, str]:
+    """The metadata role's expectation of a file, judged on its footer alone, and the summary hash a read must give:
+    - `reject` where no Thrift compact reader reads the footer (read_footer fails: the tail, the FileMetaData) or
+      there is no FileMetaData to read (an encrypted footer); a read must then give the base's summary to be
+      `accepted-invalid` rather than `wrong-data`, as for the data roles;
+    - `read` where the strict decoder has nothing to object to (footer.check_file: footer, layout, page headers,
+      page index) and no column is encrypted: the summary of this file;
+    - `either` otherwise (the spec's rules object, or a column's metadata is behind a key): the reader may refuse,
+      and if it reads, it must give the summary of this file."""
+    try:
+        footer, problems = check_file(data)
+    except (FooterError, RecursionError):
+        return Expectation.REJECT, _base_summary_hash(base)
+    if footer.encrypted_footer:
+        return Expectation.REJECT, _base_summary_hash(base)
+    found = footer_summary(footer)
+    encrypted = any(cc.get("crypto_metadata") is not None
+                    for rg in footer.row_groups() for cc in rg.children("columns"))
+    strict = not strict_objections(problems) and not encrypted
+    return (Expectation.READ if strict else Expectation.EITHER), canonical.data_hash(found)
 
 
 class ParquetTrack:
@@ -27,7 +67,10 @@ class ParquetTrack:
     default_role = "legacy"
     roles: ClassVar[dict[str, str]] = {"legacy": "a reader that knows no extension (any Parquet reader today)",
              **{f"aware:{p}": f"a reader that implements the {p} extension profile; where a case names no "
-                "expectation for it, the legacy one applies" for p in PROFILES}}
+                "expectation for it, the legacy one applies" for p in PROFILES},
+             METADATA: "a metadata-only reader: it answers the summary of the footer and the page headers "
+                       "(generators/parquet/summary.py), not the data, and is judged on that alone, against our "
+                       "decoder's summary of the same file (the case's expect_hash)"}
 
     def cases(self) -> Sequence[Case]:
         return all_cases()
@@ -44,8 +87,21 @@ class ParquetTrack:
     def base_expected(self, name: str) -> object:
         return bases.base_expected(name)
 
+    file_roles = (METADATA,)  # judged on the case file itself (derive): their answers are not the data
+
     def baseline_case(self, name: str) -> str | None:
         return f"base/{name}"
+
+    def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]:
+        """Roles judged on the case file itself, not on the base's data: role -> (expectation, the data hash a
+        read must have). corpus/build.py records them in the case's `expect` (where the catalog names none) and
+        `expect_hash`. The metadata role's expectation is our decoder's word on the footer where the catalog's
+        legacy expectation agrees, and `either` where they differ: the catalog knows what Thrift runtimes do that
+        the decoder does not (a varint over 10 bytes: docs/spec-notes.md#corrupt-extensions; a union with two
+        fields), and a legacy `reject` may rest on what a metadata reader never reads (encrypted columns, pages)."""
+        found, summary_hash = metadata_expectation(data, base)
+        legacy = expect.get(self.default_role)
+        return {METADATA: (found if legacy in (None, found) else Expectation.EITHER, summary_hash)}
 
     def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:
         data, log = mutations.apply(bases.base_bytes(case.base), case.mutations, seed)  # type: ignore[arg-type]

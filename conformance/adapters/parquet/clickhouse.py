@@ -32,7 +32,6 @@ class ClickHouse(PythonAdapter):
     implementation = "ClickHouse (chdb)"
     module = "chdb"
     package = "chdb"
-    default_run = False  # 500 MB of library, 1-2 s to the first read: run it by name
     reader = ""  # "", "v1" or "v3": which reader the settings select
     settings: tuple[tuple[str, int], ...] = ()
     _engine: str | None = None
@@ -98,6 +97,7 @@ def _texts_as_strings(pa: Any, t: Any, key: tuple[str, ...], texts: set[tuple[st
 class ClickHouseV1(ClickHouse):
     name = "clickhouse-v1"
     release = "3.7.2"
+    default_run = False  # Arrow C++'s footer code under ClickHouse's decoding: run by name
     reader = "v1"
     settings = ((V1, 1), (V3, 0))
     timeout_s = 20.0  # after one good read, a nested file hangs this reader: a hang, found sooner
@@ -106,6 +106,7 @@ class ClickHouseV1(ClickHouse):
 class ClickHouseV3(ClickHouse):
     name = "clickhouse-v3"
     release = "3.7.2"
+    default_run = False  # an older release of the native v3 reader that `clickhouse` runs: by name
     reader = "v3"
     settings = ((V1, 0), (V3, 1))
 

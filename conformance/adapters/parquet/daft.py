@@ -22,7 +22,7 @@ class Daft(PythonAdapter):
     module = "daft"
     package = "daft"
     release = "0.7.26"
-    default_run = False
+    default_run = False  # arrow-rs, as datafusion is: run by name
 
     def describe(self) -> dict[str, Any]:
         """In the worker: the decoder of the daft that is loaded (the harness only knows the release asked for)."""
@@ -43,6 +43,7 @@ class DaftParquet2(Daft):
     name = "daft-parquet2"
     implementation = "daft (parquet2 decoder)"
     release = "0.4.18"
+    default_run = True  # parquet2 is an engine of its own
 
 
 ADAPTER = Daft()

@@ -19,7 +19,6 @@ class ParquetJs(CommandAdapter):
     index = "npm"
     package = "@dsnp/parquetjs"
     release = "1.8.9"
-    default_run = False
 
     def command(self) -> list[str]:
         node = require_program("node")

@@ -30,7 +30,6 @@ class Velox(PythonAdapter):
     module = "pyvelox"
     package = "pyvelox"
     release = "0.2.0"
-    default_run = False
 
     def requirements(self, version: str) -> list[str]:
         return [f"pyvelox=={version}", "pyarrow==19.*"]  # the wheel links libarrow_python.so.1900, pins nothing
