@@ -44,7 +44,7 @@ def test_generated_files(corpus_dir: Path, tmp_path: Path) -> None:
         dest = src / f"{name.replace('/', '-')}.parquet"
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(corpus_dir / "cases" / f"{name}.parquet", dest)
-    result = import_directory(src, tmp_path / "out", "tests", READERS)
+    result = import_directory(src, tmp_path / "out", "tests", READERS, "parquet")
     got = {c.id: str(c.expect["legacy"]) for c in result.manifest.cases}
     assert got == {"import/tests/base-flat": "read", "import/tests/corrupt-footer-length-zero": "reject",
                    "import/tests/nonconforming-type-i64": "either"}
@@ -72,7 +72,7 @@ def test_the_corpus_own_files_without_their_manifest(corpus_dir: Path, manifest:
         dest = src / c["file"]
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(corpus_dir / c["file"], dest)
-    result = import_directory(src, tmp_path / "out", "own", READERS)
+    result = import_directory(src, tmp_path / "out", "own", READERS, "parquet")
     imported = {c.title.removeprefix("own cases/").removesuffix(".parquet"): c for c in result.manifest.cases}
     assert len(imported) == len(chosen) > 80
     for c in chosen:

@@ -16,8 +16,8 @@ import pytest
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.harness.envs import Env, find_python
 from parquet_conformance.conformance.harness.execute import AdapterSpec
-from parquet_conformance.conformance.harness.judge import judge_cell
-from parquet_conformance.conformance.harness.model import Crash, Error, Read, Rejected, Unavailable, Verdict
+from parquet_conformance.conformance.harness.judge import Judge
+from parquet_conformance.conformance.harness.model import Crash, Error, OutcomeRow, Read, Rejected, Unavailable, Verdict
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Expectation, Manifest
@@ -142,13 +142,19 @@ def test_the_judge_compares_a_metadata_read_with_the_case_summary(manifest: Mani
     case_entry = manifest.case("ext/file-metadata/flat/spec-header")
     base = manifest.bases["flat"]
     summary = case_entry.expect_hash[METADATA]
-    read = Read(data_hash=summary, rows=1)
-    assert judge_cell(case_entry, base, METADATA, read, baseline=None) == (Expectation.READ, Verdict.PASS)
-    data = Read(data_hash=base.data_hash, rows=base.rows)  # the data is not what a metadata reader answers
-    assert judge_cell(case_entry, base, METADATA, data, baseline=base.data_hash)[1] == Verdict.WRONG_DATA
-    refusal = Rejected(error=Error("thrift.TException", "no"))
-    assert judge_cell(case_entry, base, METADATA, refusal, baseline=None)[1] == Verdict.REJECTED_VALID
-    assert judge_cell(case_entry, base, "legacy", data, baseline=None) == (Expectation.READ, Verdict.PASS)
+    judge = Judge.of(manifest)
+
+    def attempt(case: str, outcome: object) -> OutcomeRow:
+        return OutcomeRow.of(case, "r", "r", "1", [METADATA], outcome, 0.0)  # type: ignore[arg-type]
+
+    read = attempt(case_entry.id, Read(data_hash=summary, rows=1))
+    assert judge.verdict(case_entry, METADATA, read) == (Expectation.READ, Verdict.PASS)
+    data = attempt(case_entry.id, Read(data_hash=base.data_hash, rows=base.rows))  # not what a metadata reader answers
+    baseline = attempt("base/flat", Read(data_hash=base.data_hash, rows=base.rows))
+    assert judge.verdict(case_entry, METADATA, data, baseline)[1] == Verdict.WRONG_DATA
+    refusal = attempt(case_entry.id, Rejected(error=Error("thrift.TException", "no")))
+    assert judge.verdict(case_entry, METADATA, refusal)[1] == Verdict.REJECTED_VALID
+    assert judge.verdict(case_entry, "legacy", data) == (Expectation.READ, Verdict.PASS)
 
 
 def test_parquet_pages_reads_an_extension_only_when_it_is_text(corpus: Path, manifest: Manifest) -> None:
@@ -212,7 +218,8 @@ def test_a_metadata_reader_does_not_vote_on_imported_data(corpus: Path, tmp_path
     src.mkdir()
     for name in ("base/flat", "corrupt/footer-length/max"):
         (src / f"{name.replace('/', '-')}.parquet").write_bytes(Path(case(corpus, name)).read_bytes())
-    result = import_directory(src, tmp_path / "out", "tests", [AdapterSpec("pyarrow"), AdapterSpec("parquet-pages")])
+    readers = [AdapterSpec("pyarrow"), AdapterSpec("parquet-pages")]
+    result = import_directory(src, tmp_path / "out", "tests", readers, "parquet")
     assert "parquet-pages" not in result.voters and "parquet-pages" not in result.unavailable
     got = {c.id: (str(c.expect["legacy"]), str(c.expect[METADATA])) for c in result.manifest.cases}
     assert got == {"import/tests/base-flat": ("read", "read"),
