@@ -115,6 +115,9 @@ _SCHEMA_TEXT = {
 }
 _WIRE = {"i8": {thrift.BYTE}, "i16": {thrift.I16}, "i32": {thrift.I32}, "i64": {thrift.I64},
          "double": {thrift.DOUBLE}, "binary": {thrift.BINARY}, "bool": {thrift.TRUE, thrift.FALSE}}
+# The Python type of a decoded list element of each base type (thrift.Reader.element): a list of another element
+# type than declared (binaries where i32s are due) is one of another wire type.
+_ELEMENT = {"i8": int, "i16": int, "i32": int, "i64": int, "double": float, "binary": bytes, "bool": bool}
 REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
             "RowGroup": ("columns", "total_byte_size", "num_rows"), "ColumnChunk": ("file_offset",),
             "SchemaElement": ("name",), "KeyValue": ("key",), "PageHeader": ("type", "uncompressed_page_size",
@@ -317,6 +320,26 @@ def walk(node: Struct, name: str, path: str) -> Iterator[StructRef]:
             for i, item in enumerate(f.value):
                 if isinstance(item, Struct):
                     yield from walk(item, child, _join(path, f"{fname}[{i}]"))
+
+
+def typed(node: Struct, name: str) -> Struct:
+    """The struct as generated code holds it: only the fields parquet.thrift declares, with their declared wire
+    type, recursively (a Thrift reader skips the others). Code that reads values by field id (the FlatBuffers
+    comparison) reads this view, so that a field of another wire type is never taken for the declared one."""
+    fields = SCHEMA.get(name, {})
+    kept = []
+    for f in node.fields:
+        if f.id not in fields or not _type_matches(f, fields[f.id][1]):
+            continue
+        ftype = fields[f.id][1]
+        child = ftype[5:-1] if ftype.startswith("list<") else ftype
+        value = f.value
+        if isinstance(value, Struct):
+            value = typed(value, child)
+        elif isinstance(value, list) and value and isinstance(value[0], Struct):
+            value = [typed(item, child) for item in value]
+        kept.append(replace(f, value=value))
+    return Struct(node.start, node.end, kept)
 
 
 def struct_extensions(buf: Buffer, ref: StructRef) -> list[Extension]:
@@ -528,7 +551,8 @@ def _type_matches(f: Field, ftype: str) -> bool:
         if f.type != thrift.LIST or not f.value:
             return f.type == thrift.LIST
         first = f.value[0]  # a compact list has one element type: the first element tells
-        return isinstance(first, Struct) if ftype[5:-1] not in _WIRE else not isinstance(first, (Struct, list))
+        element = ftype[5:-1]
+        return isinstance(first, Struct) if element not in _WIRE else type(first) is _ELEMENT[element]
     if ftype in _WIRE:
         return f.type in _WIRE[ftype]
     return f.type == thrift.STRUCT
