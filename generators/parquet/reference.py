@@ -76,14 +76,29 @@ def data_region_end(found: Located, buf: bytes) -> int:
 
 
 def check_consistency(meta: dict, data_end: int) -> None:
-    """What a reader can check cheaply before trusting metadata it cannot cross-check."""
-    rows = sum(rg["num_rows"] for rg in meta["row_groups"])
+    """What a reader can check cheaply before trusting metadata it cannot cross-check: one schema tree, a chunk
+    with metadata per leaf in every row group, row counts that add up, chunks inside the data region."""
+    from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError
+    from parquet_conformance.generators.parquet.flatbuf.to_thrift import leaf_paths
+
+    try:
+        leaves = len(leaf_paths(meta["schema"]))
+    except FlatbufferError as e:
+        raise ProfileError(str(e)) from None
+    groups = meta["row_groups"] or []
+    rows = sum(rg["num_rows"] or 0 for rg in groups)
     if rows != meta["num_rows"]:
         raise ProfileError(f"row groups hold {rows} rows, num_rows says {meta['num_rows']}")
-    for i, rg in enumerate(meta["row_groups"]):
-        for j, col in enumerate(rg["columns"]):
-            start = col.get("dictionary_page_offset") or col["data_page_offset"]
-            if not (4 <= start and start + col["total_compressed_size"] <= data_end):
+    for i, rg in enumerate(groups):
+        columns = rg["columns"] or []
+        if len(columns) != leaves:
+            raise ProfileError(f"row group {i} has {len(columns)} column chunks for {leaves} leaf columns")
+        for j, col in enumerate(columns):
+            start = col.get("dictionary_page_offset") or col.get("data_page_offset")
+            size = col.get("total_compressed_size")
+            if start is None or size is None:
+                raise ProfileError(f"row group {i} column {j} has no metadata")
+            if not (4 <= start and start + size <= data_end):
                 raise ProfileError(f"row group {i} column {j} lies outside the data region")
 
 
