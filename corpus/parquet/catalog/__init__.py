@@ -27,10 +27,11 @@ from parquet_conformance.corpus.parquet.catalog import (
     pages,
     storage,
     types,
+    unions,
     writers,
 )
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption, unions)
 
 
 class CatalogError(ValueError):
