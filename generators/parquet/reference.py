@@ -8,6 +8,9 @@ Rules (docs/spec-notes.md#fallback):
    verification, internal consistency); otherwise ignore it and read the Thrift footer, as a
    legacy reader would, and say why.
 4. No known UUID (none, or one we do not know): the Thrift footer.
+5. `PARX` tail (apache/parquet-format PR #588, generators/parquet/parx.py): the flags (reject any but
+   PATH_IN_SCHEMA_OMITTED: no keys, so no ENCRYPTED_FOOTER), then the length and the CRC; then the Thrift
+   footer it frames, path_in_schema written back from the schema where the flag says it was left out.
 The data is read by pyarrow from a file whose footer is rebuilt from the chosen metadata, so
 what the FlatBuffers footer says is what gets read.
 """
@@ -21,7 +24,7 @@ from typing import Any
 from parquet_conformance.generators.parquet.edits import apply_edits
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
 
-PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding")
+PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
 
 
 class ReferenceError(ValueError):
@@ -36,9 +39,18 @@ class Choice:
     located: Located | None = None
     thrift_footer: bytes | None = None  # rebuilt from the flatbuffer
     new_encodings: int = 0  # column chunks read in their new encoding (the encoding extension)
+    par1: bytes | None = None  # a PARX file unframed: the same file as PAR1 (parx.unframe)
 
 
 def choose_footer(buf: bytes) -> Choice:
+    from parquet_conformance.generators.parquet import parx
+
+    if bytes(buf[-4:]) == parx.MAGIC:
+        try:
+            par1, _ = parx.unframe(buf)
+        except parx.ParxError as e:
+            raise ReferenceError(f"PARX footer unusable: {e}") from None
+        return Choice("thrift", "parx", par1=par1)
     par3 = bytes(buf[-4:]) == PAR3
     try:
         found = locate(buf)
@@ -103,6 +115,8 @@ def check_consistency(meta: dict, data_end: int) -> None:
 
 
 def rebuilt_file(buf: bytes, choice: Choice) -> bytes:
+    if choice.par1 is not None:
+        return choice.par1
     if choice.metadata == "thrift":
         return buf
     assert choice.located is not None and choice.thrift_footer is not None  # chose_footer set both
