@@ -28,16 +28,26 @@ from hypothesis import strategies as st
 from parquet_conformance.corpus.parquet.fuzz import Chain, replay
 from parquet_conformance.corpus.parquet.strategies import chains
 from parquet_conformance.generators.parquet import bases, profiles, thrift
+from parquet_conformance.generators.parquet import parx as parx_framing
 from parquet_conformance.generators.parquet.flatbuf.convert import (
     FlatbufferError,
     flatbuffer_comparable,
     thrift_to_flatbuffer,
 )
 from parquet_conformance.generators.parquet.flatbuf.schema import PR_HEAD, PROTOTYPES
-from parquet_conformance.generators.parquet.footer import FIELD_IDS, FooterError, check_file, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import (
+    FIELD_IDS,
+    FooterError,
+    check_file,
+    parse_file,
+    read_footer,
+    read_tail,
+)
 from parquet_conformance.generators.parquet.inspect import inspect_bytes, inspect_file
 from parquet_conformance.generators.parquet.mutations import Context
+from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
+from parquet_conformance.generators.parquet.mutations.tail import ToParx
 from parquet_conformance.generators.parquet.reference import ReferenceError, choose_footer
 from parquet_conformance.generators.skiff import codec, yson
 from parquet_conformance.generators.skiff import reference as skiff_reference
@@ -51,12 +61,15 @@ bounded = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[
 
 @cache
 def seeds() -> tuple[bytes, ...]:
-    """Valid files: every base (pyarrow's, the fixture writers', PARE and signed plaintext footers), and `flat`
-    with a FlatBuffers footer in each profile (arrow-prototype compressed too)."""
-    flat = bases.base_bytes("flat")
-    framed = [AddFlatbufferFooter(profile=p, codec=c).apply(flat, Context(random.Random(0)))  # type: ignore[arg-type]
+    """Valid files: every base (pyarrow's, the fixture writers', PARE and signed plaintext footers), `flat` with a
+    FlatBuffers footer in each profile (arrow-prototype compressed too), and in the PARX framing (with and without
+    path_in_schema)."""
+    flat, ctx = bases.base_bytes("flat"), Context(random.Random(0))
+    framed = [AddFlatbufferFooter(profile=p, codec=c).apply(flat, ctx)  # type: ignore[arg-type]
               for p, c in (("spec-example", 0), ("migration", 0), ("par3", 0), ("arrow-prototype", 7))]
-    return (*(bases.base_bytes(name) for name in bases.BASES), *framed)
+    omitted = RemoveFields(struct="ColumnMetaData", fields=("path_in_schema",), which="all").apply(flat, ctx)
+    parx = [ToParx().apply(flat, ctx), ToParx(flags=2).apply(omitted, ctx)]
+    return (*(bases.base_bytes(name) for name in bases.BASES), *framed, *parx)
 
 
 @st.composite
@@ -151,7 +164,7 @@ def test_inspect_gives_a_verdict(data: bytes) -> None:
     json.dumps(report)
     assert isinstance(report["valid"], bool) and (report["valid"] or report["error"])
     assert report["valid"] == (returns_or_raises(lambda: read_footer(data), FooterError) is not None) or \
-        report.get("flatbuffers_footer", {}).get("profile") == "par3"  # the final form has no Thrift footer
+        report.get("flatbuffers_footer", {}).get("profile") == "par3" or "parx" in report  # no PAR1 tail there
 
 
 @settings(max_examples=max(EXAMPLES // 3, 10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -161,6 +174,13 @@ def test_inspect_file_maps_what_inspect_bytes_reads(data: bytes) -> None:
         path = Path(tmp) / "f.parquet"
         path.write_bytes(data)
         assert inspect_file(path) == {"file": str(path), **inspect_bytes(data)}
+
+
+@bounded
+@given(files)
+def test_the_reference_reader_chooses_or_refuses(data: bytes) -> None:
+    """Its footer choice (FlatBuffers profiles, PARX): a Choice or ReferenceError (reading the data is pyarrow's)."""
+    returns_or_raises(lambda: choose_footer(data), ReferenceError)
 
 
 @settings(max_examples=max(EXAMPLES // 2, 10), deadline=None, suppress_health_check=list(HealthCheck))
@@ -212,6 +232,23 @@ def test_damaged_flatbuffers_behind_good_crcs(data: st.DataObject, profile: str)
     assert isinstance(inspect_bytes(file)["valid"], bool)
 
 
+@bounded
+@given(st.data())
+def test_a_damaged_footer_behind_a_good_parx_tail(data: st.DataObject) -> None:
+    """Footer bytes changed and the PARX tail made right for them (flag bit 1: the paths are rebuilt from whatever
+    schema the footer now holds), so that the aware reading reaches the footer itself."""
+    par1 = bases.base_bytes("flat")
+    offset, length = read_tail(par1)
+    meta = bytearray(par1[offset:offset + length])
+    for _ in range(data.draw(st.integers(1, 4))):
+        meta[data.draw(st.integers(0, len(meta) - 1))] = data.draw(st.integers(0, 255))
+    flags = data.draw(st.sampled_from([0, parx_framing.PATH_IN_SCHEMA_OMITTED]))
+    file = b"PARX" + par1[4:offset] + bytes(meta) + parx_framing.tail(bytes(meta), flags)
+    returns_or_raises(lambda: choose_footer(file), ReferenceError)
+    report = inspect_bytes(file)
+    assert isinstance(report["valid"], bool) and (report["valid"] or report["error"])
+
+
 # --- Skiff ----------------------------------------------------------------------------------------------------
 
 @bounded
@@ -244,8 +281,9 @@ def skiff_documents() -> tuple[bytes, ...]:
 @given(st.data())
 def test_skiff_inspect_gives_a_verdict(data: st.DataObject) -> None:
     """Arbitrary bytes, case documents with bytes changed, and decode documents whose stream is edited."""
-    doc = data.draw(st.one_of(st.binary(max_size=64), st.sampled_from(skiff_documents())))
-    if data.draw(st.booleans()) and doc.startswith(b"{"):
+    ours = data.draw(st.booleans())
+    doc = data.draw(st.sampled_from(skiff_documents()) if ours else st.binary(max_size=64))
+    if ours and data.draw(st.booleans()):
         parsed = json.loads(doc)
         if "stream" in parsed:
             stream = bytearray(bytes.fromhex(parsed["stream"]))
