@@ -6,8 +6,8 @@ On the wire a union is a struct of which "exactly one field" may be set (the Thr
 and the spec says what to do for LogicalType (ignore it, read the physical type) and ColumnOrder (ignore the
 statistics). Two fields, or none, break the union rule: the strict decoder reports them (footer.UNIONS), and the
 spec does not say what a reader does then, so `either`. Each case is built on a column whose data reads the same
-whichever way a reader resolves the union where that can be arranged (an int8 column: its physical INT32 and its
-ConvertedType INT_8 give the same integers); where it cannot, the notes say which reading returns other data.
+whichever way a reader resolves the union where that can be arranged (an INT32 column without a ConvertedType, given
+a LogicalType: its physical values are the data); where it cannot, the notes say which reading returns other data.
 docs/spec-notes.md#unions has both readings of each."""
 
 from __future__ import annotations
@@ -66,28 +66,29 @@ def _case(slug: str, title: str, kind: str, base: str, step: SetUnion, expect: d
                 citations=citations, notes=f"{notes} {SPEC_NOTE}")
 
 
-I8 = 1  # SchemaElement 1 of 'all-types': i8, INT32 with IntType(8, signed) and ConvertedType INT_8
+I32 = 1  # SchemaElement 1 of 'flat': i32, INT32 without an annotation (a LogicalType is added to it)
 TEXT = 6  # SchemaElement 6 of 'flat': text, BYTE_ARRAY with STRING and ConvertedType UTF8
 I64 = 2  # SchemaElement 2 of 'flat': i64, INT64 without an annotation
+INT32_SIGNED = "13201100"  # IntType {bitWidth: 32, isSigned: true}: what INT32 is without an annotation
 
 
 def _logical_type() -> list[Case]:
     lt, unknown = "logicalType", UNKNOWN["LogicalType"]
-    same = ("Its physical INT32 and its ConvertedType INT_8 give the base's integers, so a reader that drops the "
-            "annotation reads the base data too.")
+    same = ("The column is the INT32 column i32, which has no ConvertedType: its physical values are the base data, "
+            "so a reader that drops the annotation reads the base data too.")
     return [
-        _case("logical-type/unknown-only", f"the LogicalType of the int8 column of 'all-types' holds only member "
-              f"{unknown}, which parquet.thrift does not define (a logical type added later)", "golden", "all-types",
-              SetUnion("SchemaElement", lt, (_member("LogicalType"),), which=I8), {"legacy": "read"},
+        _case("logical-type/unknown-only", f"a LogicalType holding only member {unknown}, which parquet.thrift does "
+              "not define (a logical type added later), on the INT32 column i32 of 'flat'", "golden", "flat",
+              SetUnion("SchemaElement", lt, (_member("LogicalType"),), which=I32), {"legacy": "read"},
               (FORWARD, UNSUPPORTED, LOGICAL, COMPAT_OLD),
               f"One field in the union, which today's readers do not know: a newer writer's logical type. The spec "
               f"says to read the physical type. {same}"),
-        _case("logical-type/unknown-beside-known", f"the LogicalType of the int8 column of 'all-types' holds INTEGER "
-              f"and member {unknown} (two fields)", "nonconforming", "all-types",
-              SetUnion("SchemaElement", lt, (UnionMember(10, KEEP), _member("LogicalType")), which=I8),
+        _case("logical-type/unknown-beside-known", f"a LogicalType holding INTEGER(32, signed) and member {unknown} "
+              "(two fields) on the INT32 column i32 of 'flat'", "nonconforming", "flat",
+              SetUnion("SchemaElement", lt, (UnionMember(10, INT32_SIGNED), _member("LogicalType")), which=I32),
               {"legacy": "either"}, (IDL, COMPACT, LOGICAL),
               f"Two fields in a union: the Thrift rule is broken; a reader may take INTEGER, drop the annotation or "
-              f"reject. {same}"),
+              f"reject, and INTEGER(32, signed) on INT32 is the physical type again. {same}"),
         _case("logical-type/two-members", "the LogicalType of the text column of 'flat' holds STRING and JSON",
               "nonconforming", "flat",
               SetUnion("SchemaElement", lt, (UnionMember(1, KEEP), UnionMember(12, EMPTY)), which=TEXT),
@@ -95,8 +96,8 @@ def _logical_type() -> list[Case]:
               "Two known members. Either gives text (JSON is UTF-8 text, Arrow's json extension over strings), and "
               "so does the column's ConvertedType UTF8; a reader that drops both annotations returns bytes: other "
               "data."),
-        _case("logical-type/no-member", "the LogicalType of the int8 column of 'all-types' is a union with no field",
-              "nonconforming", "all-types", SetUnion("SchemaElement", lt, (), which=I8), {"legacy": "either"},
+        _case("logical-type/no-member", "a LogicalType union with no field on the INT32 column i32 of 'flat'",
+              "nonconforming", "flat", SetUnion("SchemaElement", lt, (), which=I32), {"legacy": "either"},
               (IDL, COMPACT, LOGICAL),
               f"The IDL wants exactly one field, the compact protocol allows at most one: an empty union is valid "
               f"on the wire, not in the IDL. A reader that takes it for no annotation reads the base data. {same}"),
