@@ -20,6 +20,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import BASES, READABLE_BASES, base_bytes
 from parquet_conformance.generators.parquet.flatbuf import regenerate
 from parquet_conformance.generators.parquet.flatbuf.convert import (
@@ -45,6 +46,7 @@ from parquet_conformance.generators.parquet.flatbuf.schema import (
     parse_fbs,
     schema_of,
 )
+from parquet_conformance.generators.parquet.footer import SCHEMA as THRIFT_SCHEMA
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.thrift import Field, Struct
 
@@ -88,6 +90,28 @@ def never_crashes(buf: bytes) -> None:
 
 def S(fields: dict[int, object]) -> Struct:  # a decoded Thrift struct; spans do not matter here
     return Struct(0, 0, [Field(fid, 0, 0, 0, 0, value) for fid, value in fields.items()])
+
+
+WIRE = {"i8": thrift.BYTE, "i16": thrift.I16, "i32": thrift.I32, "i64": thrift.I64, "double": thrift.DOUBLE,
+        "binary": thrift.BINARY}
+
+
+def wired(node: Struct, name: str) -> Struct:
+    """S() writes no wire types; give every field the one parquet.thrift declares, as a decoder reads it (the
+    comparable form reads only fields of their declared wire type: footer.typed)."""
+    fields = []
+    for f in node.fields:
+        ftype = THRIFT_SCHEMA.get(name, {}).get(f.id, ("", "binary"))[1]
+        child = ftype[5:-1] if ftype.startswith("list<") else ftype
+        value = f.value
+        if isinstance(value, Struct):
+            value = wired(value, child)
+        elif isinstance(value, list):
+            value = [wired(v, child) if isinstance(v, Struct) else v for v in value]
+        wire = (thrift.LIST if ftype.startswith("list<") else thrift.TRUE if ftype == "bool" and value
+                else thrift.FALSE if ftype == "bool" else WIRE.get(ftype, thrift.STRUCT))
+        fields.append(Field(f.id, wire, 0, 0, 0, value))
+    return Struct(0, 0, fields)
 
 
 def u32(buf: bytes, pos: int) -> int:
@@ -436,8 +460,8 @@ def kitchen_sink() -> Struct:
     rg = S({1: [chunk(j) for j in range(n)], 2: 123, 3: 7, 4: [S({1: 0, 2: True, 3: False}), S({1: 2})],
             5: 4, 6: 99, 7: 0})
     rg2 = S({1: [], 2: 0, 3: 0})
-    return S({1: 1, 2: schema, 3: 7, 4: [rg, rg2], 5: [], 7: orders,
-              8: S({2: S({1: b"aad", 2: b"\x00unique", 3: True})}), 9: b"", 32767: b"extension"})
+    return wired(S({1: 1, 2: schema, 3: 7, 4: [rg, rg2], 5: [], 7: orders,
+                    8: S({2: S({1: b"aad", 2: b"\x00unique", 3: True})}), 9: b"", 32767: b"extension"}), "FileMetaData")
 
 
 def test_kitchen_sink_round_trip() -> None:

@@ -6,7 +6,7 @@ Struct and field names follow apache/parquet-format `src/main/thrift/parquet.thr
 - `read_footer` decodes the footer as a Thrift compact reader does (generated code: unknown fields
   and fields of an unexpected wire type skipped, non-minimal varints and bytes after the
   FileMetaData accepted) and says what it passed over;
-- `check_file` adds the spec's rules as findings (enums in range, required fields, row counts,
+- `check_file` adds the spec's rules as findings (enums in range, required fields, one field per union, row counts,
   column chunks inside the data region and apart, statistics in order, pages that decode, page CRCs,
   and the page level of layout.py: page offsets, the page index, bloom filters).
 
@@ -115,6 +115,9 @@ _SCHEMA_TEXT = {
 }
 _WIRE = {"i8": {thrift.BYTE}, "i16": {thrift.I16}, "i32": {thrift.I32}, "i64": {thrift.I64},
          "double": {thrift.DOUBLE}, "binary": {thrift.BINARY}, "bool": {thrift.TRUE, thrift.FALSE}}
+# The Python type of a decoded list element of each base type (thrift.Reader.element): a list of another element
+# type than declared (binaries where i32s are due) is one of another wire type.
+_ELEMENT = {"i8": int, "i16": int, "i32": int, "i64": int, "double": float, "binary": bytes, "bool": bool}
 REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
             "RowGroup": ("columns", "total_byte_size", "num_rows"), "ColumnChunk": ("file_offset",),
             "SchemaElement": ("name",), "KeyValue": ("key",), "PageHeader": ("type", "uncompressed_page_size",
@@ -130,6 +133,11 @@ REQUIRED = {"FileMetaData": ("version", "schema", "num_rows", "row_groups"),
             "BloomFilterHeader": ("numBytes", "algorithm", "hash", "compression"),
             "FileCryptoMetaData": ("encryption_algorithm",)}
 
+
+# The structs parquet.thrift (24102ed5) declares `union`: on the wire a struct, of which "exactly one field" may be
+# set (apache/thrift doc/specs/idl.md, Union). struct_findings counts every field, extension and unknown ones too.
+UNIONS = frozenset({"LogicalType", "TimeUnit", "ColumnOrder", "ColumnCryptoMetaData", "EncryptionAlgorithm",
+                    "BloomFilterAlgorithm", "BloomFilterHash", "BloomFilterCompression"})
 
 # Enum values parquet.thrift defines (24102ed5), and the fields that hold them (GROUP_VAR_INT = 1 is commented out).
 ENUMS = {"Type": frozenset(range(8)), "FieldRepetitionType": frozenset(range(3)), "ConvertedType": frozenset(range(22)),
@@ -319,6 +327,26 @@ def walk(node: Struct, name: str, path: str) -> Iterator[StructRef]:
                     yield from walk(item, child, _join(path, f"{fname}[{i}]"))
 
 
+def typed(node: Struct, name: str) -> Struct:
+    """The struct as generated code holds it: only the fields parquet.thrift declares, with their declared wire
+    type, recursively (a Thrift reader skips the others). Code that reads values by field id (the FlatBuffers
+    comparison) reads this view, so that a field of another wire type is never taken for the declared one."""
+    fields = SCHEMA.get(name, {})
+    kept = []
+    for f in node.fields:
+        if f.id not in fields or not _type_matches(f, fields[f.id][1]):
+            continue
+        ftype = fields[f.id][1]
+        child = ftype[5:-1] if ftype.startswith("list<") else ftype
+        value = f.value
+        if isinstance(value, Struct):
+            value = typed(value, child)
+        elif isinstance(value, list) and value and isinstance(value[0], Struct):
+            value = [typed(item, child) for item in value]
+        kept.append(replace(f, value=value))
+    return Struct(node.start, node.end, kept)
+
+
 def struct_extensions(buf: Buffer, ref: StructRef) -> list[Extension]:
     out = []
     for f in ref.node.fields:
@@ -502,12 +530,27 @@ def struct_findings(ref: StructRef) -> list[Problem]:
         seen.add(f.id)
         if f.id in fields and _type_matches(f, fields[f.id][1]):
             out += _value_findings(ref, fields[f.id], f)
+    if ref.name in UNIONS and len(ref.node.fields) != 1:
+        out.append(_union_finding(ref))
     for name in REQUIRED.get(ref.name, ()):
         if ref.get(name) is None:
             raw = ref.node.get(field_id(ref.name, name))
             why = "" if raw is None else f" (there with wire type {thrift.TYPE_NAMES[raw.type]}, which Thrift skips)"
             out.append(finding("required", ref.path, f"required field {name} missing{why}"))
     return out
+
+
+def _union_finding(ref: StructRef) -> Problem:
+    """A union with no field or with several (an extension or an unknown field beside a member counts: on the wire
+    they are fields of the union). One unknown field alone is not a finding: a member parquet.thrift added later,
+    which readers are to pass over (LogicalTypes.md, "Unsupported Logical Types"; ColumnOrder: "If the reader does
+    not support the value of this union"): docs/spec-notes.md#unions."""
+    if not ref.node.fields:
+        return finding("union", ref.path, f"{ref.name} has no field set; a Thrift union holds exactly one")
+    names = [SCHEMA[ref.name][f.id][0] if f.id in SCHEMA.get(ref.name, {}) else f"field {f.id}"
+             for f in ref.node.fields]
+    return finding("union", ref.path, f"{ref.name} has {len(names)} fields set ({', '.join(names)}); a Thrift union "
+                                      "holds exactly one")
 
 
 def _value_findings(ref: StructRef, decl: tuple[str, str], f: Field) -> list[Problem]:
@@ -528,7 +571,8 @@ def _type_matches(f: Field, ftype: str) -> bool:
         if f.type != thrift.LIST or not f.value:
             return f.type == thrift.LIST
         first = f.value[0]  # a compact list has one element type: the first element tells
-        return isinstance(first, Struct) if ftype[5:-1] not in _WIRE else not isinstance(first, (Struct, list))
+        element = ftype[5:-1]
+        return isinstance(first, Struct) if element not in _WIRE else type(first) is _ELEMENT[element]
     if ftype in _WIRE:
         return f.type in _WIRE[ftype]
     return f.type == thrift.STRUCT

@@ -8,10 +8,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.extend import describe_extension, framing_text
 from parquet_conformance.generators.parquet.footer import (
     FooterError,
     check_file,
+    finding,
     strict_objections,
     struct_extensions,
 )
@@ -53,10 +55,13 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     overlapping chunks, wrong page CRCs, page offsets, the page index and bloom filters, extension rules);
     `strict` whether our strict decoder (footer.parse_file) accepts the file: no problem but a signature.
     Extensions are listed whenever the footer decodes, page headers, page index and bloom filter headers
-    included. In encrypted footer mode (PARE) only the plaintext FileCryptoMetaData is read."""
+    included. In encrypted footer mode (PARE) only the plaintext FileCryptoMetaData is read. A PARX file is read as
+    an aware reader reads it (_inspect_parx), under `parx`."""
     size = len(buf)
     report: dict = {"valid": False, "size": size,
                     "magic": {"head": _magic(buf[:4]), "tail": _magic(buf[-4:]) if size >= 8 else None}}
+    if size >= 8 and bytes(buf[-4:]) == parx.MAGIC:
+        return _inspect_parx(buf, report)
     try:
         footer, problems = check_file(buf)
     except FooterError as e:
@@ -88,6 +93,32 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
             "row_groups": len(footer.row_groups()), "columns": footer.leaf_count(),
             "created_by": created_by.decode("utf-8", "replace") if isinstance(created_by, bytes) else None,
             "page_headers": sum(1 for r in pages if r.name == "PageHeader")}
+
+
+def _inspect_parx(buf: Buffer, report: dict[str, Any]) -> dict[str, Any]:
+    """A PARX file (apache/parquet-format PR #588) as an aware reader sees it: the tail checked (flags, length, CRC:
+    parx.locate), then the Thrift footer it frames, inspected as the same file in PAR1 form (the offsets are the
+    same: both head magics are 4 bytes). A path_in_schema left out under flag bit 1 is no finding; a head magic
+    other than PARX is one. Unsupported flags, a bad length or CRC: not valid, and why."""
+    try:
+        tail = parx.read_parx_tail(buf)
+    except parx.ParxError as e:
+        return {**report, "error": f"PARX tail: {e}"}
+    info: dict[str, Any] = {"metadata_len": tail.metadata_len, "flags": tail.flag_names(), "crc": f"{tail.crc:#010x}"}
+    try:
+        par1, _ = parx.unframe(buf, restore_paths=False)
+    except parx.ParxError as e:
+        return {**report, "error": f"PARX tail: {e}", "parx": {**info, "error": str(e)}}
+    inner = inspect_bytes(par1)
+    omitted = tail.flags & parx.PATH_IN_SCHEMA_OMITTED
+    findings = [f for f in inner.get("findings", [])
+                if not (omitted and f["rule"] == "required" and "path_in_schema" in f["message"])]
+    if bytes(buf[:4]) != parx.MAGIC:
+        head = finding("head-magic", "", f"file does not start with PARX (found {bytes(buf[:4])!r})")
+        findings.append(head.to_json())
+    strict = not findings and not [n for n in inner.get("notes", []) if n["rule"] != "signature"]
+    return {**inner, "size": report["size"], "magic": report["magic"], "findings": findings, "strict": strict,
+            "parx": {**info, "error": None}}
 
 
 def _magic(raw: Buffer) -> str | None:
@@ -122,6 +153,8 @@ def format_text(report: Mapping[str, Any]) -> str:
         for e in report["extensions"]:
             lines.append(f"  {e['path']} ({e['struct']}): header {e['header']}, {e['type']}, offset {e['offset']}, "
                          f"length {e['length']}, sha256 {e['sha256']}, uuid {e['uuid']}" + framing_text(e))
+    if px := report.get("parx"):
+        lines.append("PARX tail: " + ", ".join(f"{k} {v}" for k, v in px.items() if v is not None))
     if fb := report.get("flatbuffers_footer"):
         lines.append("FlatBuffers footer: " + ", ".join(f"{k} {v}" for k, v in fb.items() if v is not None))
     for level in ("notes", "findings"):

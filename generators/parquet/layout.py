@@ -98,9 +98,12 @@ class Page:
 
 
 def chunk_pages(footer: ParquetFooter, md: StructRef) -> list[Page] | None:
-    """The pages of a chunk as its headers describe them, or None where a header does not decode or has no
-    usable size (a page finding of footer.check_file, as pages that overrun the chunk are)."""
+    """The pages of a chunk as its headers describe them, or None where the chunk lies outside the data region
+    or a header does not decode or has no usable size (each a finding of footer.check_file, as pages that
+    overrun the chunk are)."""
     pos, end = chunk_range(md)
+    if not 4 <= pos <= end <= footer.footer_offset:
+        return None  # a chunk-outside finding already; its offsets are not to be followed
     pages = []
     while pos < end:
         try:

@@ -16,6 +16,9 @@ Rules (docs/spec-notes.md#fallback):
    (TOLERATED): a field 32767 that is not binary or is there twice (a reader that does not know it skips it), a
    length padded within its 1-5 bytes (the length rule), a plaintext footer's signature. Anything else the strict
    decoder objects to is refused (StrictRefusal): the reader is as strict as the spec allows.
+6. `PARX` tail (apache/parquet-format PR #588, generators/parquet/parx.py): the flags (reject any but
+   PATH_IN_SCHEMA_OMITTED: no keys, so no ENCRYPTED_FOOTER), then the length and the CRC; then the Thrift
+   footer it frames, path_in_schema written back from the schema where the flag says it was left out.
 The data is read by pyarrow from a file whose footer is rebuilt from the chosen metadata, so
 what the FlatBuffers footer says is what gets read; pyarrow reads only what the strict decoder has
 accepted, so its own leniency (lengths folded to 32 bits, bytes past the footer) never decides.
@@ -32,7 +35,7 @@ from parquet_conformance.generators.parquet.edits import apply_edits
 from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, check_file
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
 
-PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding")
+PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
 
 
 class ReferenceError(ValueError):
@@ -92,9 +95,18 @@ class Choice:
     located: Located | None = None
     thrift_footer: bytes | None = None  # rebuilt from the flatbuffer
     new_encodings: int = 0  # column chunks read in their new encoding (the encoding extension)
+    par1: bytes | None = None  # a PARX file unframed: the same file as PAR1 (parx.unframe)
 
 
 def choose_footer(buf: bytes) -> Choice:
+    from parquet_conformance.generators.parquet import parx
+
+    if bytes(buf[-4:]) == parx.MAGIC:
+        try:
+            par1, _ = parx.unframe(buf)
+        except parx.ParxError as e:
+            raise ReferenceError(f"PARX footer unusable: {e}") from None
+        return Choice("thrift", "parx", par1=par1)
     par3 = bytes(buf[-4:]) == PAR3
     try:
         found = locate(buf)
@@ -137,18 +149,35 @@ def data_region_end(found: Located, buf: bytes) -> int:
 
 
 def check_consistency(meta: dict, data_end: int) -> None:
-    """What a reader can check cheaply before trusting metadata it cannot cross-check."""
-    rows = sum(rg["num_rows"] for rg in meta["row_groups"])
+    """What a reader can check cheaply before trusting metadata it cannot cross-check: one schema tree, a chunk
+    with metadata per leaf in every row group, row counts that add up, chunks inside the data region."""
+    from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError
+    from parquet_conformance.generators.parquet.flatbuf.to_thrift import leaf_paths
+
+    try:
+        leaves = len(leaf_paths(meta["schema"]))
+    except FlatbufferError as e:
+        raise ProfileError(str(e)) from None
+    groups = meta["row_groups"] or []
+    rows = sum(rg["num_rows"] or 0 for rg in groups)
     if rows != meta["num_rows"]:
         raise ProfileError(f"row groups hold {rows} rows, num_rows says {meta['num_rows']}")
-    for i, rg in enumerate(meta["row_groups"]):
-        for j, col in enumerate(rg["columns"]):
-            start = col.get("dictionary_page_offset") or col["data_page_offset"]
-            if not (4 <= start and start + col["total_compressed_size"] <= data_end):
+    for i, rg in enumerate(groups):
+        columns = rg["columns"] or []
+        if len(columns) != leaves:
+            raise ProfileError(f"row group {i} has {len(columns)} column chunks for {leaves} leaf columns")
+        for j, col in enumerate(columns):
+            start = col.get("dictionary_page_offset") or col.get("data_page_offset")
+            size = col.get("total_compressed_size")
+            if start is None or size is None:
+                raise ProfileError(f"row group {i} column {j} has no metadata")
+            if not (4 <= start and start + size <= data_end):
                 raise ProfileError(f"row group {i} column {j} lies outside the data region")
 
 
 def rebuilt_file(buf: bytes, choice: Choice) -> bytes:
+    if choice.par1 is not None:
+        return choice.par1
     if choice.metadata == "thrift":
         return buf
     assert choice.located is not None and choice.thrift_footer is not None  # chose_footer set both

@@ -6,8 +6,8 @@ a struct without re-encoding it. The encoder helpers can write what a normal cod
 refuses to (overlong varints, any field type for any id, no stop field).
 
 Decoding is bounded: a list may not claim more elements than bytes remain (every compact
-element takes at least one byte), and nesting is capped, so any input decodes or fails
-in time linear in its length.
+element takes at least one byte), nesting is capped and the bounds a caller gives are clamped to the
+buffer, so any input, bytes or a memory map, decodes or fails with ThriftError in time linear in its length.
 
 Three ways to read (`Reader`): strict (`strict_varints`: only minimal varints of at most 5 bytes for
 32-bit quantities, as our strict decoder wants), exact (the default: non-minimal varints of up to 10
@@ -84,9 +84,14 @@ class Struct:
 class Reader:
     def __init__(self, buf: Buffer, pos: int = 0, end: int | None = None, *,
                  strict_varints: bool = False, int32: Int32 | None = None) -> None:
+        # A caller's bounds come from the file itself (an offset and a length in the footer): they are clamped
+        # to the buffer here, so that a read past its end is a ThriftError, never an IndexError (or, with a
+        # negative start, a read from the other end of the buffer).
+        if not 0 <= pos <= len(buf):
+            raise ThriftError(f"start outside the {len(buf)}-byte buffer", pos)
         self.buf = buf
         self.pos = pos
-        self.end = len(buf) if end is None else end
+        self.end = len(buf) if end is None else max(pos, min(end, len(buf)))
         self.strict_varints = strict_varints
         self.int32 = int32
         self.overlong: list[int] = []  # where non-minimal varints start (when not strict)

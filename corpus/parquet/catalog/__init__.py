@@ -25,12 +25,15 @@ from parquet_conformance.corpus.parquet.catalog import (
     golden,
     nonconforming,
     pages,
+    parx,
     storage,
     types,
+    unions,
     writers,
 )
 
-FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption)
+FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption, parx,
+            unions)
 
 
 class CatalogError(ValueError):

@@ -28,6 +28,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     VARINT_SIZE,
     WIRE,
 )
+from parquet_conformance.corpus.parquet.catalog.parx import PARX_LAYOUT, PARX_TAIL
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import base_bytes
 from parquet_conformance.generators.parquet.footer import read_tail
@@ -279,7 +280,7 @@ def cases() -> list[Case]:
             "there and reads the base data: docs/spec-notes.md#corrupt-extensions.",
         )
     )
-    for magic, cite_ in (("PAR3", PAR3), ("PARX", LAYOUT), ("PARE", LAYOUT)):
+    for magic, cite_ in (("PAR3", PAR3), ("PARE", LAYOUT)):
         cases.append(
             Case(
                 id=f"corrupt/tail/{magic}-on-thrift-footer",
@@ -294,6 +295,22 @@ def cases() -> list[Case]:
                 "docs/spec-notes.md#tail-magic.",
             )
         )
+    cases.append(
+        Case(
+            id="corrupt/tail/PARX-on-thrift-footer",
+            title="a PAR1 file whose last 4 bytes say PARX: the 8-byte tail of today's spec under the magic of PR "
+            "#588, whose tail is 16 bytes",
+            kind="corrupt",
+            base="flat",
+            mutations=(fixed("FileMetaData"), SetTailMagic(magic="PARX")),
+            expect={"legacy": "reject", "aware:parx": "reject"},
+            citations=(NOT_PAR1, LAYOUT, PARX_LAYOUT, PARX_TAIL),
+            notes="A legacy reader rejects it: the README's layout ends in \"PAR1\" and a reader checks the tail "
+            "magic before anything else. A PARX reader rejects it too: it takes the 16 bytes before the magic for "
+            "metadata_len, flags and crc32, and here they are the end of the footer (0xFF and our UUID) and its "
+            "length: flags with reserved bits set (parx/golden/* are the files in that form).",
+        )
+    )
     for fraction in (0.0, 0.5, 0.99):
         cases.append(
             Case(

@@ -34,7 +34,7 @@ def cases() -> list[Case]:
     out.append(Case(
         id="enc-files/encrypted-footer/encryption-algorithm-union",
         title="an extension in the EncryptionAlgorithm union of the FileCryptoMetaData, beside its one set field",
-        kind="golden", base="encrypted-footer", mutations=(ext("EncryptionAlgorithm", 0, "zigzag"),),
+        kind="nonconforming", base="encrypted-footer", mutations=(ext("EncryptionAlgorithm", 0, "zigzag"),),
         expect={"legacy": "reject"}, citations=(PARE, RESERVED),
         notes="Legacy readers reject the PARE file whatever its unions hold (docs/spec-notes.md#unions)."))
     for slug, struct in (("file-metadata", "FileMetaData"), ("aes-gcm-v1", "AesGcmV1"),

@@ -175,7 +175,7 @@ def cases() -> list[Case]:
                 Case(
                     id=f"ext/union/{slug}/{form}-header",
                     title=f"an extension in every {union} union, beside its one set field",
-                    kind="golden",
+                    kind="nonconforming",
                     base="nested",
                     mutations=(ext(union, "all", form, 20),),
                     expect={"legacy": "either"},

@@ -79,8 +79,8 @@ def cases() -> list[Case]:
     for slug, union in UNIONS.items():
         for form in FORMS:
             case = _page("page-index", slug, union, BLOOM, form, expect="either")
-            out.append(replace(case, notes=case.notes + " A Thrift union: an extension beside its one set field "
-                               "makes two (docs/spec-notes.md#unions)."))
+            out.append(replace(case, kind="nonconforming", notes=case.notes + " A Thrift union: an extension beside "
+                               "its one set field makes two (docs/spec-notes.md#unions)."))
     out += [
         _page("page-index", "page-header", "PageHeader", TOTALS, which=0, suffix="-first", size=300),
         _page("page-index", "page-header", "PageHeader", TOTALS, which=-1, suffix="-last", size=300),

@@ -59,9 +59,28 @@ UNKNOWN_STRUCTS = {**STRUCTS, "page-header": ("PageHeader", 0), "data-page-heade
 IDS = (100, 1000, 32766)
 
 
+# The other structs a base holds (slug -> (base, struct, which, page)), for the types a reader is likeliest not to
+# know how to skip: uuid (compact type 13, recent), set and map (no parquet.thrift field uses them). The unions
+# themselves are in unions.py: an unknown field in a union is an unknown member.
+MORE_STRUCTS = {
+    "page-encoding-stats": ("flat", "PageEncodingStats", -1, 0), "size-statistics": ("flat", "SizeStatistics", -1, 0),
+    "string-type": ("flat", "StringType", 0, 0), "date-type": ("flat", "DateType", 0, 0),
+    "timestamp-type": ("flat", "TimestampType", 0, 0), "micro-seconds": ("flat", "MicroSeconds", 0, 0),
+    "decimal-type": ("flat", "DecimalType", 0, 0), "type-defined-order": ("flat", "TypeDefinedOrder", -1, 0),
+    "dictionary-page-header": ("checksummed", "DictionaryPageHeader", 0, 0),
+    "data-page-header-v2": ("data-page-v2", "DataPageHeaderV2", 0, 0),
+    "column-index": ("page-index", "ColumnIndex", 0, 0), "offset-index": ("page-index", "OffsetIndex", 0, 0),
+    "page-location": ("page-index", "PageLocation", 0, 0),
+    "bloom-filter-header": ("page-index", "BloomFilterHeader", 0, 0),
+    "split-block-algorithm": ("page-index", "SplitBlockAlgorithm", 0, 0),
+    "xx-hash": ("page-index", "XxHash", 0, 0), "uncompressed": ("page-index", "Uncompressed", 0, 0),
+}
+MORE_TYPES = ("uuid", "set", "map")
+
+
 def cases() -> list[Case]:
-    return [*_unknown_fields(), *_utf8_pair(), *_missing_optional(), *_enums(), *_crcs(), *_recovery(),
-            *_statistics()]
+    return [*_unknown_fields(), *_more_unknown_fields(), *_utf8_pair(), *_missing_optional(), *_enums(), *_crcs(),
+            *_recovery(), *_statistics()]
 
 
 def _unknown_fields() -> list[Case]:
@@ -81,6 +100,24 @@ def _unknown_fields() -> list[Case]:
                 title=f"an unknown field {fid} of type {type_} in {where} of 'flat'",
                 kind="golden", base="flat",
                 mutations=(AddTypedField(struct=struct, which=which, field_id=fid, type=type_),),
+                expect={"legacy": "either" if type_ == "uuid" else "read"},
+                citations=(COMPAT_OLD, UNKNOWN_FIELDS, *((UUID_TYPE,) if type_ == "uuid" else ())),
+                notes=_UUID_NOTE if type_ == "uuid" else "",
+            ))
+    return out
+
+
+def _more_unknown_fields() -> list[Case]:
+    """uuid, set and map under id 1000 in every other struct a base holds, outside the footer too (the page index
+    and bloom filter headers: the data after them moves, every offset is fixed)."""
+    out = []
+    for slug, (base, struct, which, page) in MORE_STRUCTS.items():
+        for type_ in MORE_TYPES:
+            out.append(Case(
+                id=f"storage/unknown-field/{slug}/id-1000/{type_}",
+                title=f"an unknown field 1000 of type {type_} in the {which}th {struct} of '{base}'",
+                kind="golden", base=base,
+                mutations=(AddTypedField(struct=struct, which=which, field_id=1000, type=type_, page=page),),
                 expect={"legacy": "either" if type_ == "uuid" else "read"},
                 citations=(COMPAT_OLD, UNKNOWN_FIELDS, *((UUID_TYPE,) if type_ == "uuid" else ())),
                 notes=_UUID_NOTE if type_ == "uuid" else "",

@@ -354,7 +354,11 @@ def _defaults(revision: str, table: str, values: Mapping[str, object]) -> dict:
 
 def thrift_comparable(meta: Struct, revision: str = PR_HEAD) -> dict:
     """The normalized form of a decoded Thrift FileMetaData (see flatbuffer_comparable), as far as
-    that schema revision can hold it."""
+    that schema revision can hold it. Read as generated code reads it (footer.typed): a field of another wire
+    type than declared is absent, so any footer that decodes has a normalized form."""
+    from parquet_conformance.generators.parquet.footer import typed  # footer does not import flatbuf
+
+    meta = typed(meta, "FileMetaData")
     types, orders = _leaves(meta)
     pack = PACKING[revision][0]
     # a77d2774 has `repetition_type = REQUIRED`, not `= null`: an absent one reads as REQUIRED there.

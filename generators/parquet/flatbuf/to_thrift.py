@@ -9,6 +9,7 @@ unambiguously (UTF8, DATE, DECIMAL, LIST, MAP).
 
 from __future__ import annotations
 
+from parquet_conformance.generators.parquet.flatbuf.schema import FlatbufferError
 from parquet_conformance.generators.parquet.thrift import BINARY, BYTE, I16, I32, I64, LIST, STRUCT, TRUE, encode_struct
 
 LOGICAL_IDS = {"StringType": 1, "MapType": 2, "ListType": 3, "EnumType": 4, "DecimalType": 5, "DateType": 6,
@@ -40,22 +41,33 @@ def _logical(logical: tuple[str, dict] | None) -> bytes | None:
     return encode_struct([(LOGICAL_IDS[member], STRUCT, body)])
 
 
-def _leaf_paths(schema: list[dict]) -> list[tuple[int, list[bytes]]]:
-    """(schema index, path) of every leaf, walking the depth-first list with num_children."""
+def leaf_paths(schema: list[dict] | None) -> list[tuple[int, list[bytes]]]:
+    """(schema index, path) of every leaf, walking the depth-first list with num_children. FlatbufferError where
+    the list is not one tree (empty, children past its end, elements after the root's last child): a
+    flatbuffer that verifies says nothing about that. Iterative, so that a deep schema costs no recursion."""
+    if not schema:
+        raise FlatbufferError("the schema is empty")
     out: list[tuple[int, list[bytes]]] = []
+    stack: list[tuple[list[bytes], int]] = [([], schema[0]["num_children"] or 0)]  # (path, children left)
     pos = 1
-
-    def walk(prefix: list[bytes], count: int) -> None:
-        nonlocal pos
-        for _ in range(count):
-            i, el = pos, schema[pos]
-            pos += 1
-            if el["num_children"]:
-                walk([*prefix, el["name"]], el["num_children"])
-            else:
-                out.append((i, [*prefix, el["name"]]))
-
-    walk([], schema[0]["num_children"])
+    while stack:
+        prefix, left = stack[-1]
+        if left <= 0:
+            stack.pop()
+            continue
+        stack[-1] = (prefix, left - 1)
+        if pos >= len(schema):
+            raise FlatbufferError(f"schema element {pos} is missing: num_children reach past the list's "
+                                  f"{len(schema)} elements")
+        el = schema[pos]
+        path = [*prefix, el["name"] or b""]
+        if el["num_children"]:
+            stack.append((path, el["num_children"]))
+        else:
+            out.append((pos, path))
+        pos += 1
+    if pos != len(schema):
+        raise FlatbufferError(f"the schema tree ends at element {pos} of {len(schema)}")
     return out
 
 
@@ -97,7 +109,7 @@ def _column(col: dict, ptype: int, path: list[bytes]) -> bytes:
 
 def comparable_to_thrift(meta: dict) -> bytes:
     schema = meta["schema"]
-    leaves = _leaf_paths(schema)
+    leaves = leaf_paths(schema)
     row_groups = []
     for rg in meta["row_groups"]:
         cols = [_column(col, schema[i]["type"], path) for col, (i, path) in zip(rg["columns"], leaves, strict=True)]

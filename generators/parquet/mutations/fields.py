@@ -1,5 +1,6 @@
 """Fields other than a binary 32767: fields of any wire type under any id (unknown fields, and 32767 under another
-type), optional fields taken out, values rewritten (enums out of range, flipped CRCs), statistics swapped.
+type), optional fields taken out, values rewritten (enums out of range, flipped CRCs), statistics swapped, unions
+given other members.
 
 Each reads the footer as Thrift does (footer.read_footer), so that steps can follow one another on a file the
 strict decoder already refuses. A page-header struct (edits.PAGE_STRUCTS) is edited in the `page`-th page of the
@@ -9,11 +10,13 @@ last column chunk; the data after it moves with every offset and length that poi
 from __future__ import annotations
 
 import struct as _struct
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import (
+    PAGE_STRUCTS,
     Edit,
     FieldBytes,
     field_list,
@@ -24,6 +27,8 @@ from parquet_conformance.generators.parquet.edits import (
 from parquet_conformance.generators.parquet.footer import (
     EXTENSION_ID,
     SCHEMA,
+    UNIONS,
+    ParquetFooter,
     StructRef,
     field_id,
     read_footer,
@@ -79,7 +84,8 @@ def _check_fields(struct: str, names: tuple[str, ...]) -> None:
 @dataclass(frozen=True)
 class AddTypedField(Mutation):
     """A field of any wire type under any id (long-form header) before the stop byte of the selected struct(s):
-    32767 with a type other than binary, or a field no parquet.thrift version defines."""
+    32767 with a type other than binary, or a field no parquet.thrift version defines. A struct only the page level
+    holds (the page index, bloom filter headers) is chosen in file order (layout.select)."""
 
     struct: str
     type: TypedValue
@@ -96,9 +102,22 @@ class AddTypedField(Mutation):
         ftype, value = TYPED_VALUES[self.type]
         footer, _ = read_footer(buf)
         added = FieldBytes(self.field_id, ftype, value)
-        return move(footer, struct_edits(footer, self.struct, self.which,
-                                         lambda ref: [rewrite_fields(buf, ref, [*field_list(buf, ref), added])],
+
+        def add(ref: StructRef) -> list[Edit]:
+            return [rewrite_fields(buf, ref, [*field_list(buf, ref), added])]
+
+        if _outside_footer(footer, self.struct):  # the page index, bloom filter headers: in file order
+            from parquet_conformance.generators.parquet import layout
+
+            return move(footer, [e for ref in layout.select(footer, self.struct, self.which) for e in add(ref)])
+        return move(footer, struct_edits(footer, self.struct, self.which, add,
                                          self.page))
+
+
+def _outside_footer(footer: ParquetFooter, struct: str) -> bool:
+    """A struct that only the page level holds (ColumnIndex, BloomFilterHeader, ...), not a page header's: those are
+    chosen by `page` (edits.struct_edits)."""
+    return struct not in PAGE_STRUCTS and struct not in {r.name for r in footer.structs()}
 
 
 @register("remove_fields")
@@ -203,3 +222,85 @@ def _swapped(ref: StructRef) -> list[Edit]:
     if not edits:
         raise ValueError(f"{ref.path}: no min_value and max_value to swap")
     return edits
+
+
+@dataclass(frozen=True)
+class UnionMember:
+    """One field of a union as set_union writes it: its id, and its value as hex (a struct's bytes, stop byte
+    included), or None to keep the value the union holds under that id."""
+
+    id: int
+    hex: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "hex": self.hex}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> UnionMember:
+        return cls(**obj)
+
+
+@register("set_union")
+@dataclass(frozen=True)
+class SetUnion(Mutation):
+    """Give the union in `field` of the selected `struct` exactly `members`, in that order (an unknown id, two
+    members, none): footer.UNIONS, docs/spec-notes.md#unions. A union the struct lacks is added before its stop
+    byte; `index` picks one union of a list (FileMetaData.column_orders). The bloom filter header's unions, outside
+    the footer, are found in file order (layout.select); the data after them moves (layout.move)."""
+
+    struct: str
+    field: str
+    members: tuple[UnionMember, ...]
+    which: Which = 0
+    index: int | None = None
+
+    def check(self) -> None:
+        check_struct_name(self.struct)
+        _check_fields(self.struct, (self.field,))
+        union = next(t for name, t in SCHEMA[self.struct].values() if name == self.field)
+        if union.removeprefix("list<").removesuffix(">") not in UNIONS:
+            raise MutationError(f"set_union: {self.struct}.{self.field} is a {union}, not a union")
+        if union.startswith("list<") != (self.index is not None):
+            raise MutationError(f"set_union: {self.struct}.{self.field} needs `index` exactly when it is a list")
+        for m in self.members:
+            if not -(1 << 15) <= m.id < 1 << 15:
+                raise MutationError(f"set_union: member id {m.id} is not an i16")
+            if m.hex is not None:
+                try:
+                    bytes.fromhex(m.hex)
+                except ValueError:
+                    raise MutationError(f"set_union: member {m.id}: hex is not hexadecimal") from None
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        from parquet_conformance.generators.parquet import layout
+        from parquet_conformance.generators.parquet.edits import select
+
+        footer, _ = read_footer(buf)
+        outside = _outside_footer(footer, self.struct)
+        refs = layout.select(footer, self.struct, self.which) if outside else select(footer, self.struct, self.which)
+        return move(footer, [e for ref in refs for e in self._rewrite(buf, ref)])
+
+    def _rewrite(self, buf: bytes, ref: StructRef) -> list[Edit]:
+        fid = field_id(ref.name, self.field)
+        f = ref.get(self.field)
+        if f is None and self.index is None:
+            body = self._body(buf, None)
+            return [before_stop(ref, thrift.field_header(thrift.STRUCT, fid, long_form=True) + body)]
+        if f is None:
+            raise ValueError(f"{ref.path}: no {self.field}")
+        node = f.value if self.index is None else f.value[self.index]
+        return [Edit(node.start, node.end, self._body(buf, node))]
+
+    def _body(self, buf: bytes, union: thrift.Struct | None) -> bytes:
+        out, last = bytearray(), 0
+        for m in self.members:
+            if m.hex is not None:
+                value = bytes.fromhex(m.hex)
+            else:
+                kept = union.get(m.id) if union is not None else None
+                if kept is None or kept.type != thrift.STRUCT:
+                    raise ValueError(f"set_union: the union holds no member {m.id} to keep")
+                value = bytes(buf[kept.header_end:kept.end])
+            out += thrift.field_header(thrift.STRUCT, m.id, last) + value
+            last = m.id
+        return bytes(out + b"\x00")

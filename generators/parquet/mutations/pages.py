@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.edits import extension_field
-from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, parse_file
+from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, read_footer
 from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 from parquet_conformance.generators.parquet.mutations.extension import Header, Payload, Which
 
@@ -35,7 +35,7 @@ class ExtendPageLevel(Mutation):
                                 f"known: {', '.join(PAGE_LEVEL)}")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
-        footer = parse_file(buf)
+        footer, _ = read_footer(buf)  # as Thrift reads it: a step may follow one the strict decoder refuses
         refs = layout.select(footer, self.struct, self.which)
         body = self.payload.make(ctx)
         for ref in refs:

@@ -144,3 +144,58 @@ class Copy(Mutation):
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         raise MutationError(f"copy: {self.source} is written from the regression store, not replayed")
+
+
+@register("to_parx")
+@dataclass(frozen=True)
+class ToParx(Mutation):
+    """The file in the PARX framing of apache/parquet-format PR #588 (generators/parquet/parx.py): `head_magic` at
+    the head (PARX, as the proposal lays the file out), the same data and Thrift footer, and the 16-byte tail
+    `metadata_len | flags | crc32 | PARX`, its CRC of the `crc` kind (the proposal's is zlib's)."""
+
+    flags: int = 0
+    crc: Literal["zlib", "castagnoli"] = "zlib"
+    head_magic: Literal["PARX", "PAR1"] = "PARX"
+
+    def check(self) -> None:
+        if not 0 <= self.flags < 1 << 32:
+            raise MutationError(f"to_parx: flags {self.flags} is not a u32")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        from parquet_conformance.generators.parquet import parx
+
+        return parx.frame(buf, self.flags, crc=self.crc, head_magic=self.head_magic.encode())
+
+
+@register("damage_parx_tail")
+@dataclass(frozen=True)
+class DamageParxTail(Mutation):
+    """XOR `xor` into one field of a PARX tail (metadata_len, flags or crc); with `recrc`, the CRC is then made
+    right again for the new length and flags, so that only the changed field is wrong."""
+
+    field: Literal["metadata_len", "flags", "crc"]
+    xor: int
+    recrc: bool = False
+
+    def check(self) -> None:
+        if not 0 < self.xor < 1 << 32:
+            raise MutationError(f"damage_parx_tail: xor {self.xor} is not a non-zero u32")
+        if self.recrc and self.field == "crc":
+            raise MutationError("damage_parx_tail: recrc would undo a damaged crc")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        from parquet_conformance.generators.parquet import parx
+        from parquet_conformance.generators.parquet.profiles import crc32
+
+        parx.read_parx_tail(buf)  # ParxError unless the file ends in a PARX tail
+        at = {"metadata_len": 0, "flags": 4, "crc": 8}[self.field]
+        raw = bytearray(buf[-parx.TAIL:])
+        (value,) = _struct.unpack_from("<I", raw, at)
+        _struct.pack_into("<I", raw, at, value ^ self.xor)
+        if self.recrc:
+            (length,) = _struct.unpack_from("<i", raw, 0)
+            end = len(buf) - parx.TAIL
+            if not 0 <= length <= end - 4:
+                raise MutationError(f"damage_parx_tail: no CRC for metadata_len {length} (it leaves the file)")
+            _struct.pack_into("<I", raw, 8, crc32(buf[end - length:end] + bytes(raw[:8])))
+        return buf[:-parx.TAIL] + bytes(raw)
