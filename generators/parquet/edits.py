@@ -144,14 +144,11 @@ def field_list(buf: bytes, ref: StructRef) -> list[FieldBytes]:
     return out
 
 
-def rewrite_fields(buf: bytes, ref: StructRef, fields: list[FieldBytes], *, stop: bool = True,
-                   respell: bool = False) -> Edit:
-    """The struct's field list replaced by `fields`, as one Edit over the bytes that change: what every step that
-    adds, removes, duplicates, moves or retypes fields writes with (the catalog's by name, the fuzzer's by
-    position). A field keeps its header as it was while that header still names its id (a long form, or a short
-    delta after the same field); else, and for a new field, its header is written anew: in long form (the id
-    absolute), or with `respell` in short form where the delta allows (as a compact writer does). The struct's stop
-    byte stays as it was, or goes with `stop=False`."""
+def write_fields(fields: list[FieldBytes], *, respell: bool = False) -> bytes:
+    """Fields as bytes (no stop byte): a field keeps its header as it was while that header still names its id (a
+    long form, or a short delta after the same field); else, and for a new field, its header is written anew: in
+    long form (the id absolute), or with `respell` in short form where the delta allows (as a compact writer
+    does)."""
     out, last = bytearray(), 0
     for f in fields:
         keep = f.header is not None and (f.after == last or (f.header[0] >> 4) == 0)
@@ -164,10 +161,17 @@ def rewrite_fields(buf: bytes, ref: StructRef, fields: list[FieldBytes], *, stop
             out += thrift.field_header(f.type, f.id, long_form=True)
         out += f.value
         last = f.id
-    if stop:
-        out += buf[ref.node.stop_offset:ref.node.end]
+    return bytes(out)
+
+
+def rewrite_fields(buf: bytes, ref: StructRef, fields: list[FieldBytes], *, stop: bool = True,
+                   respell: bool = False) -> Edit:
+    """The struct's field list replaced by `fields` (written by write_fields), as one Edit over the bytes that
+    change: what every step that adds, removes, duplicates, moves or retypes fields writes with (the catalog's by
+    name, the fuzzer's by position, a union's members). The struct's stop byte stays as it was, or goes with
+    `stop=False`."""
+    new = write_fields(fields, respell=respell) + (bytes(buf[ref.node.stop_offset:ref.node.end]) if stop else b"")
     old = bytes(buf[ref.node.start:ref.node.end])
-    new = bytes(out)
     head = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
     tail = 0
     while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:

@@ -23,6 +23,7 @@ from parquet_conformance.generators.parquet.edits import (
     remove_fields,
     rewrite_fields,
     struct_edits,
+    write_fields,
 )
 from parquet_conformance.generators.parquet.footer import (
     EXTENSION_ID,
@@ -281,18 +282,22 @@ class SetUnion(Mutation):
         return move(footer, [e for ref in refs for e in self._rewrite(buf, ref)])
 
     def _rewrite(self, buf: bytes, ref: StructRef) -> list[Edit]:
+        """Through the one field rewriter: the union's members written as a compact writer writes them; a union
+        the struct lacks added as a new struct field."""
         fid = field_id(ref.name, self.field)
         f = ref.get(self.field)
         if f is None and self.index is None:
-            body = self._body(buf, None)
-            return [before_stop(ref, thrift.field_header(thrift.STRUCT, fid, long_form=True) + body)]
+            body = write_fields(self._members(buf, None), respell=True) + b"\x00"
+            return [rewrite_fields(buf, ref, [*field_list(buf, ref), FieldBytes(fid, thrift.STRUCT, body)])]
         if f is None:
             raise ValueError(f"{ref.path}: no {self.field}")
         node = f.value if self.index is None else f.value[self.index]
-        return [Edit(node.start, node.end, self._body(buf, node))]
+        decl = next(t for name, t in SCHEMA[ref.name].values() if name == self.field)
+        union = StructRef(decl.removeprefix("list<").removesuffix(">"), f"{ref.path}.{self.field}", node)
+        return [rewrite_fields(buf, union, self._members(buf, node), respell=True)]
 
-    def _body(self, buf: bytes, union: thrift.Struct | None) -> bytes:
-        out, last = bytearray(), 0
+    def _members(self, buf: bytes, union: thrift.Struct | None) -> list[FieldBytes]:
+        out = []
         for m in self.members:
             if m.hex is not None:
                 value = bytes.fromhex(m.hex)
@@ -301,6 +306,5 @@ class SetUnion(Mutation):
                 if kept is None or kept.type != thrift.STRUCT:
                     raise ValueError(f"set_union: the union holds no member {m.id} to keep")
                 value = bytes(buf[kept.header_end:kept.end])
-            out += thrift.field_header(thrift.STRUCT, m.id, last) + value
-            last = m.id
-        return bytes(out + b"\x00")
+            out.append(FieldBytes(m.id, thrift.STRUCT, value))
+        return out
