@@ -629,7 +629,7 @@ def _statistics_findings(md: StructRef, key: Any) -> list[Problem]:
     if lo is None or hi is None:
         return []
     try:
-        ordered = key(lo) <= key(hi)
+        ordered = not key(lo) > key(hi)  # a NaN bound orders with nothing: readers ignore it (ColumnOrder)
     except (ValueError, _struct.error):
         return [finding("statistics", stats.path, f"min_value/max_value of {len(lo)}/{len(hi)} bytes do not fit "
                                                   "the column's physical type")]
@@ -654,14 +654,14 @@ def _sort_key(leaf: StructRef) -> Any:
         return lambda v: int.from_bytes(_exact(v, width), "little", signed=not unsigned)
     if ptype in (4, 5):  # FLOAT, DOUBLE: NaN never orders, so it never disagrees
         fmt = "<f" if ptype == 4 else "<d"
-        return lambda v: (lambda x: -float("inf") if x != x else x)(_struct.unpack(fmt, v)[0])
+        return lambda v: _struct.unpack(fmt, v)[0]
     if ptype == 0:
         return lambda v: _exact(v, 1)[0]
     if ptype in (6, 7) and converted != 21:  # BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY; not INTERVAL
         if decimal:
             return lambda v: int.from_bytes(v, "big", signed=True)
         if member is not None and member.id == 15:  # FLOAT16
-            return lambda v: (lambda x: -float("inf") if x != x else x)(_struct.unpack("<e", _exact(v, 2))[0])
+            return lambda v: _struct.unpack("<e", _exact(v, 2))[0]
         return bytes
     return None
 
