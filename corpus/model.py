@@ -100,6 +100,24 @@ class Citation:
         return _construct(cls, obj)
 
 
+@dataclass(frozen=True)
+class WriterFinding:
+    """A rule of the spec a written file breaks, as a track's strict decoder found it, and the sentence it breaks: the
+    reason of a writer's `fail:nonconforming` (conformance/harness/judge.py Judge.writer_cell)."""
+
+    rule: str
+    path: str
+    message: str
+    citation: Citation
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_plain(self), "citation": self.citation.to_json()}
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        return _construct(cls, {**obj, "citation": Citation.from_json(obj["citation"])})
+
+
 class Mutation(Protocol):
     """One step from a base file to a case file; each track defines its own (generators/<track>/mutations)."""
 

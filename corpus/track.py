@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.errors import UsageError
-from parquet_conformance.corpus.model import Case, Citation, Expectation, Mutation
+from parquet_conformance.corpus.model import Case, Citation, Expectation, Kind, Mutation, WriterFinding
 
 
 class Track(Protocol):
@@ -168,6 +168,60 @@ class Extensible(Protocol):
     """A track whose files carry extensions a vendor can append (`extend`)."""
 
     def extender(self) -> Extender: ...
+
+
+@dataclass(frozen=True)
+class WrittenVariant:
+    """A written file as readers meet it: as written, or with the spec's extensions added (`mutations`, replayed on
+    the written file), with what a reader must do with it and why."""
+
+    name: str  # "as-written", or the family of extensions added ("footer", "pages")
+    title: str
+    kind: Kind
+    mutations: tuple[Mutation, ...]
+    expect: dict[str, Expectation]
+    citations: tuple[Citation, ...]
+    notes: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Written:
+    """The track's word on a file a writer wrote from one of its tables: the rules it breaks, its data as the track's
+    reference reads it back, and the variants readers are given. `expected`: the data a reader must return (the
+    table's where the writer kept it; else what the file holds); None where nothing reads the file back."""
+
+    findings: tuple[WriterFinding, ...]
+    decodes: bool  # a Thrift reader decodes its footer
+    expected: object | None
+    same_data: bool  # the data read back is the table's
+    differing: tuple[str, ...]  # columns whose values differ from the table's
+    read_by: str | None  # which of the track's readers read it back
+    read_error: str | None
+    created_by: str | None
+    variants: tuple[WrittenVariant, ...]
+
+
+@runtime_checkable
+class Writable(Protocol):
+    """A track whose files other implementations write (conformance/app/writers.py): the tables a writer is given and
+    the named profiles it writes them with, and the track's word on each file written."""
+
+    def write_profiles(self) -> Mapping[str, str]:
+        """Profile name -> what it asks of a writer (`default`: the writer's own defaults)."""
+        ...
+
+    def write_jobs(self) -> Sequence[tuple[str, str]]:
+        """(profile, table) of every file a writer is asked for; tables are the track's bases."""
+        ...
+
+    def write_input(self, table: str) -> bytes:
+        """The table as a writer is given it (an Arrow IPC file)."""
+        ...
+
+    def judge_written(self, table: str, data: bytes, columns: Sequence[str] | None = None) -> Written:
+        """The track's word on a file written from `table` (`columns`: the writer was given only those)."""
+        ...
 
 
 def extender(track: Track) -> Extender:

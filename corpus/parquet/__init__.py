@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators import canonical
-from parquet_conformance.generators.parquet import bases, mutations
+from parquet_conformance.generators.parquet import bases, mutations, written
 from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
@@ -144,6 +144,22 @@ class ParquetTrack:
             except Exception:
                 continue
         return readings
+
+    def write_profiles(self) -> dict[str, str]:
+        """What each profile asks of a writer (generators/parquet/written.py)."""
+        return {name: p.description for name, p in written.PROFILES.items()}
+
+    def write_jobs(self) -> list[tuple[str, str]]:
+        return list(written.jobs())
+
+    def write_input(self, table: str) -> bytes:
+        return written.table_ipc(table)
+
+    def judge_written(self, table: str, data: bytes, columns: Sequence[str] | None = None) -> Any:
+        """The rules a written file breaks, its data read back, its variants (corpus/parquet/writing.py)."""
+        from parquet_conformance.corpus.parquet.writing import judge_written
+
+        return judge_written(table, data, columns)
 
     def fuzzer(self) -> Any:
         """The Parquet fuzzer (corpus/parquet/fuzz.py): imported on use, it needs hypothesis."""
