@@ -42,6 +42,11 @@ class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
 
 
+class NotExpressible(Exception):
+    """An adapter cannot hand a table to its library to write (its `write_source` or `write` has no way to say one of
+    its types in the library's input): the table is declined as the library declines one."""
+
+
 class Adapter:
     name = ""
     implementation = ""
@@ -61,6 +66,16 @@ class Adapter:
     release: str | None = None
     default_run = True
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
+    # Writing (conformance/app/writers.py): the profiles of its track it writes (empty: it does not write) and
+    # whether `run --writers` includes it without --writer.
+    profiles: tuple[str, ...] = ()
+    default_writer = True
+
+    def write_source(self, table: Any, profile: str) -> bytes | None:
+        """What its worker is given to write `table` (a pyarrow Table) with: None for the table as an Arrow IPC file;
+        a worker that cannot read Arrow gets its own document instead, made here, in the harness (a mistake in it is
+        a harness error, never the writer's)."""
+        return None
 
     def command(self) -> list[str]:
         """The worker's command line."""
@@ -136,6 +151,19 @@ class PythonAdapter(Adapter):
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
         return method(path)
 
+    def write(self, source: str, path: str, profile: str) -> str | None:
+        """The library writes the table of `source` (an Arrow IPC file: `table(source)`) to `path` with the profile's
+        options, as a user calls it. Returns the library and version that wrote when they are not the adapter's own
+        (hyparquet's writer is hyparquet-writer), else None."""
+        raise NotImplementedError
+
+    @staticmethod
+    def table(source: str) -> Any:
+        """The table a write is given (pyarrow reads it: our part, not the writer's)."""
+        import pyarrow as pa
+
+        return pa.ipc.open_file(pa.BufferReader(Path(source).read_bytes())).read_all()
+
     def canonical(self, result: Any) -> dict[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,
         never the library's). Default: a pyarrow Table."""
@@ -185,6 +213,12 @@ def names(track: str | None = None, default_run: bool = False) -> list[str]:
     """Registered adapters (of one track; only those a `run` without --adapter runs), in registration order."""
     return [n for n in registry.names(registry.ADAPTERS)
             if (track is None or get(n).track == track) and (not default_run or get(n).default_run)]
+
+
+def writers(track: str | None = None, default: bool = False) -> list[str]:
+    """Registered adapters that write (of one track; only those `run --writers` takes without --writer)."""
+    return [n for n in registry.names(registry.ADAPTERS) if get(n).profiles
+            and (track is None or get(n).track == track) and (not default or get(n).default_writer)]
 
 
 def get(name: str) -> Adapter:

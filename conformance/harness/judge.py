@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from parquet_conformance.conformance.harness.model import (
+    WRITTEN,
     Cell,
     Crash,
     HarnessError,
@@ -34,8 +35,12 @@ from parquet_conformance.conformance.harness.model import (
     Timeout,
     Unavailable,
     Verdict,
+    WriterCell,
+    WriteRow,
+    WriterVerdict,
 )
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Manifest
+from parquet_conformance.corpus.track import Written
 
 # -- error signatures: a message with what varies between runs stripped ---------------------------
 
@@ -173,6 +178,37 @@ class Judge:
         return out
 
 
+    @staticmethod
+    def writer_cell(row: WriteRow, written: Written | None, cases: list[str]) -> WriterCell:
+        """A writer's verdict on one file (`written`: the track's word on it, None where no file was written): a
+        failure to write is judged as a read's outcome is; a file, first on the rules of the spec it breaks (each
+        finding cites its sentence), then on its data against the table the writer was given."""
+        verdict = writer_verdict(row.outcome, written)
+        return WriterCell(
+            writer=row.writer, implementation=row.implementation, version=row.version, profile=row.profile,
+            table=row.table, columns=row.columns, outcome=row.outcome, verdict=verdict, error_class=row.error_class,
+            error_message=row.error_message, duration_s=row.duration_s, size=row.size, sha256=row.sha256,
+            created_by=written.created_by if written else None,
+            findings=list(written.findings) if written else [],
+            same_data=(written.same_data if written.expected is not None else None) if written else None,
+            differing=list(written.differing) if written else [], read_by=written.read_by if written else None,
+            read_error=written.read_error if written else None, cases=cases)
+
+
+def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:
+    if outcome == WRITTEN:
+        if written is None:
+            return WriterVerdict.HARNESS_ERROR
+        if written.findings or not written.decodes:
+            return WriterVerdict.NONCONFORMING
+        if written.expected is None:
+            return WriterVerdict.UNVERIFIED
+        return WriterVerdict.PASS if written.same_data else WriterVerdict.WRONG_DATA
+    return {OutcomeKind.REJECTED: WriterVerdict.REFUSED, OutcomeKind.CRASH: WriterVerdict.CRASH,
+            OutcomeKind.OOM: WriterVerdict.CRASH, OutcomeKind.TIMEOUT: WriterVerdict.HANG,
+            OutcomeKind.UNAVAILABLE: WriterVerdict.SKIP}.get(OutcomeKind(outcome), WriterVerdict.HARNESS_ERROR)
+
+
 def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRow | None) -> set[str]:
     """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
     one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
@@ -203,6 +239,18 @@ def describe(r: OutcomeRow) -> str:
     where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
     detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
     return f"{where}: {r.outcome}" + (f" ({detail})" if detail else "")
+
+
+def fails_alike(cell: Cell, other: Cell | None) -> bool:
+    """Whether `cell` fails (or refuses) the way `other` does: the same outcome kind and, for an error, the same
+    signature; for a read, the same verdict. The writer x reader matrix asks it of a reader's cell on a written
+    file and the reader's cell on the track's own file of the same table: the failure is then the table's."""
+    if other is None or other.outcome != cell.outcome or (cell.verdict == Verdict.PASS and cell.outcome == "read"):
+        return False
+    if cell.outcome == "read":
+        return other.verdict == cell.verdict
+    return normalise(error_text(cell.error_class, cell.error_message, str(cell.outcome))) == normalise(
+        error_text(other.error_class, other.error_message, str(other.outcome)))
 
 
 def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:

@@ -15,7 +15,7 @@ from dataclasses import MISSING, asdict, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-from parquet_conformance.corpus.model import Expectation, Kind
+from parquet_conformance.corpus.model import Expectation, Kind, WriterFinding
 
 
 class OutcomeKind(StrEnum):
@@ -80,6 +80,14 @@ class HarnessError:
 
 
 Outcome = Read | Rejected | Crash | Timeout | OutOfMemory | Unavailable | HarnessError
+
+
+@dataclass(frozen=True)
+class Wrote:
+    """A writer's success (conformance/harness/writing.py): the file is where it was asked to be. Not an Outcome: a
+    write is judged on the file (Judge.writer_cell), a failure to write is one of the Outcome's error variants."""
+
+    writer: str | None = None  # the library and version that wrote, when not the worker's own
 
 
 class Verdict(StrEnum):
@@ -260,6 +268,103 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
             return Unavailable(error_message or "")
         case OutcomeKind.HARNESS_ERROR:
             return HarnessError(error)
+
+
+WRITTEN = "written"  # a WriteRow's outcome when the file was written (otherwise an OutcomeKind of a failure)
+
+
+@dataclass(frozen=True)
+class WriteRow:
+    """One write, before judging: a writer (an adapter that writes) given one of its track's tables and a profile.
+    What executors produce beside the file's bytes (conformance/harness/writing.py)."""
+
+    writer: str  # the adapter's name (a release: NAME-VERSION)
+    implementation: str
+    version: str | None  # of the library that wrote (the answer's `writer` where it names another)
+    profile: str
+    table: str
+    columns: list[str] | None  # the table's columns it was given; None: all of them
+    outcome: str  # WRITTEN, or the OutcomeKind of its failure
+    error_class: str | None
+    error_message: str | None
+    duration_s: float
+    library_s: float | None = None
+    size: int | None = None  # bytes of the file written
+    sha256: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, bool]:
+        return self.writer, self.profile, self.table, self.columns is not None
+
+    @property
+    def file_id(self) -> str:
+        """The written file's name in the written corpus (corpus/written.py): writer/profile/table."""
+        table = self.table if self.columns is None else f"{self.table}-accepted"
+        return f"{self.writer}/{self.profile}/{table}"
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Self:
+        return cls(**_present(cls, row))
+
+
+class WriterVerdict(StrEnum):
+    """A written file judged (conformance/harness/judge.py Judge.writer_cell): against the track's rules (its strict
+    decoder, each finding cited) and against the table the writer was given (read back by the track's reference)."""
+
+    PASS = "pass"  # a file the spec allows, holding the table's data
+    NONCONFORMING = "fail:nonconforming"  # the file breaks a rule of the spec (findings)
+    WRONG_DATA = "fail:wrong-data"  # the file is fine, its data is not the table's
+    CRASH = "fail:crash"  # the writer crashed or ran out of memory
+    HANG = "fail:hang"
+    REFUSED = "refused"  # the writer declined the table (a type it lacks): no file, not a failure
+    UNVERIFIED = "unverified"  # a file the spec allows whose data the track's reference cannot read back
+    SKIP = "skip"  # the writer is unavailable here
+    HARNESS_ERROR = "harness-error"
+
+    @property
+    def is_failure(self) -> bool:
+        return self.value.startswith("fail:")
+
+
+@dataclass(frozen=True)
+class WriterCell:
+    """A judged write: the writer's verdict on one (profile, table), why, and the written corpus's cases of its file
+    (the file as written, and with extensions added) that every reader reads."""
+
+    writer: str
+    implementation: str
+    version: str | None
+    profile: str
+    table: str
+    columns: list[str] | None
+    outcome: str
+    verdict: WriterVerdict
+    error_class: str | None
+    error_message: str | None
+    duration_s: float
+    size: int | None
+    sha256: str | None
+    created_by: str | None  # FileMetaData.created_by
+    findings: list[WriterFinding]  # rules of the spec the file breaks
+    same_data: bool | None  # the data read back is the table's (None: not read back)
+    differing: list[str]  # columns whose data differs from the table's
+    read_by: str | None  # which of the track's readers read it back
+    read_error: str | None
+    cases: list[str]  # the written corpus's cases of this file (as written first)
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["findings"] = [f.to_json() for f in self.findings]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Self:
+        row = _present(cls, obj)
+        return cls(**row | {"verdict": WriterVerdict(row["verdict"]),
+                            "findings": [WriterFinding.from_json(f) for f in row["findings"]]})
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from parquet_conformance.conformance.harness.model import (
     OutOfMemory,
     Read,
     Rejected,
+    Wrote,
 )
 from parquet_conformance.conformance.harness.sample import sample_of
 from parquet_conformance.generators.canonical import data_hash
@@ -56,6 +57,20 @@ class ReadRequest:
     path: str
     case: str
     cmd: str = field(default="read", metadata={"required": True})
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """Write the table of `source` (absolute; an Arrow IPC file, or the document the adapter asked for) to `path`
+    (absolute; the worker creates it) with the named profile, through the library's public API. `table` is
+    informational."""
+
+    id: str
+    source: str
+    path: str
+    profile: str
+    table: str
+    cmd: Literal["write"] = "write"
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,17 @@ class DataAnswer:
     outcome: Literal["read"]
     metadata: str | None = None  # which metadata an aware reader used
     library_s: float | None = None  # seconds the library's own call took (the rest of a cell is ours)
+
+
+@dataclass(frozen=True)
+class WrittenAnswer:
+    """`write`: the file is at the request's path. `writer`: the library and version that wrote it, when they are
+    not the ones the worker announced (hyparquet's worker writes with hyparquet-writer)."""
+
+    id: str
+    outcome: Literal["written"]
+    writer: str | None = None
+    library_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +232,20 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
             "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
         return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
+
+
+def parse_write_answer(obj: object, want_id: str, raw_sha: str | None = None) -> Wrote | Outcome:
+    """What a `write` answer reports: the file written, or the writer's failure (the error outcomes of `read`)."""
+    if isinstance(obj, dict) and obj.get("id") == want_id and obj.get("outcome") == "written":
+        writer = obj.get("writer")
+        return Wrote(clean(writer, 200) if isinstance(writer, str) else None)
+    if isinstance(obj, dict) and obj.get("outcome") == "read":
+        raise ProtocolError(f"a `read` answer to write request {want_id}")
+    return parse_answer(obj, want_id, _no_data, raw_sha)
+
+
+def _no_data(answer: Mapping[str, Any]) -> object:
+    raise ValueError("data in the answer to a write")
 
 
 def library_seconds(obj: object) -> float | None:

@@ -46,6 +46,30 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     return {"outcome": "read", **data, "library_s": library_s}
 
 
+def write_one(adapter: PythonAdapter, req: dict[str, Any]) -> dict[str, Any]:
+    """A `write` request: the library's call, classified as `read_one` classifies a read; a call that returns
+    without a file at the path is our adapter's mistake (a harness error)."""
+    if type(adapter).write is PythonAdapter.write:
+        return {"outcome": "harness-error", "error": {"class": "protocol-error",
+                                                      "message": f"adapter {adapter.name!r} does not write"}}
+    t0 = time.perf_counter()
+    try:
+        writer = adapter.write(req["source"], req["path"], req["profile"])
+    except MemoryError as e:
+        return {"outcome": "oom", "error": _error(e), "library_s": time.perf_counter() - t0}
+    except RecursionError as e:
+        return {"outcome": "crash", "error": _error(e)}
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:
+        outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
+        return {"outcome": outcome, "error": _error(e), "library_s": time.perf_counter() - t0}
+    library_s = time.perf_counter() - t0
+    if not os.path.isfile(req["path"]):
+        return {"outcome": "harness-error", "error": {"class": "no-file", "message": f"no file at {req['path']}"}}
+    return {"outcome": "written", **({"writer": writer} if writer else {}), "library_s": library_s}
+
+
 def _error(e: BaseException) -> dict[str, str]:
     cls = type(e)
     try:
@@ -87,6 +111,8 @@ def serve(name: str, release: str | None = None) -> None:
                 send(protocol.to_json(protocol.UnavailableReply(req["id"], protocol.one_line(reason))))
         elif cmd == "stop":
             return
+        elif cmd == "write":
+            send({"id": req["id"], **write_one(adapter, req)})
         else:  # `read`, or the operation a track defines
             send({"id": req["id"], **read_one(adapter, req["path"], str(cmd))})
 

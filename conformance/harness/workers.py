@@ -28,7 +28,15 @@ from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable
 from parquet_conformance.conformance.harness import protocol
-from parquet_conformance.conformance.harness.model import Crash, Error, HarnessError, Outcome, OutOfMemory, Timeout
+from parquet_conformance.conformance.harness.model import (
+    Crash,
+    Error,
+    HarnessError,
+    Outcome,
+    OutOfMemory,
+    Timeout,
+    Wrote,
+)
 from parquet_conformance.conformance.harness.model import Unavailable as UnavailableOutcome
 from parquet_conformance.conformance.harness.protocol import ProtocolError, StartReply
 
@@ -45,6 +53,13 @@ class Timed:
     duration_s: float
     previous_case: str | None = None  # what this worker process read just before (None: a new process)
     library_s: float | None = None  # what the worker says the library's own call took
+
+
+@dataclass(frozen=True)
+class TimedWrite:
+    outcome: Wrote | Outcome
+    duration_s: float
+    library_s: float | None = None
 
 
 class WorkerDied(Exception):
@@ -161,7 +176,7 @@ class Worker:
 
     # -- protocol -------------------------------------------------------------------
 
-    def _send(self, message: protocol.StartRequest | protocol.ReadRequest) -> None:
+    def _send(self, message: protocol.StartRequest | protocol.ReadRequest | protocol.WriteRequest) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(json.dumps(protocol.to_json(message)).encode() + b"\n")
@@ -225,6 +240,34 @@ class Worker:
             self.kill()  # the stream is out of step: a fresh worker for the next cell
             outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
         return Timed(outcome, time.monotonic() - t0, previous, library_s)
+
+    def write(self, source: str, path: str, profile: str, table: str, timeout_s: float | None = None) -> TimedWrite:
+        """One write (conformance/harness/writing.py). Never raises: as for `read`, every failure is an outcome."""
+        t0 = time.monotonic()
+        timeout = timeout_s or self.adapter.timeout_s
+        try:
+            self.start()
+        except AdapterUnavailable as e:
+            return TimedWrite(UnavailableOutcome(str(e)), 0.0)
+        mark = self._stderr.seek(0, os.SEEK_END)
+        self.last_case = f"write {profile} {table}"
+        library_s = None
+        outcome: Wrote | Outcome
+        try:
+            request_id = str(next(self._ids))
+            self._send(protocol.WriteRequest(request_id, source, path, profile, table))
+            obj, raw_sha = self._answer(request_id, time.monotonic() + timeout)
+            outcome = protocol.parse_write_answer(obj, request_id, raw_sha)
+            library_s = protocol.library_seconds(obj)
+        except TimeoutError:
+            self.kill()
+            outcome = Timeout(timeout)
+        except WorkerDied:
+            outcome = self._death(mark)
+        except ProtocolError as e:
+            self.kill()
+            outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
+        return TimedWrite(outcome, time.monotonic() - t0, library_s)
 
     def _death(self, mark: int) -> Outcome:
         assert self.proc is not None
