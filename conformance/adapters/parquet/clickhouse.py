@@ -20,6 +20,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
 V1, V3 = "input_format_parquet_use_native_reader", "input_format_parquet_use_native_reader_v3"
 COMMON = "output_format_arrow_string_as_string=0, input_format_parquet_preserve_order=1, max_threads=1"
@@ -27,11 +28,20 @@ LIST_PARTS = {"list", "element", "item", "array", "bag", "array_element"}  # lis
 TEXT = {"String", "Json", "JSON"}  # ENUM stays bytes, as in the expected data (docs/spec-notes.md#types)
 
 
+# Output settings per profile (ClickHouse's native writer). It writes a page index by default and has no setting for
+# DATA_PAGE_V2 or for leaving statistics out.
+OPTIONS = {"default": "", "zstd": "output_format_parquet_compression_method='zstd'",
+           "no-dictionary": "output_format_parquet_max_dictionary_size=0",
+           "page-index": f"output_format_parquet_data_page_size={PAGE_BYTES}",
+           "row-groups": f"output_format_parquet_row_group_size={ROW_GROUP_ROWS}"}
+
+
 class ClickHouse(PythonAdapter):
     name = "clickhouse"
     implementation = "ClickHouse (chdb)"
     module = "chdb"
     package = "chdb"
+    profiles = tuple(OPTIONS)
     reader = ""  # "", "v1" or "v3": which reader the settings select
     settings: tuple[tuple[str, int], ...] = ()
     _engine: str | None = None
@@ -66,6 +76,13 @@ class ClickHouse(PythonAdapter):
         table = chdb.query(f"SELECT * FROM file('{quoted}', Parquet) SETTINGS {settings}{COMMON}", "ArrowTable")
         meta = chdb.query(f"SELECT columns FROM file('{quoted}', ParquetMetadata)", "JSONEachRow").bytes()
         return table, meta
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        """`SELECT * FROM Python(table) INTO OUTFILE`: chdb reads the Arrow table from a Python variable."""
+        chdb, quoted = self.load(), path.replace("\\", "\\\\").replace("'", "\\'")
+        source_table = self.table(source)  # noqa: F841 (chdb finds the table by the variable's name)
+        settings = f" SETTINGS {OPTIONS[profile]}" if OPTIONS[profile] else ""
+        chdb.query(f"SELECT * FROM Python(source_table) INTO OUTFILE '{quoted}' FORMAT Parquet{settings}")
 
     def canonical(self, result: Any) -> dict[str, Any]:
         import pyarrow as pa

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 
+# COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
+# statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
+# row groups come from ROW_GROUP_SIZE_BYTES.
+OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONARY_SIZE_LIMIT 0",
+           "row-groups": "ROW_GROUP_SIZE_BYTES 8000"}
+
 
 class DuckDB(PythonAdapter):
     name = "duckdb"
     implementation = "DuckDB"
     module = "duckdb"
     package = "duckdb"
+    profiles = tuple(OPTIONS)
     # Releases up to 1.4 reserve more address space than they use: under an address-space limit they fail
     # wide files ("Out of Memory Error: Allocation failure") that they read. DuckDB bounds its own memory.
     memory_limit_bytes = None
@@ -23,6 +30,15 @@ class DuckDB(PythonAdapter):
             result = con.execute("SELECT * FROM read_parquet(?)", [path])
             # to_arrow_table is the newer name; releases before 1.4 have only fetch_arrow_table
             return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
+        finally:
+            con.close()
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        con = self.load().connect(config={"memory_limit": "4GB"})
+        try:
+            con.register("src", self.table(source))
+            quoted = path.replace("'", "''")
+            con.execute(f"COPY src TO '{quoted}' (FORMAT parquet{', ' + OPTIONS[profile] if OPTIONS[profile] else ''})")
         finally:
             con.close()
 

@@ -14,7 +14,13 @@ from typing import Any
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
+from parquet_conformance.generators.parquet.written import ROW_GROUP_ROWS
 
+# write's options per profile; DATA_PAGE_V2 is a module switch (fastparquet.writer.DATAPAGE_VERSION). It
+# dictionary-encodes only pandas categoricals: the table's columns are written PLAIN by default.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "default": {}, "zstd": {"compression": "ZSTD"}, "v2": {}, "no-dictionary": {}, "no-statistics": {"stats": False},
+    "row-groups": {"row_group_offsets": ROW_GROUP_ROWS}}
 DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
 FLOATING = (4, 5)  # parquet.thrift Type FLOAT, DOUBLE
 
@@ -24,6 +30,7 @@ class FastParquet(PythonAdapter):
     implementation = "fastparquet"
     module = "fastparquet"
     package = "fastparquet"
+    profiles = tuple(OPTIONS)
 
     def requirements(self, version: str) -> list[str]:
         # Releases before 2024.11 were built against numpy 1 and do not say so.
@@ -32,6 +39,26 @@ class FastParquet(PythonAdapter):
     def read(self, path: str) -> Any:
         pf = self.load().ParquetFile(path)
         return pf, pf.to_pandas()
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        """Through pandas, as its users write: nullable pandas dtypes keep integers and booleans with nulls what they
+        are (a plain to_pandas would make them float64)."""
+        import pandas as pd
+        import pyarrow as pa
+
+        nullable = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+                    pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+                    pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
+                    pa.string(): pd.StringDtype()}
+        frame = self.table(source).to_pandas(types_mapper=nullable.get)
+        fp = self.load()
+        writer = fp.writer
+        before = writer.DATAPAGE_VERSION
+        writer.DATAPAGE_VERSION = 2 if profile == "v2" else before
+        try:
+            fp.write(path, frame, write_index=False, **OPTIONS[profile])
+        finally:
+            writer.DATAPAGE_VERSION = before
 
     def canonical(self, result: Any) -> dict[str, Any]:
         import pandas as pd

@@ -19,8 +19,15 @@ from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
 from parquet_conformance.conformance.harness.envs import ensure, version_key
+from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
 READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
+# writeParquet's WriterPropertiesBuilder calls per profile (the Node child makes them). arrow-rs writes page
+# statistics, hence a page index, by default.
+OPTIONS: dict[str, dict[str, object]] = {
+    "default": {}, "zstd": {"compression": "ZSTD"}, "v2": {"v2": True}, "no-dictionary": {"dictionary": False},
+    "no-statistics": {"statistics": "None"}, "page-index": {"statistics": "Page", "pageBytes": PAGE_BYTES},
+    "row-groups": {"rowGroupSize": ROW_GROUP_ROWS}}
 ARROW_RS = (("0.5", "47.0"), ("0.6", "51.0"), ("0.7.0", "56.1"), ("0.7.1", "56.2"), ("0.8", "59.3"))
 
 
@@ -45,6 +52,8 @@ class ParquetWasm(PythonAdapter):
     package = "parquet-wasm"
     release = "0.8.0"
     default_run = False
+    profiles = tuple(OPTIONS)
+    default_writer = False  # arrow-rs, as datafusion's writer is: run by name (--writer parquet-wasm)
     memory_limit_bytes = None  # V8 reserves guard regions for wasm memory; --max-old-space-size bounds the heap
     child: subprocess.Popen[bytes] | None = None
     found = "unknown"
@@ -81,6 +90,25 @@ class ParquetWasm(PythonAdapter):
         error = json.loads(payload)
         text = f"{error['class']}: {error['message']}"
         raise MemoryError(text) if error["oom"] else ParquetWasmError(text)
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        """The table goes to the child as an Arrow IPC stream (our conversion of the file, before the library)."""
+        import pyarrow as pa
+
+        assert self.child is not None and self.child.stdin is not None, "prepare() starts the child"
+        stream = f"{path}.arrows"
+        table = self.table(source)
+        with pa.OSFile(stream, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as ipc:
+            ipc.write_table(table)
+        request = {"source": stream, "path": path, "options": OPTIONS[profile]}
+        self.child.stdin.write(json.dumps(request).encode() + b"\n")
+        self.child.stdin.flush()
+        status, payload = self._frame()
+        os.unlink(stream)
+        if status != b"W":
+            error = json.loads(payload)
+            text = f"{error['class']}: {error['message']}"
+            raise MemoryError(text) if error["oom"] else ParquetWasmError(text)
 
     def canonical(self, result: bytes) -> dict[str, Any]:
         import pyarrow as pa

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+
+# write_parquet's options per profile: it compresses with ZSTD and writes a page index by default, and has no switch
+# for DATA_PAGE_V2 or dictionary encoding.
+OPTIONS: dict[str, dict[str, object]] = {
+    "default": {}, "zstd": {"compression": "zstd"}, "no-statistics": {"statistics": False},
+    "page-index": {"data_page_size": PAGE_BYTES}, "row-groups": {"row_group_size": ROW_GROUP_ROWS}}
 
 
 class Polars(PythonAdapter):
@@ -10,12 +17,16 @@ class Polars(PythonAdapter):
     implementation = "polars (polars-parquet, Rust)"
     module = "polars"
     package = "polars"
+    profiles = tuple(OPTIONS)
 
     def requirements(self, version: str) -> list[str]:
         return [f"polars=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(path).to_arrow()
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        self.load().from_arrow(self.table(source)).write_parquet(path, **OPTIONS[profile])
 
 
 ADAPTER = Polars()

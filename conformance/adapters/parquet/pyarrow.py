@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.harness.envs import version_key
+from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+
+# write_table's options per profile (generators/parquet/written.py PROFILES).
+OPTIONS: dict[str, dict[str, object]] = {
+    "default": {}, "zstd": {"compression": "zstd"}, "v2": {"data_page_version": "2.0"},
+    "no-dictionary": {"use_dictionary": False}, "no-statistics": {"write_statistics": False},
+    "page-index": {"write_page_index": True, "data_page_size": PAGE_BYTES},
+    "row-groups": {"row_group_size": ROW_GROUP_ROWS}}
 
 
 class PyArrow(PythonAdapter):
@@ -11,6 +19,7 @@ class PyArrow(PythonAdapter):
     implementation = "Arrow C++ (parquet-cpp)"
     module = "pyarrow.parquet"
     package = "pyarrow"
+    profiles = tuple(OPTIONS)
 
     def requirements(self, version: str) -> list[str]:
         # pyarrow <= 14 was built against numpy 1 and does not say so (15 declares numpy<2 itself).
@@ -23,6 +32,9 @@ class PyArrow(PythonAdapter):
 
     def read(self, path: str) -> object:
         return self.load().read_table(path)
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        self.load().write_table(self.table(source), path, **OPTIONS[profile])
 
 
 ADAPTER = PyArrow()

@@ -5,12 +5,24 @@ older releases (`spark==3.5.9`: parquet-java 1.13), through `collect()` in UTC."
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.generators.canonical import canonical_rows, canonical_table
+from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
+
+# DataFrameWriter options per profile (parquet-java's configuration keys; Spark's `compression`). parquet-java writes
+# a column index and an offset index by default.
+OPTIONS: dict[str, dict[str, str]] = {
+    "default": {}, "zstd": {"compression": "zstd"}, "v2": {"parquet.writer.version": "PARQUET_2_0"},
+    "no-dictionary": {"parquet.enable.dictionary": "false"},
+    "no-statistics": {"parquet.column.statistics.enabled": "false"},
+    "page-index": {"parquet.page.size": str(PAGE_BYTES), "parquet.page.row.count.limit": str(PAGE_ROWS)},
+    "row-groups": {"parquet.block.row.count.limit": str(ROW_GROUP_ROWS)}}
 
 
 class Spark(PythonAdapter):
@@ -22,6 +34,7 @@ class Spark(PythonAdapter):
     timeout_s = 120.0
     start_timeout_s = 300.0
     session = None
+    profiles = tuple(OPTIONS)
 
     def prepare(self) -> None:
         from pyspark.sql import SparkSession
@@ -58,6 +71,16 @@ class Spark(PythonAdapter):
         assert self.session is not None, "prepare() starts the session"
         df = self.session.read.parquet(f"file://{path}")
         return df.toArrow() if hasattr(df, "toArrow") else (df.columns, df.collect())
+
+    def write(self, source: str, path: str, profile: str) -> None:
+        """`createDataFrame(table).coalesce(1).write.parquet(dir)`, as a Spark user writes one file; its part file is
+        the file written."""
+        assert self.session is not None, "prepare() starts the session"
+        with tempfile.TemporaryDirectory(prefix="pqc-spark-") as tmp:
+            frame = self.session.createDataFrame(self.table(source)).coalesce(1)
+            frame.write.options(**OPTIONS[profile]).parquet(f"file://{tmp}/out")
+            (part,) = Path(tmp, "out").glob("part-*.parquet")
+            shutil.move(part, path)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         if isinstance(result, tuple):

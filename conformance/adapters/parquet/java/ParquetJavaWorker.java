@@ -1,7 +1,9 @@
 // parquet-java (parquet-hadoop) worker for parquet-conformance: the JSON-lines protocol of
 // docs/adapter-protocol.md on stdin / the original stdout; System.out is pointed at stderr so
 // that nothing the library logs can corrupt the protocol stream. Rows are emitted as the
-// canonical tokens of docs/manifest.md ("Values in expected/*.json").
+// canonical tokens of docs/manifest.md ("Values in expected/*.json"). `write` (the writer x reader matrix) takes the
+// document parquet_java.py makes (a message type, the builder's options, the rows as JSON shaped like the schema)
+// and writes it with ExampleParquetWriter, parquet-java's own Group API.
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -16,6 +18,7 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -23,17 +26,25 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.MessageTypeParser;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
@@ -62,6 +73,8 @@ public final class ParquetJavaWorker {
             .put("version", version).putArray("roles").add("legacy");
       } else if (cmd.equals("read")) {
         read(req.path("path").asText(), resp);
+      } else if (cmd.equals("write")) {
+        write(req.path("source").asText(), req.path("path").asText(), resp);
       } else if (cmd.equals("stop")) {
         return;
       }
@@ -106,6 +119,78 @@ public final class ParquetJavaWorker {
     } catch (Throwable t) {
       error(resp, t instanceof OutOfMemoryError ? "oom" : "harness-error", t);
     }
+  }
+
+  static void write(String source, String path, ObjectNode resp) {
+    JsonNode spec;
+    try {
+      spec = JSON.readTree(Files.readAllBytes(Paths.get(source))); // our document: a mistake in it is ours
+    } catch (Throwable t) {
+      error(resp, "harness-error", t);
+      return;
+    }
+    long t0 = System.nanoTime();
+    try {
+      MessageType schema = MessageTypeParser.parseMessageType(spec.get("schema").asText());
+      JsonNode o = spec.path("options");
+      ExampleParquetWriter.Builder b = ExampleParquetWriter.builder(new LocalOutputFile(Paths.get(path)))
+          .withType(schema).withWriteMode(ParquetFileWriter.Mode.OVERWRITE);
+      if (o.has("codec")) b = b.withCompressionCodec(CompressionCodecName.valueOf(o.get("codec").asText()));
+      if (o.path("v2").asBoolean(false)) b = b.withWriterVersion(ParquetProperties.WriterVersion.PARQUET_2_0);
+      if (o.has("dictionary")) b = b.withDictionaryEncoding(o.get("dictionary").asBoolean());
+      if (o.has("statistics")) b = b.withStatisticsEnabled(o.get("statistics").asBoolean());
+      if (o.has("rowGroupRows")) b = b.withRowGroupRowCountLimit(o.get("rowGroupRows").asInt());
+      if (o.has("pageSize")) b = b.withPageSize(o.get("pageSize").asInt());
+      if (o.has("pageRows")) b = b.withPageRowCountLimit(o.get("pageRows").asInt());
+      SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+      try (ParquetWriter<Group> w = b.build()) {
+        for (JsonNode row : spec.get("rows")) {
+          Group g = groups.newGroup();
+          fill(g, schema, row);
+          w.write(g);
+        }
+      }
+    } catch (Throwable t) {
+      String cls = t.getClass().getName();
+      String outcome = t instanceof OutOfMemoryError ? "oom"
+          : (t instanceof Error || CRASHES.contains(cls)) ? "crash" : "rejected";
+      error(resp, outcome, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      return;
+    }
+    resp.put("outcome", "written").put("library_s", (System.nanoTime() - t0) / 1e9);
+  }
+
+  /** A row (JSON shaped like the group: a repeated field is an array) into a Group of the writer's schema. */
+  static void fill(Group g, GroupType type, JsonNode obj) {
+    for (Type field : type.getFields()) {
+      JsonNode v = obj.get(field.getName());
+      if (v == null || v.isNull()) continue;
+      List<JsonNode> values = new ArrayList<>();
+      if (field.isRepetition(Type.Repetition.REPEATED)) v.forEach(values::add); else values.add(v);
+      for (JsonNode x : values) {
+        if (field.isPrimitive()) add(g, field.getName(), field.asPrimitiveType(), x);
+        else fill(g.addGroup(field.getName()), field.asGroupType(), x);
+      }
+    }
+  }
+
+  static void add(Group g, String name, PrimitiveType t, JsonNode x) {
+    switch (t.getPrimitiveTypeName()) {
+      case INT32 -> g.add(name, x.asInt());
+      case INT64 -> g.add(name, x.isTextual() ? Long.parseLong(x.asText()) : x.asLong());
+      case BOOLEAN -> g.add(name, x.asBoolean());
+      case FLOAT -> g.add(name, (float) number(x));
+      case DOUBLE -> g.add(name, number(x));
+      case BINARY, FIXED_LEN_BYTE_ARRAY -> g.add(name, x.isObject()
+          ? Binary.fromConstantByteArray(HexFormat.of().parseHex(x.get("hex").asText()))
+          : Binary.fromString(x.asText()));
+      default -> throw new IllegalArgumentException("no value of type " + t);
+    }
+  }
+
+  static double number(JsonNode x) {
+    return x.isTextual() ? Double.parseDouble(x.asText()) : x.asDouble();
   }
 
   static void error(ObjectNode resp, String outcome, Throwable t) {

@@ -1,6 +1,8 @@
 // hyparquet worker for parquet-conformance, written against docs/adapter-protocol.md only:
 // JSON lines in on stdin, one JSON line out per request on stdout, rows as canonical tokens.
-// Usage: node hyparquet_worker.mjs <dir holding node_modules/hyparquet>
+// Usage: node hyparquet_worker.mjs <dir holding node_modules/hyparquet> [<dir holding node_modules/hyparquet-writer>]
+// `write` (the writer x reader matrix): the document hyparquet.py makes (a schema of SchemaElements, the columns'
+// values tagged where JSON cannot carry them, the profile's options) goes to hyparquet-writer's parquetWriteFile.
 import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -47,6 +49,30 @@ function token(value, node) {
   }
 }
 
+// The values JSON cannot carry, tagged by hyparquet.py: 64-bit integers, bytes, NaN and infinities.
+const revive = (v) => {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map(revive)
+  if ('$big' in v) return BigInt(v.$big)
+  if ('$hex' in v) return Uint8Array.from(Buffer.from(v.$hex, 'hex'))
+  if ('$f' in v) return Number(v.$f)
+  const o = {}
+  for (const k in v) o[k] = revive(v[k])
+  return o
+}
+
+let writerModule = null
+async function hyparquetWriter() {
+  if (!writerModule) {
+    if (!process.argv[3]) throw new Error('no hyparquet-writer prefix given to this worker')
+    const base = join(process.argv[3], 'node_modules', 'hyparquet-writer')
+    const pkg = JSON.parse(readFileSync(join(base, 'package.json'), 'utf8'))
+    // its Node entry point (parquetWriteFile writes to a file), as `import 'hyparquet-writer'` resolves it in Node
+    writerModule = { ...(await import(pathToFileURL(join(base, 'src', 'node.js')).href)), version: pkg.version }
+  }
+  return writerModule
+}
+
 async function read(path) { // the library, as a user calls it
   const buf = readFileSync(path)
   const file = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
@@ -82,6 +108,26 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: req.id, outcome: 'read', ...convert(result), library_s: libraryS })
     } catch (e) {
       out({ id: req.id, outcome: 'harness-error', error: error(e) })
+    }
+  } else if (req.cmd === 'write') {
+    const error = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
+    let spec
+    try {
+      spec = JSON.parse(readFileSync(req.source, 'utf8')) // our document: a mistake in it is ours
+    } catch (e) {
+      out({ id: req.id, outcome: 'harness-error', error: error(e) })
+      continue
+    }
+    const t0 = performance.now()
+    try {
+      const writer = await hyparquetWriter()
+      await writer.parquetWriteFile({ filename: req.path, schema: spec.schema, ...spec.options,
+        columnData: spec.columns.map((c) => ({ name: c.name, data: revive(c.data), ...c.extra })) })
+      out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
+        library_s: (performance.now() - t0) / 1000 })
+    } catch (e) {
+      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
+      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: error(e), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

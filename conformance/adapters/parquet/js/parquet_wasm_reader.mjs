@@ -2,10 +2,12 @@
 // per line) into an Arrow IPC stream, and this program passes it on untouched; the Python adapter turns it into
 // canonical data with pyarrow, as it does for every Arrow reader. Frames on stdout: one status byte ('R': IPC
 // stream, 'E': JSON {class, message, oom}), a 4-byte little-endian length, the payload. Line 1 is the version.
+// A line that is a JSON object is a write (the writer x reader matrix): {source: an Arrow IPC stream, path, options},
+// written with writeParquet and the WriterPropertiesBuilder calls the options name; answered 'W' (empty) or 'E'.
 // Usage: node parquet_wasm_reader.mjs <dir holding node_modules/parquet-wasm>
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
-import { readFileSync, writeSync } from 'node:fs'
+import { readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
@@ -49,7 +51,29 @@ try {
   process.exit(0)
 }
 
+function write({ source, path, options }) { // the library, as a user calls it
+  const table = wasm.Table.fromIPCStream(new Uint8Array(readFileSync(source)))
+  let b = new wasm.WriterPropertiesBuilder()
+  if (options.compression) b = b.setCompression(wasm.Compression[options.compression])
+  if (options.v2) b = b.setWriterVersion(wasm.WriterVersion.V2)
+  if ('dictionary' in options) b = b.setDictionaryEnabled(options.dictionary)
+  if (options.statistics) b = b.setStatisticsEnabled(wasm.EnabledStatistics[options.statistics])
+  if (options.rowGroupSize) b = b.setMaxRowGroupSize(options.rowGroupSize)
+  if (options.pageBytes) b = b.setDataPageSizeLimit(options.pageBytes)
+  writeFileSync(path, wasm.writeParquet(table, b.build()))
+}
+
 for await (const path of createInterface({ input: process.stdin })) {
+  if (path.startsWith('{')) {
+    try {
+      write(JSON.parse(path))
+    } catch (e) {
+      errorFrame(e, e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message))
+      continue
+    }
+    frame('W', Buffer.alloc(0))
+    continue
+  }
   let ipc
   try { // the library, as a user calls it
     ipc = wasm.readParquet(new Uint8Array(readFileSync(path))).intoIPCStream()

@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
@@ -130,6 +131,25 @@ async function read(path) { // the library, as a user calls it
 
 const errorOf = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
 
+// `write` (the writer x reader matrix): parquetjs.py's document (the library's schema object, the rows in its
+// shapes with the values JSON cannot carry tagged, the writer's options) through ParquetWriter.openFile.
+const revive = (v) => {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map(revive)
+  if ('$big' in v) return BigInt(v.$big)
+  if ('$hex' in v) return Buffer.from(v.$hex, 'hex')
+  if ('$f' in v) return Number(v.$f)
+  const o = {}
+  for (const k in v) o[k] = revive(v[k])
+  return o
+}
+
+async function write(spec, path) {
+  const writer = await parquet.ParquetWriter.openFile(new parquet.ParquetSchema(spec.schema), path, spec.options)
+  for (const row of spec.rows) await writer.appendRow(revive(row))
+  await writer.close()
+}
+
 for await (const line of createInterface({ input: process.stdin })) {
   const req = JSON.parse(line)
   if (req.cmd === 'start') {
@@ -152,6 +172,22 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: req.id, outcome: 'read', columns: result.fields.map((f) => f.name), rows, library_s: libraryS })
     } catch (e) {
       out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
+    }
+  } else if (req.cmd === 'write') {
+    let spec
+    try {
+      spec = JSON.parse(readFileSync(req.source, 'utf8'))
+    } catch (e) {
+      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
+      continue
+    }
+    const t0 = performance.now()
+    try {
+      await write(spec, req.path)
+      out({ id: req.id, outcome: 'written', library_s: (performance.now() - t0) / 1000 })
+    } catch (e) {
+      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
+      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)
