@@ -177,6 +177,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
                           "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")
     add_adapter_options(run)
+    run.add_argument("--writers", nargs="?", const="*", metavar="PATTERN",
+                     help="also the writer x reader matrix: every writer writes the track's tables with its defaults "
+                          "and named profiles, each file is judged (strict decoder, data read back) and read by every "
+                          "adapter, as written and with extensions added (writers.html; PATTERN: globs over the "
+                          "written case ids written/WRITER/PROFILE/TABLE/VARIANT)")
+    run.add_argument("--writer", action="append", metavar="NAME",
+                     help="with --writers: this writer (repeatable; NAME==VERSION for a release; default: every "
+                          "default writer)")
     run.set_defaults(handler="run:command")
 
     fz = sub.add_parser("fuzz", help="search for files that break readers; findings shrunk into regression cases",

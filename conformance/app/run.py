@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
@@ -32,6 +33,10 @@ from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.document import results_document
+from parquet_conformance.reports.model import WritersMatrix
+
+if TYPE_CHECKING:
+    from parquet_conformance.conformance.app.writers import WritersResult
 
 Progress = Callable[[str], None]
 
@@ -53,6 +58,8 @@ class RunOptions:
     resume: str | None = None
     repeat: int = 1  # rounds through the matrix; rounds after the first run in shuffled order
     tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
+    writers: str | None = None  # the writer x reader matrix (conformance/app/writers.py): globs over written case ids
+    writer_names: tuple[str, ...] = ()  # --writer: these writers (default: every default writer)
 
 
 @dataclass
@@ -64,6 +71,7 @@ class Timings:
     confirmed: int = 0  # non-pass cells, each settled by a fresh worker's attempt
     rerun: int = 0  # of which re-run for it (the others were already the first read of a new worker process)
     reports_s: float = 0.0
+    writers_s: float = 0.0  # the writer x reader matrix: writing, judging, reading
 
 
 @dataclass
@@ -75,10 +83,10 @@ class RunResult:
     corpus_digest: str
 
 
-def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec]) -> list[CaseEntry]:
+def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec], none_ok: bool = False) -> list[CaseEntry]:
     spec_tracks = {s.build().track for s in specs}
     cases = [c for c in manifest.cases if matches(c.id, only) and c.track in spec_tracks]
-    if not cases:
+    if not cases and not none_ok:
         raise RunError(f"no case matches {only!r} for the adapters' tracks ({', '.join(sorted(spec_tracks))})")
     return cases
 
@@ -99,7 +107,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = dist.open_corpus(corpus)
-    cases = selected(manifest, opts.only, opts.specs)
+    cases = selected(manifest, opts.only, opts.specs, none_ok=opts.writers is not None)
     wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
     by_track: dict[str, list[str]] = {}
@@ -119,7 +127,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         def stage(rows: list[OutcomeRow]) -> None:
             store.stage(run_id, [r for r in rows if r.key not in done])
 
-        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str) -> None:
+        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str, root: Path = root) -> None:
             def tick(finished: int, total: int) -> None:
                 if progress:
                     progress(f"[{finished}/{total}] {what}, {time.monotonic() - t0:.0f}s")
@@ -156,16 +164,38 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                 "cells confirmed in fresh workers")
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
         cells = judge.cells(staged())
+        matrix = None
+        if opts.writers is not None:
+            from parquet_conformance.conformance.app.writers import run_writers, writer_specs
+
+            matrix = run_writers(opts.out, run_id, writer_specs(list(opts.writer_names), opts.specs), opts.specs,
+                                 opts.writers, opts.master, opts.conf, execute,
+                                 lambda: [r for r in store.staged(run_id) if r.adapter in names], cells, progress,
+                                 opts.out / "logs" / f"spark-{run_id}.log")
+            timings.writers_s = matrix.writing_s + matrix.reading_s
         t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
-        doc = results_document(cells, manifest, info, root, overhead.load(opts.out))
+        doc = results_document(cells, manifest, info, root, overhead.load(opts.out),
+                               writers_part(matrix, opts.out) if matrix else None)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())
         write_reports(doc, opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
+
+
+def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
+    """What the document keeps of the writer x reader matrix (reports/model.py WritersMatrix)."""
+    from parquet_conformance.reports.document import case_summaries
+
+    manifest = matrix.manifest
+    return WritersMatrix(corpus=str(matrix.root.relative_to(out)) if matrix.root.is_relative_to(out) else
+                         str(matrix.root), profiles=matrix.profiles, writers=matrix.writers,
+                         cases=case_summaries(manifest, {c.case for c in matrix.cells}),
+                         files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
+                         regressions=matrix.regressions)
 
 
 def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> None:
@@ -191,7 +221,8 @@ def command(args: argparse.Namespace) -> int:
     opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
                       corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
                       master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
-                      repeat=args.repeat, tracks=tuple(args.track or ()))
+                      repeat=args.repeat, tracks=tuple(args.track or ()),
+                      writers=args.writers, writer_names=tuple(args.writer or ()))
     result = run_job(opts, progress_line)
     end_progress()
     t = result.timings
@@ -200,7 +231,7 @@ def command(args: argparse.Namespace) -> int:
     print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
           f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
           f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
-          f"reports {t.reports_s:.1f}s")
+          f"reports {t.reports_s:.1f}s" + (f", writer x reader matrix {t.writers_s:.1f}s" if opts.writers else ""))
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "

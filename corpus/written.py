@@ -1,0 +1,106 @@
+"""The written corpus: files other implementations wrote from a track's tables (conformance/app/writers.py), as a
+corpus every reader reads. Each written file is a base of its own (its data: what the track says a reader must
+return, corpus/track.py Written.expected) and the baseline of its cases: the file as written (`as-written`) and its
+variants with the spec's extensions added, so that a reader that fails a writer's file is judged on the variants by
+what the extensions change (conformance/harness/judge.py). Each case cites its writer, version and profile.
+
+    OUT/written/<run id>/manifest.json, SHA256SUMS, bases/written/<writer>/<profile>/<table>.parquet,
+    cases/written/<writer>/<profile>/<table>/<variant>.parquet, expected/...
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from parquet_conformance.corpus.build import derived, expected_json
+from parquet_conformance.corpus.dist import write_manifest_digest
+from parquet_conformance.corpus.model import (
+    EXPECTATION_MEANINGS,
+    GENERATOR,
+    GENERATOR_VERSION,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    BaseEntry,
+    CaseEntry,
+    Citation,
+    Manifest,
+    dump_json,
+)
+from parquet_conformance.corpus.track import Track, Written
+from parquet_conformance.generators.canonical import data_hash
+
+GROUP = "written"
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A file one writer wrote: who wrote it, from which table, with which profile, and the track's word on it."""
+
+    file_id: str  # writer/profile/table (conformance/harness/model.py WriteRow.file_id)
+    writer: str
+    version: str | None
+    profile: str
+    table: str
+    columns: list[str] | None  # the table's columns it was given (None: all)
+    data: bytes
+    written: Written
+
+
+def case_id(file_id: str, variant: str) -> str:
+    return f"{GROUP}/{file_id}/{variant}"
+
+
+def provenance(f: WrittenFile) -> Citation:
+    """Who wrote the file: what a regression case kept from it cites too."""
+    columns = "" if f.columns is None else f" (the {len(f.columns)} columns it writes)"
+    return Citation(f"{f.writer} {f.version or '(version unknown)'}", f"profile {f.profile}",
+                    f"table {f.table}{columns} written through its public API; created_by: "
+                    f"{f.written.created_by or '(none)'}")
+
+
+def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
+    """Writes the written corpus into `out` (replaced) and returns its manifest."""
+    bases: dict[str, BaseEntry] = {}
+    cases: list[CaseEntry] = []
+    for f in files:
+        name = f"{GROUP}/{f.file_id}"
+        expected = f.written.expected if f.written.expected is not None else {"columns": [], "rows": []}
+        base = BaseEntry(track=track.name, description=f"{f.table}, written by {f.writer} {f.version or ''} with "
+                         f"profile {f.profile}", file=f"bases/{name}{track.suffix}", size=len(f.data),
+                         sha256=hashlib.sha256(f.data).hexdigest(), expected=f"expected/{name}.json",
+                         expected_size=len(expected_json(expected)), data_hash=data_hash(expected),
+                         rows=len(expected.get("rows", [])) if isinstance(expected, dict) else 0,
+                         columns=list(expected.get("columns", [])) if isinstance(expected, dict) else [],
+                         baseline_case=case_id(f.file_id, "as-written"))
+        _write(out, base.file, f.data)
+        _write(out, base.expected, expected_json(expected))
+        bases[name] = base
+        for v in f.written.variants:
+            cid = case_id(f.file_id, v.name)
+            entry = CaseEntry(
+                id=cid, track=track.name, title=f"{f.table} by {f.writer} ({f.profile}): {v.title}", group=GROUP,
+                kind=v.kind, base=name, file=f"cases/{cid}{track.suffix}", size=len(v.data),
+                sha256=hashlib.sha256(v.data).hexdigest(), seed=0, mutations=[m.to_json() for m in v.mutations],
+                expect=dict(v.expect), decode={}, citations=[provenance(f), *v.citations], notes=v.notes,
+                extensions=None, large=False, data_unknown=f.written.expected is None)
+            _write(out, entry.file, v.data)
+            cases.append(derived(track, entry, v.data, base=f.data))
+    writers = {f.writer: f.version or "unknown" for f in files}
+    manifest = Manifest(
+        format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,
+        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **writers}, seed=0, only=None, large=False,
+        tracks=[track.name], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
+        roles=dict(track.roles), bases=bases, cases=cases)
+    manifest.check()
+    (out / "manifest.json").write_text(dump_json(manifest.to_json()))
+    write_manifest_digest(out)
+    return manifest
+
+
+def _write(out: Path, rel: str, data: bytes) -> None:
+    path = out / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
