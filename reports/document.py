@@ -23,6 +23,7 @@ from parquet_conformance.reports.model import (
     CaseSummary,
     DataDiff,
     ResultsDocument,
+    WritersMatrix,
     scores,
 )
 
@@ -60,15 +61,19 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
 
 
 def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo, corpus: Path | None = None,
-                     overhead: list[Overhead] | None = None) -> ResultsDocument:
+                     overhead: list[Overhead] | None = None, writers: WritersMatrix | None = None) -> ResultsDocument:
     """`corpus`: where the expected data is (default: the run's corpus directory); `overhead`: skip overhead
-    measured for this run's folder (conformance/app/overhead.py)."""
-    ran = {c.case for c in cells}
-    cases = [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
-                         citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
+    measured for this run's folder (conformance/app/overhead.py); `writers`: the writer x reader matrix."""
     return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
-                           cases=cases, cells=cells, diffs=diffs(cells, manifest, corpus or Path(run.corpus)),
-                           overhead=overhead or [])
+                           cases=case_summaries(manifest, {c.case for c in cells}), cells=cells,
+                           diffs=diffs(cells, manifest, corpus or Path(run.corpus)), overhead=overhead or [],
+                           writers=writers)
+
+
+def case_summaries(manifest: Manifest, ran: set[str]) -> list[CaseSummary]:
+    """The summaries of the manifest's cases that were run."""
+    return [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
+                        citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
 
 
 def bare_cases(cells: list[Cell]) -> list[CaseSummary]:

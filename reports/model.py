@@ -9,11 +9,11 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
-from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict
+from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict, WriterCell
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-RESULTS_VERSION = 4  # 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
+RESULTS_VERSION = 5  # 5: `writers`; 4: `overhead`; 3: `diffs`, `sample`, `started`; 2: `track` in cells, cases...
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,28 @@ class DataDiff:
 
 
 @dataclass(frozen=True)
+class WritersMatrix:
+    """The writer x reader matrix of a run (`run --writers`, conformance/app/writers.py): each writer's verdict on
+    every file it was asked for, and every reader's cell on every written file, as written and with the spec's
+    extensions added (a cell's case: written/WRITER/PROFILE/TABLE/VARIANT)."""
+
+    corpus: str  # the written corpus (relative to the run's output folder, where the reports are)
+    profiles: dict[str, str]  # profile -> what it asks of a writer
+    writers: list[WriterCell]
+    cases: list[CaseSummary]  # the written corpus's cases that were read
+    files: dict[str, str]  # case id -> its file, relative to `corpus`
+    cells: list[Cell]  # judged by the one judge against what each file holds
+    regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions (corpus add-regression --from)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> WritersMatrix:
+        return cls(corpus=str(obj["corpus"]), profiles=dict(obj["profiles"]),
+                   writers=[WriterCell.from_json(w) for w in obj["writers"]],
+                   cases=[CaseSummary.from_json(c) for c in obj["cases"]], files=dict(obj["files"]),
+                   cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])))
+
+
+@dataclass(frozen=True)
 class ResultsDocument:
     format: str
     results_version: int
@@ -92,6 +114,7 @@ class ResultsDocument:
     cells: list[Cell]
     diffs: list[DataDiff] = field(default_factory=list)
     overhead: list[Overhead] = field(default_factory=list)  # skip overhead (bench/skip_overhead.py), when measured
+    writers: WritersMatrix | None = None  # the writer x reader matrix, when the run had one (`run --writers`)
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
         return self._diffs.get((cell.case, cell.adapter, cell.role))
@@ -103,15 +126,17 @@ class ResultsDocument:
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["adapters"] = [{("pass" if k == "passed" else k): v for k, v in a.items()} for a in out["adapters"]]
-        for case in out["cases"]:
+        for case in [*out["cases"], *(out["writers"] or {}).get("cases", [])]:
             case["citations"] = [{k: v for k, v in c.items() if v is not None} for c in case["citations"]]
+        if self.writers is not None:
+            out["writers"]["writers"] = [w.to_json() for w in self.writers.writers]
         return out
 
     def parts(self) -> dict[str, Any]:
         """What a run keeps beside its cells (results/run=ID/_document.json), so that the document is rebuilt later
         from the results dataset alone: the cases' summaries, the data diffs, the skip overhead."""
         out = self.to_json()
-        return {k: out[k] for k in ("cases", "diffs", "overhead")}
+        return {k: out[k] for k in ("cases", "diffs", "overhead", "writers")}
 
     @classmethod
     def from_parts(cls, run: RunInfo, cells: list[Cell], parts: dict[str, Any]) -> ResultsDocument:
@@ -120,7 +145,8 @@ class ResultsDocument:
         return cls(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
                    cases=[CaseSummary.from_json(c) for c in parts["cases"]], cells=cells,
                    diffs=[DataDiff.from_json(d) for d in parts["diffs"]],
-                   overhead=[Overhead.from_json(o) for o in parts["overhead"]])
+                   overhead=[Overhead.from_json(o) for o in parts["overhead"]],
+                   writers=WritersMatrix.from_json(parts["writers"]) if parts.get("writers") else None)
 
 
 def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
