@@ -15,9 +15,16 @@ import jsonschema
 import pytest
 
 from parquet_conformance.conformance.harness import protocol
-from parquet_conformance.conformance.harness.model import Cell, RunInfo
+from parquet_conformance.conformance.harness.model import Cell, RunInfo, WriterCell
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, DataDiff, ResultsDocument, RowDiff
+from parquet_conformance.reports.model import (
+    AdapterScore,
+    CaseSummary,
+    DataDiff,
+    ResultsDocument,
+    RowDiff,
+    WritersMatrix,
+)
 from parquet_conformance.reports.schemas import FILES
 from tests.helpers import CLI
 
@@ -103,8 +110,11 @@ def names(record: type) -> set[str]:
     ("results.md", "results.json", ResultsDocument, set()),
     ("results.md", "Data diff", DataDiff, set()),
     ("results.md", "Row diff", RowDiff, set()),
+    ("results.md", "Writer x reader matrix", WritersMatrix, set()),
+    ("results.md", "Writer cell", WriterCell, set()),
     ("adapter-protocol.md", "Start answer", protocol.StartReply, set()),
     ("adapter-protocol.md", "Read request", protocol.ReadRequest, set()),
+    ("adapter-protocol.md", "Write request", protocol.WriteRequest, set()),
 ])
 def test_docs_name_exactly_the_fields(doc: str, heading: str, record: type, extra: set[str]) -> None:
     assert doc_table(doc, heading) == names(record) | extra
