@@ -140,12 +140,23 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
         return [pairs[offsets[i]:offsets[i + 1]] if valid[i] else None for i in range(len(arr))]
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _split(arr, canonical_array(arr.flatten()))
+    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and not _utf8(arr):
+        # text that is not UTF-8 (a file's STRING column holding other bytes, read as it is): the bytes it holds
+        return canonical_array(arr.view(pa.binary() if pa.types.is_string(t) else pa.large_binary()))
     if pa.types.is_struct(t):
         fields = [(t.field(i).name, canonical_array(arr.field(i))) for i in range(t.num_fields)]
         valid = arr.is_valid().to_pylist()
         return [{"struct": {name: values[j] for name, values in fields}} if valid[j] else None
                 for j in range(len(arr))]
     return [canonical_value(v) for v in arr.to_pylist()]
+
+
+def _utf8(arr: pa.Array) -> bool:
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def _split(arr: pa.Array, values: list[object]) -> list[object]:

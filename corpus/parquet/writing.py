@@ -85,6 +85,9 @@ RULES: dict[str, Citation] = {
     "page-index": _idl("struct PageLocation, struct OffsetIndex", "Index within the RowGroup of the first row of the "
                        "page. ... It is required that page_locations[i].first_row_index < "
                        "page_locations[i+1].first_row_index."),
+    "v2-rows": _idl("struct DataPageHeaderV2, struct RowGroup", "Number of rows in this data page. Every page must "
+                    "begin at a row boundary (repetition_level = 0): rows must **not** be split across page "
+                    "boundaries when using V2 data pages. ... Number of rows in this row group"),
     "utf8": cite("apache/parquet-format LogicalTypes.md (24102ed5)", "STRING", "`STRING` may only be used to annotate "
                  "the `BYTE_ARRAY` primitive type and indicates that the byte array should be interpreted as a UTF-8 "
                  "encoded character string.", seed=None),

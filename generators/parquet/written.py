@@ -20,7 +20,14 @@ import pyarrow as pa
 from parquet_conformance.generators.canonical import canonical_table
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.bases import base_expected, base_table
-from parquet_conformance.generators.parquet.footer import FooterError, Problem, check_file, finding, read_footer
+from parquet_conformance.generators.parquet.footer import (
+    FooterError,
+    ParquetFooter,
+    Problem,
+    check_file,
+    finding,
+    read_footer,
+)
 from parquet_conformance.generators.parquet.reference import ReferenceError, read_table
 
 ROW_GROUP_ROWS = 500  # `row-groups`: at most this many rows per row group (the page-index table's 1200 rows: 3)
@@ -105,7 +112,7 @@ def check(table: str, data: bytes, columns: Sequence[str] | None = None) -> Writ
     except (FooterError, RecursionError) as e:
         return WrittenCheck(False, [Problem("finding", "footer", "", f"the footer does not decode: {e}")], {},
                             None, None, None)
-    problems = [p for p in found if p.rule != "signature"]
+    problems = [p for p in found if p.rule != "signature"] + v2_row_findings(footer)
     structs = layout.all_structs(footer)
     meta = [r for r in footer.structs() if r.name == "ColumnMetaData"]
     created = footer.root.value("created_by")
@@ -118,7 +125,7 @@ def check(table: str, data: bytes, columns: Sequence[str] | None = None) -> Writ
     try:
         arrow = read_table(data)[0]
         result.problems += _not_utf8(arrow)
-        result.reading, result.read_by = canonical_table(_texts_as_bytes(arrow)), "reference"
+        result.reading, result.read_by = canonical_table(arrow), "reference"
     except (ReferenceError, FooterError) as e:
         result.read_error = f"the reference reader refuses it: {e}"
     except Exception as e:  # pyarrow's own refusal, under the strict decoder
@@ -129,12 +136,31 @@ def check(table: str, data: bytes, columns: Sequence[str] | None = None) -> Writ
 
             arrow = pq.read_table(pa.BufferReader(data))
             result.problems += _not_utf8(arrow)
-            result.reading, result.read_by = canonical_table(_texts_as_bytes(arrow)), "pyarrow"
+            result.reading, result.read_by = canonical_table(arrow), "pyarrow"
         except Exception as e:
             result.read_error = f"{result.read_error}; pyarrow alone fails too: {type(e).__name__}: {e}"
     if result.reading is not None:
         result.differing = differing_columns(expected(table, columns), result.reading)
     return result
+
+
+def v2_row_findings(footer: ParquetFooter) -> list[Problem]:
+    """A rule between page headers and the footer that the strict decoder leaves to readers: the DATA_PAGE_V2 pages of
+    a chunk hold the row group's rows, no more (parquet.thrift DataPageHeaderV2.num_rows: "Number of rows in this
+    data page. ... rows must **not** be split across page boundaries"), so their num_rows add up to
+    RowGroup.num_rows. A writer that counts values there (a repeated column's) breaks it."""
+    out = []
+    for rg in footer.row_groups():
+        for cc in rg.children("columns"):
+            md = cc.child("meta_data") if cc.get("crypto_metadata") is None else None
+            pages = layout.chunk_pages(footer, md) if md is not None else None
+            v2 = [p for p in pages or [] if p.rows is not None]
+            if v2 and len(v2) == len([p for p in pages or [] if p.type != layout.DICTIONARY_PAGE]):
+                rows = sum(p.rows or 0 for p in v2)
+                if rows != rg.value("num_rows"):
+                    out.append(finding("v2-rows", cc.path, f"its DATA_PAGE_V2 pages hold {rows} rows, the row group "
+                                                           f"{rg.value('num_rows')}"))
+    return out
 
 
 def _bad_texts(table: pa.Table) -> list[str]:
@@ -153,15 +179,6 @@ def _not_utf8(table: pa.Table) -> list[Problem]:
     """A data-level rule of the written file (LogicalTypes.md, STRING: "the byte array should be interpreted as a
     UTF-8 encoded character string"), on its top-level text columns."""
     return [finding("utf8", name, "values that are not UTF-8 under a STRING annotation") for name in _bad_texts(table)]
-
-
-def _texts_as_bytes(table: pa.Table) -> pa.Table:
-    """The text columns that are not UTF-8 as the bytes they hold (no text token can say them)."""
-    for name in _bad_texts(table):
-        i = table.column_names.index(name)
-        table = table.set_column(i, name, table.column(i).cast(pa.large_binary() if pa.types.is_large_string(
-            table.column(i).type) else pa.binary()))
-    return table
 
 
 def differing_columns(want: dict[str, Any], reading: dict[str, Any]) -> list[str]:
