@@ -22,6 +22,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "default": {}, "zstd": {"compression": "ZSTD"}, "v2": {}, "no-dictionary": {}, "no-statistics": {"stats": False},
     "row-groups": {"row_group_offsets": ROW_GROUP_ROWS}}
 DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
+WIDE = decimal.Context(prec=100)  # quantizing a float to a DECIMAL(38) or (76) scale needs more than 28 digits
 FLOATING = (4, 5)  # parquet.thrift Type FLOAT, DOUBLE
 
 
@@ -83,7 +84,7 @@ def _python(v: object, kind: int | None, scale: int, pd: Any, nan_is_null: bool 
     if kind == DATE and isinstance(v, dt.datetime):  # a pandas Timestamp is a datetime: canonical_value keeps its ns
         return v.date()
     if kind == DECIMAL and isinstance(v, float) and v == v:
-        return decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale))
+        return decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale), context=WIDE)
     return v
 
 
