@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parquet_conformance.conformance.harness.judge import fails_alike
+from parquet_conformance.conformance.harness.judge import error_text, fails_alike, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict, WriterCell, WriterVerdict
 from parquet_conformance.reports.model import ResultsDocument, WritersMatrix
 from parquet_conformance.reports.text import cell_text, environment
@@ -36,15 +36,15 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        """reads | refuses | fails | skip | ours: what a user of the reader meets."""
+        """reads | refuses (where the spec lets it) | fails (refusing a file it must read counts) | skip | ours."""
         v = self.cell.verdict
         if v == Verdict.HARNESS_ERROR:
             return "ours"
         if v == Verdict.SKIP:
             return "skip"
-        if v in (Verdict.PASS, Verdict.REJECTED_VALID) and self.cell.outcome == "rejected":
-            return "refuses"
-        return "reads" if v == Verdict.PASS else "fails"
+        if v == Verdict.PASS:
+            return "refuses" if self.cell.outcome == "rejected" else "reads"
+        return "fails"
 
 
 @dataclass
@@ -113,17 +113,43 @@ def grids(doc: ResultsDocument) -> list[Grid]:
     return out
 
 
+def _as_written(doc: ResultsDocument) -> Grid | None:
+    return next((g for g in grids(doc) if g.variant == "as-written"), None)
+
+
 def headline(doc: ResultsDocument) -> list[tuple[str, str, list[Entry]]]:
-    """(writer, reader, its entries) where a reader refuses or fails a writer's files as written, beyond the table."""
-    for grid in grids(doc):
-        if grid.variant == "as-written":
-            return [(w, r, grid.cells[(w, r)].own) for w in grid.writers for r in grid.readers
-                    if (w, r) in grid.cells and grid.cells[(w, r)].own]
-    return []
+    """(writer, reader, its failing entries) where a reader fails a writer's files as written (wrong data, a crash, a
+    hang, or refusing a file it must read), beyond what it does with the track's own file of the table."""
+    grid = _as_written(doc)
+    if grid is None:
+        return []
+    out = []
+    for w in grid.writers:
+        for r in grid.readers:
+            failing = [e for e in grid.cells[(w, r)].own if e.kind == "fails"] if (w, r) in grid.cells else []
+            if failing:
+                out.append((w, r, failing))
+    return out
+
+
+def refusals(doc: ResultsDocument) -> list[tuple[str, str, list[str], list[Entry]]]:
+    """(reader, its error signature, the writers, the entries): the files as written a reader refuses where the
+    spec lets it (`either`: a codec it may lack, a writer's rule broken), grouped by why, most files first."""
+    grid = _as_written(doc)
+    groups: dict[tuple[str, str], list[Entry]] = {}
+    for cell in (grid.cells.values() if grid else []):
+        for e in cell.own:
+            if e.kind == "refuses":
+                why = normalise(error_text(e.cell.error_class, e.cell.error_message, e.cell.outcome))
+                groups.setdefault((e.cell.adapter, why), []).append(e)
+    return sorted(((r, why, list(dict.fromkeys(_writer_label(e.writer) for e in es)), es)
+                   for (r, why), es in groups.items()), key=lambda g: (-len(g[3]), g[0]))
 
 
 def _writer_label(w: WriterCell) -> str:
-    return f"{w.writer} {w.version}" if w.version else w.writer
+    if not w.version:
+        return w.writer
+    return f"{w.writer} {w.version}" if w.version[:1].isdigit() else f"{w.writer} ({w.version})"
 
 
 def writer_rows(matrix: WritersMatrix) -> list[WriterCell]:
@@ -147,8 +173,12 @@ def markdown(doc: ResultsDocument) -> str:
            "writer's files (as written)", ""]
     lines = headline(doc)
     out += [f"- **{cell_text(w)}** → {cell_text(r)}: " + "; ".join(
-        f"{cell_text(e.cell.case.split('/', 2)[2])} {e.cell.outcome} ({e.cell.verdict})" for e in es[:4])
-        + (f" (+{len(es) - 4})" if len(es) > 4 else "") for w, r, es in lines] or ["- none"]
+        f"{cell_text(_file(e))} {e.cell.verdict}" + (f" ({cell_text(_short(e))})" if e.cell.error_message else "")
+        for e in es[:3]) + (f" (+{len(es) - 3})" if len(es) > 3 else "") for w, r, es in lines] or ["- none"]
+    out += ["", "### Refusals the spec allows (as written)", "",
+            "A codec the reader may lack, or a file that breaks a rule of the spec (`either`):", ""]
+    out += [f"- **{cell_text(r)}** refuses {len(es)} file(s) of {cell_text(', '.join(ws))}: `{cell_text(why)}`"
+            for r, why, ws, es in refusals(doc)] or ["- none"]
     for grid in grids(doc):
         out += ["", f"### {grid.variant}: {grid.title}", "", "| writer | " + " | ".join(map(cell_text, grid.readers))
                 + " |", "|---|" + "---|" * len(grid.readers)]
@@ -162,6 +192,15 @@ def markdown(doc: ResultsDocument) -> str:
         out += ["", f"{len(matrix.regressions)} written files a reader fails are kept in `regressions/`: "
                 "`parquet-conformance corpus add-regression --from OUT/regressions --id ID` makes one a case."]
     return "\n".join(out) + "\n"
+
+
+def _file(e: Entry) -> str:
+    """profile/table of the entry's file."""
+    return e.cell.case.split("/", 2)[2].rsplit("/", 1)[0]
+
+
+def _short(e: Entry) -> str:
+    return " ".join((e.cell.error_message or "").split())[:120]
 
 
 def _table(w: WriterCell) -> str:
@@ -194,6 +233,7 @@ class WritersReport:
         html, md = out / "writers.html", out / "writers.md"
         template = environment().get_template("writers.html.j2")
         html.write_text(template.render(doc=doc, matrix=doc.writers, grids=grids(doc), headline=headline(doc),
+                                        refusals=refusals(doc), file=_file, short=_short,
                                         writers=writer_rows(doc.writers), counts=verdict_counts(doc.writers),
                                         why=why, table=_table, label=_writer_label, shown=MESSAGE_SHOWN,
                                         variants=VARIANTS))

@@ -16,6 +16,7 @@ from parquet_conformance.corpus.build import generate
 INTEGRATION_MODULES = {
     "test_pipeline", "test_adapters", "test_new_adapters", "test_browser", "test_cluster", "test_releases",
     "test_ci_recipes", "test_corpus_dist", "test_import", "test_one_judge", "test_fuzz_output", "test_tracks",
+    "test_writers_matrix",
     "test_pytest_plugin", "test_overhead", "test_pace", "test_prototype_fidelity", "test_inputs", "test_gate",
 }
 INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
@@ -134,6 +134,10 @@ def _write_all(root: Path, track: Track, writers: list[AdapterSpec], master: str
         from parquet_conformance.conformance.harness.spark import spark_session
 
         write_on_spark(spark_session(master, conf, log), tasks, inputs, done)
+    # A write the library never got (a table its adapter cannot hand over) names the worker's version; the writer's is
+    # the one its files name (hyparquet's worker reads with hyparquet and writes with hyparquet-writer).
+    wrote = {r.writer: r.version for r, _ in got if r.outcome == WRITTEN and r.version}
+    got = [(replace(r, version=wrote.get(r.writer, r.version)), d) for r, d in got]
     files, cells = [], []
     for row, data in sorted(got, key=lambda rd: (rd[0].writer, rd[0].profile, rd[0].table, rd[0].columns or [])):
         verdict_of = None
