@@ -72,6 +72,8 @@ class Timings:
     rerun: int = 0  # of which re-run for it (the others were already the first read of a new worker process)
     reports_s: float = 0.0
     writers_s: float = 0.0  # the writer x reader matrix: writing, judging, reading
+    writing_s: float = 0.0  # of which writing and judging the files
+    writers_cells: int = 0
 
 
 @dataclass
@@ -172,7 +174,8 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                                  opts.writers, opts.master, opts.conf, execute,
                                  lambda: [r for r in store.staged(run_id) if r.adapter in names], cells, progress,
                                  opts.out / "logs" / f"spark-{run_id}.log")
-            timings.writers_s = matrix.writing_s + matrix.reading_s
+            timings.writers_s, timings.writers_cells = matrix.writing_s + matrix.reading_s, len(matrix.cells)
+            timings.writing_s = matrix.writing_s
         t3 = time.monotonic()
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
@@ -231,7 +234,10 @@ def command(args: argparse.Namespace) -> int:
     print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
           f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
           f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
-          f"reports {t.reports_s:.1f}s" + (f", writer x reader matrix {t.writers_s:.1f}s" if opts.writers else ""))
+          f"reports {t.reports_s:.1f}s" + (f"; writer x reader matrix {t.writers_s:.1f}s (writing and judging "
+                                            f"{t.writing_s:.1f}s, {t.writers_cells} reader cells with their "
+                                            f"confirmations {t.writers_s - t.writing_s:.1f}s): writers.html"
+                                            if opts.writers is not None else ""))
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
