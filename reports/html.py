@@ -31,8 +31,9 @@ from parquet_conformance.reports.text import (
     version_key,
 )
 
-WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.HANG, Verdict.ACCEPTED_INVALID, Verdict.REJECTED_VALID,
-               Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS, Verdict.SKIP]
+WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
+               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
+               Verdict.SKIP]
 ENGINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
 MESSAGE_SHOWN = 2000  # characters of an error message in the detail panel (results.json has all)
 

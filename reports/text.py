@@ -54,9 +54,9 @@ def family_name(adapter: str, version: str | None) -> str:
     return adapter.removesuffix(f"-{version}") if version else adapter
 
 
-SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
-          Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc", Verdict.WRONG_METADATA: "meta",
-          Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unhandled",
+          Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
+          Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
 def css_class(verdict: Verdict) -> str:
     return verdict.value.replace(":", "-")
 

@@ -33,6 +33,7 @@ from parquet_conformance.conformance.harness.model import (
     Rejected,
     Timeout,
     Unavailable,
+    Unhandled,
     Verdict,
 )
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Manifest
@@ -82,6 +83,8 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
             return Verdict.HARNESS_ERROR
         case Crash() | OutOfMemory():
             return Verdict.CRASH
+        case Unhandled():
+            return Verdict.UNHANDLED
         case Timeout():
             return Verdict.HANG
         case Read(data_hash=h, metadata=used):

@@ -21,7 +21,8 @@ from parquet_conformance.corpus.model import Expectation, Kind
 class OutcomeKind(StrEnum):
     READ = "read"  # the implementation returned data
     REJECTED = "rejected"  # it refused the file with an error, as it would tell a user
-    CRASH = "crash"  # it lost control: a signal, an abort, a panic, an unchecked exception
+    CRASH = "crash"  # it died: a signal, an abort, an exit, a stack overflow
+    UNHANDLED = "unhandled-error"  # it lost control and its runtime caught it: an error it does not raise on purpose
     TIMEOUT = "timeout"  # no answer in time (the worker was killed)
     OOM = "oom"  # it ran out of memory
     UNAVAILABLE = "unavailable"  # its runtime is missing here
@@ -56,6 +57,15 @@ class Crash:
 
 
 @dataclass(frozen=True)
+class Unhandled:
+    """An error outside the library's declared refusals (docs/adapters.md#error-taxonomy): a null dereference, a type,
+    index or key error, a panic caught at a binding, an assertion."""
+
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.UNHANDLED
+
+
+@dataclass(frozen=True)
 class Timeout:
     after_s: float
     kind: ClassVar[OutcomeKind] = OutcomeKind.TIMEOUT
@@ -79,13 +89,14 @@ class HarnessError:
     kind: ClassVar[OutcomeKind] = OutcomeKind.HARNESS_ERROR
 
 
-Outcome = Read | Rejected | Crash | Timeout | OutOfMemory | Unavailable | HarnessError
+Outcome = Read | Rejected | Crash | Unhandled | Timeout | OutOfMemory | Unavailable | HarnessError
 
 
 class Verdict(StrEnum):
     PASS = "pass"
     WRONG_DATA = "fail:wrong-data"  # the worst: a reader returned other data
     CRASH = "fail:crash"  # a crash or running out of memory
+    UNHANDLED = "fail:unhandled-error"  # an unhandled error, whatever the expectation: neither a read nor a refusal
     HANG = "fail:hang"
     REJECTED_VALID = "fail:rejected-valid"
     ACCEPTED_INVALID = "fail:accepted-invalid"
@@ -232,7 +243,7 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
     match outcome:
         case Read(data_hash=h, rows=n, metadata=m, sample=s):
             out.update(data_hash=h, rows=n, metadata=m, sample=s)
-        case Rejected(error=e) | Crash(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
+        case Rejected(error=e) | Crash(error=e) | Unhandled(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
             out.update(error_class=e.cls, error_message=e.message)
         case Timeout(after_s=s):
             out.update(error_message=f"no answer within {s:g}s")
@@ -251,6 +262,8 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
             return Rejected(error)
         case OutcomeKind.CRASH:
             return Crash(error)
+        case OutcomeKind.UNHANDLED:
+            return Unhandled(error)
         case OutcomeKind.TIMEOUT:
             text = (error_message or "").removeprefix("no answer within ").removesuffix("s")
             return Timeout(float(text) if text.replace(".", "", 1).isdigit() else 0.0)

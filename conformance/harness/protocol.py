@@ -24,6 +24,7 @@ from parquet_conformance.conformance.harness.model import (
     OutOfMemory,
     Read,
     Rejected,
+    Unhandled,
 )
 from parquet_conformance.conformance.harness.sample import sample_of
 from parquet_conformance.generators.canonical import data_hash
@@ -102,11 +103,12 @@ class DataAnswer:
 
 @dataclass(frozen=True)
 class ErrorAnswer:
-    """`rejected`: the library refused the file; `crash` / `oom`: it lost control and the worker survived;
+    """`rejected`: the library refused the file (an error it raises on purpose); `unhandled-error`: it raised anything
+    else (docs/adapters.md#error-taxonomy); `crash` / `oom`: it ran out of stack or memory and the worker survived;
     `harness-error`: the worker's own code (not the library) failed, e.g. converting the library's result."""
 
     id: str
-    outcome: Literal["rejected", "crash", "oom", "harness-error"]
+    outcome: Literal["rejected", "unhandled-error", "crash", "oom", "harness-error"]
     error: ErrorInfo
     library_s: float | None = None  # seconds the library's own call took, when it returned or raised
 
@@ -196,14 +198,15 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
         metadata = obj.get("metadata")
         return Read(data_hash(canonical), len(rows) if isinstance(rows, list) else 0,
                     clean(metadata, 40) if isinstance(metadata, str) else None, sample_of(canonical))
-    if kind in ("rejected", "crash", "oom", "harness-error"):
+    if kind in ("rejected", "unhandled-error", "crash", "oom", "harness-error"):
         err = obj.get("error")
         if not isinstance(err, dict):
             err = {}
         error = Error(clean(str(err["class"]), 300) if err.get("class") is not None else None,
                       clean(str(err.get("message") or ""), MAX_TEXT) + repaired)
-        variants: dict[str, type[Rejected | Crash | OutOfMemory | HarnessError]] = {
-            "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
+        variants: dict[str, type[Rejected | Unhandled | Crash | OutOfMemory | HarnessError]] = {
+            "rejected": Rejected, "unhandled-error": Unhandled, "crash": Crash, "oom": OutOfMemory,
+            "harness-error": HarnessError}
         return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
 
