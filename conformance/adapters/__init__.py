@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
 from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.build import cache_root
 from parquet_conformance.generators.canonical import canonical_table
@@ -40,6 +41,10 @@ FOLDER = __name__  # adapters/<track>/<module>.py: the track is the folder's nam
 
 class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
+
+
+class AdapterError(Exception):
+    """The adapter's own code failed around the library's call (not the library): a harness error."""
 
 
 class Adapter:
@@ -61,6 +66,9 @@ class Adapter:
     release: str | None = None
     default_run = True
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
+    # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
+    # error. Applied in the Python worker; a worker in another language applies the same rule itself.
+    refusals: Refusals = GENERIC
 
     def command(self) -> list[str]:
         """The worker's command line."""
@@ -125,6 +133,10 @@ class PythonAdapter(Adapter):
     def read(self, path: str) -> Any:
         """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
         raise NotImplementedError
+
+    def outcome(self, error: BaseException) -> Outcome:
+        """What an error the library raised means: its declared `refusals` decide (Spark asks the JVM's rule)."""
+        return classify(self.refusals, error)
 
     def run(self, op: str, path: str) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name,

@@ -5,7 +5,9 @@ of it, for an adapter whose library lives outside this Python) over the JSON-lin
 The protocol stream is a private copy of the original stdout; fd 1 itself is pointed at stderr,
 so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt it. The
 library's call (`adapter.read`) and our conversion of its result (`adapter.canonical`) are kept
-apart: an exception in the first is the library's outcome, in the second a `harness-error`.
+apart: an exception in the first is the library's outcome, sorted by the adapter's declared refusals
+(conformance/adapters/taxonomy.py: `rejected`, `unhandled-error`, `oom` or `crash`), in the second a
+`harness-error`, as is an `AdapterError` (the adapter's own code failed around the library's call).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import sys
 import time
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
+from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable, PythonAdapter, get
+from parquet_conformance.conformance.adapters.taxonomy import message
 from parquet_conformance.conformance.harness import protocol
 
 
@@ -27,15 +30,17 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     t0 = time.perf_counter()
     try:
         result = adapter.run(op, path)
-    except MemoryError as e:
-        return {"outcome": "oom", "error": _error(e), "library_s": time.perf_counter() - t0}
-    except RecursionError as e:
-        return {"outcome": "crash", "error": _error(e)}
     except (KeyboardInterrupt, SystemExit):
         raise
+    except AdapterError as e:
+        return {"outcome": "harness-error", "error": _error(e)}
     except BaseException as e:
-        outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
-        return {"outcome": outcome, "error": _error(e), "library_s": time.perf_counter() - t0}
+        library_s = time.perf_counter() - t0
+        try:
+            outcome = adapter.outcome(e)
+        except Exception as inner:  # our rule failed on this error: nothing is said about the library
+            return {"outcome": "harness-error", "error": _error(inner)}
+        return {"outcome": outcome, "error": _error(e), "library_s": library_s}
     library_s = time.perf_counter() - t0
     try:
         data = adapter.canonical(result)
@@ -48,11 +53,7 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
 
 def _error(e: BaseException) -> dict[str, str]:
     cls = type(e)
-    try:
-        message = str(e)
-    except Exception as inner:  # a library's exception whose str() raises (ytsaurus-yson): still its refusal
-        message = f"[str() of the exception raised {type(inner).__name__}: {inner}]"
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message[:protocol.MAX_TEXT]}
+    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message(e)[:protocol.MAX_TEXT]}
 
 
 def serve(name: str, release: str | None = None) -> None:
