@@ -1,6 +1,10 @@
 """parquet-java (parquet-hadoop), the Java reference implementation, from the jars that ship
 with pyspark. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
-machine's javac at first use and cached by the hash of its source and classpath."""
+machine's javac at first use and cached by the hash of its source and classpath. Its errors are sorted
+by java/JavaErrors.java (docs/adapters.md#error-taxonomy): IOException, Thrift's TException and
+parquet-java's ParquetRuntimeException, or a plain check parquet-java's own code throws with a message,
+are refusals, unless a cause in the chain is a null dereference, a bad cast, an index, buffer or JDK
+argument check, or an Error."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from parquet_conformance.conformance.adapters import (
 from parquet_conformance.conformance.harness.envs import say
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
+ERRORS = Path(__file__).parent / "java" / "JavaErrors.java"  # the error rule, which Spark's adapter uses too
 
 
 def pyspark_jars() -> Path:
@@ -46,19 +51,30 @@ class ParquetJava(CommandAdapter):
     def command(self) -> list[str]:
         jars = pyspark_jars()
         version = jar_version(jars, "parquet-hadoop")
-        javac, java = require_program("javac"), require_program("java")
+        java = require_program("java")
         classpath = f"{jars}{os.sep}*"
-        key = hashlib.sha256(SOURCE.read_bytes() + classpath.encode() + version.encode()).hexdigest()[:16]
-        out = cache_dir("java", key)
-        with cache_lock(out):
-            if not (out / "ParquetJavaWorker.class").exists():
-                say(f"compiling the Java worker against parquet-java {version} (once)")
-                proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
-                                      capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+        out = compiled([SOURCE, ERRORS], classpath, version,
+                       f"compiling the Java worker against parquet-java {version} (once)")
         return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
                 "ParquetJavaWorker", version]
+
+
+def compiled(sources: list[Path], classpath: str, version: str, progress: str) -> Path:
+    """The folder of the sources' classes, compiled with the machine's javac at first use and cached by the hash of
+    the sources and the classpath."""
+    javac = require_program("javac")
+    digest = hashlib.sha256(classpath.encode() + version.encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    out = cache_dir("java", digest.hexdigest()[:16])
+    with cache_lock(out):
+        if not all((out / f"{source.stem}.class").exists() for source in sources):
+            say(progress)
+            proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), *map(str, sources)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+    return out
 
 
 ADAPTER = ParquetJava()
