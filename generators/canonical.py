@@ -5,7 +5,7 @@ decimals and temporal values travel as strings so that no JSON library rounds th
 stay distinct, and text never compares equal to binary.
 
     null, true, false        themselves
-    "text"                   UTF-8 text
+    "text"                   UTF-8 text (a text value a reader returns that is not UTF-8 is its bytes, {"bin": ...})
     {"int": "42"}            an integer of any width
     {"float": "1.5"}         repr of the double (float16 and float32 widened exactly), "nan", "inf", "-0.0"
     {"bin": "00ff"}          bytes, as hex
@@ -140,12 +140,24 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
         return [pairs[offsets[i]:offsets[i + 1]] if valid[i] else None for i in range(len(arr))]
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _split(arr, canonical_array(arr.flatten()))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):  # read as bytes: a reader may not have checked UTF-8
+        binary = pa.binary() if pa.types.is_string(t) else pa.large_binary()
+        return [None if b is None else _text(b) for b in arr.view(binary).to_pylist()]
     if pa.types.is_struct(t):
         fields = [(t.field(i).name, canonical_array(arr.field(i))) for i in range(t.num_fields)]
         valid = arr.is_valid().to_pylist()
         return [{"struct": {name: values[j] for name, values in fields}} if valid[j] else None
                 for j in range(len(arr))]
     return [canonical_value(v) for v in arr.to_pylist()]
+
+
+def _text(raw: bytes) -> object:
+    """A text value a reader returned: itself, or, when it is not UTF-8 (the reader returned the file's bytes
+    unchecked), those bytes: that is the reader's read, never equal to any text, not a failure of ours."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"bin": raw.hex()}
 
 
 def _split(arr: pa.Array, values: list[object]) -> list[object]:
