@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
 class Carquet(PythonAdapter):
@@ -21,6 +22,7 @@ class Carquet(PythonAdapter):
     implementation = "carquet (C11)"
     module = "carquet"
     package = "carquet"
+    refusals = Refusals(classes=("carquet.errors.CarquetError",))  # a StatusCode in its message
 
     def requirements(self, version: str) -> list[str]:
         return [f"{self.package}=={version}", "pyarrow"]  # its Arrow export, and the harness's canonical form

@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 
 
@@ -23,6 +24,10 @@ class Daft(PythonAdapter):
     package = "daft"
     release = "0.7.26"
     default_run = False  # arrow-rs, as datafusion is: run by name
+    # daft's exceptions, but a Rust panic its runtime caught and wrapped in one (`task N panicked with message`).
+    refusals = Refusals(classes=tuple(f"daft.exceptions.{name}" for name in (
+        "DaftCoreException", "ByteStreamError", "DaftTransientError", "DaftTypeError")),
+        unhandled=(("builtins.BaseException", r"panicked with message|panicked at|invariant violated"),))
 
     def describe(self) -> dict[str, Any]:
         """In the worker: the decoder of the daft that is loaded (the harness only knows the release asked for)."""

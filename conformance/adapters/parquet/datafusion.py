@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
 class DataFusion(PythonAdapter):
@@ -10,6 +11,9 @@ class DataFusion(PythonAdapter):
     implementation = "arrow-rs (via DataFusion)"
     module = "datafusion"
     package = "datafusion"
+    # DataFusionError arrives as a plain Exception with its kind first; its Internal kind is a bug by its own word.
+    refusals = Refusals(messages=(("builtins.Exception", r"^(DataFusion error|Arrow error|Parquet error): "),),
+                        unhandled=(("builtins.Exception", r"Internal error|panicked"),))
 
     def read(self, path: str) -> object:
         df = self.load()

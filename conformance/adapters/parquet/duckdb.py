@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
 class DuckDB(PythonAdapter):
@@ -13,6 +14,14 @@ class DuckDB(PythonAdapter):
     # Releases up to 1.4 reserve more address space than they use: under an address-space limit they fail
     # wide files ("Out of Memory Error: Allocation failure") that they read. DuckDB bounds its own memory.
     memory_limit_bytes = None
+    # duckdb.Error and its subclasses, but its internal errors, and a bare Error carrying a C++ standard library
+    # exception's what() (Thrift's and the Parquet extension's own runtime_errors are bare Errors too, on purpose).
+    refusals = Refusals(
+        classes=("duckdb.Error",),
+        unhandled=(("duckdb.InternalException", ""), ("duckdb.FatalException", ""),
+                   ("duckdb.Error", r"^(vector::|basic_string|std::bad_|map::at|unordered_map::at|cannot create "
+                                    r"std::vector|bitset::|std::out_of_range|std::length_error)")),
+        oom=(("duckdb.OutOfMemoryException", ""),))
 
     def requirements(self, version: str) -> list[str]:
         return [f"duckdb=={version}", "pyarrow"]  # results come as Arrow

@@ -12,6 +12,7 @@ import decimal
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 
@@ -24,6 +25,16 @@ class FastParquet(PythonAdapter):
     implementation = "fastparquet"
     module = "fastparquet"
     package = "fastparquet"
+    # Its own exception, its codecs' and JSON codecs', and the plain errors it raises on purpose (fastparquet/core.py,
+    # compression.py, converted_types.py); its Cython Thrift reader's TypeError ('NoneType' object is not iterable),
+    # numpy's index errors and a seek before the file's start (OSError EINVAL) are not among them.
+    refusals = Refusals(
+        classes=("fastparquet.util.ParquetException", "cramjam.DecompressionError", "fastparquet.json.JsonCodecError"),
+        messages=(("builtins.NotImplementedError", r"^Encoding "),
+                  ("builtins.RuntimeError", r"^(Compression '.*' not available|Attempt to read as categorical|"
+                                            r"Assigned array dtype)"),
+                  ("builtins.ValueError", r"^(Timestamp $|Column contains repeated value|Returning category type)"),
+                  ("builtins.ImportError", r"^BSON not found")))
 
     def requirements(self, version: str) -> list[str]:
         # Releases before 2024.11 were built against numpy 1 and do not say so.

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import ensure, version_key
 
 READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
@@ -46,6 +47,9 @@ class ParquetWasm(PythonAdapter):
     release = "0.8.0"
     default_run = False
     memory_limit_bytes = None  # V8 reserves guard regions for wasm memory; --max-old-space-size bounds the heap
+    # arrow-rs's ParquetError arrives as a JS Error; a panic traps the wasm (`RuntimeError: unreachable`), and
+    # wasm-bindgen's glue throws TypeErrors: neither is a refusal.
+    refusals = Refusals(messages=((f"{__name__}.ParquetWasmError", r"^Error: "),))
     child: subprocess.Popen[bytes] | None = None
     found = "unknown"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
 class Polars(PythonAdapter):
@@ -10,6 +11,7 @@ class Polars(PythonAdapter):
     implementation = "polars (polars-parquet, Rust)"
     module = "polars"
     package = "polars"
+    refusals = Refusals(classes=("polars.exceptions.PolarsError", "builtins.OSError"))  # a panic is a PanicException
 
     def requirements(self, version: str) -> list[str]:
         return [f"polars=={version}", "pyarrow"]  # results come as Arrow

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
+
+# Arrow's errors (ArrowTypeError, ArrowKeyError and ArrowIndexError are TypeError, KeyError and IndexError too), and
+# OSError: parquet-cpp's ParquetException arrives as one (Status::IOError). ArrowMemoryError is a MemoryError: oom.
+ARROW = ("pyarrow.lib.ArrowException", "builtins.OSError")
 
 
 class PyArrow(PythonAdapter):
@@ -11,6 +16,7 @@ class PyArrow(PythonAdapter):
     implementation = "Arrow C++ (parquet-cpp)"
     module = "pyarrow.parquet"
     package = "pyarrow"
+    refusals = Refusals(classes=ARROW)
 
     def requirements(self, version: str) -> list[str]:
         # pyarrow <= 14 was built against numpy 1 and does not say so (15 declares numpy<2 itself).
