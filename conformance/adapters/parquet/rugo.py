@@ -24,9 +24,10 @@ class Rugo(PythonAdapter):
     implementation = "rugo (Opteryx, C++)"
     module = "rugo.parquet"
     package = "rugo"
-    # Its C++ throws std::runtime_error, which Cython raises as RuntimeError with its message; a C++ standard library
-    # exception does too (std::length_error) or as IndexError (std::out_of_range): those are not refusals.
-    refusals = Refusals(messages=(("builtins.RuntimeError", ""),),
+    # Its C++ throws std::runtime_error, which Cython raises as RuntimeError with its message, and a type it cannot
+    # materialise is its NotImplementedError; a C++ standard library exception arrives as a RuntimeError too
+    # (std::length_error) or as IndexError (std::out_of_range): those are not refusals.
+    refusals = Refusals(messages=(("builtins.RuntimeError", ""), ("builtins.NotImplementedError", r"^rugo ")),
                         unhandled=(("builtins.RuntimeError", r"^(vector::|basic_string|cannot create std::|std::|"
                                                              r"map::at|unordered_map::at|bitset::|deque::)"),))
 
