@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
@@ -79,8 +79,9 @@ class Spark(PythonAdapter):
         jvm = self.session.sparkContext._jvm
         assert jvm is not None
         outcome = str(jvm.JavaErrors.outcome(throwable))
-        assert outcome in ("rejected", "unhandled-error", "oom", "crash"), outcome
-        return outcome  # type: ignore[return-value]
+        if outcome not in get_args(Outcome):
+            raise ValueError(f"JavaErrors.outcome answered {outcome!r}")
+        return cast(Outcome, outcome)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         if isinstance(result, tuple):

@@ -14,8 +14,8 @@ public final class JavaErrors {
   // The libraries' own code: a plain check it throws from here, with a message, is on purpose (Preconditions,
   // ParquetFileReader.readFooter's "is not a Parquet file").
   static final String[] LIBRARY = {"org.apache.parquet.", "org.apache.spark."};
-  // Declared refusals, subclasses included: I/O and format errors, Thrift's, parquet-java's own runtime exceptions,
-  // Spark's error classes (AnalysisException, SparkException), and Hadoop's I/O.
+  // Declared refusals, subclasses included: I/O errors (Hadoop's and the codecs' are IOExceptions too), Thrift's,
+  // parquet-java's own runtime exceptions, Spark's error classes (AnalysisException, SparkException).
   static final String[] REFUSALS = {"java.io.IOException", "java.io.UncheckedIOException",
       "org.apache.parquet.ParquetRuntimeException",
       "org.apache.thrift.TException", "shaded.parquet.org.apache.thrift.TException", "org.apache.spark.SparkThrowable"};
