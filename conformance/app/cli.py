@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rd = sub.add_parser("read", help="read one file with one adapter and print the outcome",
                         description="One cell: the adapter's worker reads FILE; the outcome is read (rows, "
-                                    "data_hash of the canonical data), rejected (error class and message), crash, "
+                                    "data_hash of the canonical data), rejected (error class and message), "
+                                    "unhandled-error (an error the library does not raise on purpose), crash, "
                                     "timeout, oom, unavailable or harness-error (our side failed).")
     rd.add_argument("file", metavar="FILE")
     add_adapter_options(rd)
@@ -204,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds of shrinking per finding at most (default 60)")
     fz.add_argument("--budget", type=float, default=300.0, metavar="S",
                     help="seconds for confirming, shrinking and saving all findings after the search, most severe "
-                         "first (crash, hang, wrong data); findings past it are listed, not saved (default 300)")
+                         "first (crash, unhandled error, hang, wrong data); findings past it are listed, not saved "
+                         "(default 300)")
     add_adapter_options(fz)  # default for fuzz: the track fuzzer's fast in-process readers
     fz.set_defaults(handler="fuzz:command")
 
