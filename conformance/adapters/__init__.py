@@ -132,7 +132,7 @@ class PythonAdapter(Adapter):
 
     def read(self, path: str) -> Any:
         """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
-        raise NotImplementedError
+        raise AdapterError(f"adapter {self.name!r} has no read")  # ours, not the library's: a harness error
 
     def outcome(self, error: BaseException) -> Outcome:
         """What an error the library raised means: its declared `refusals` decide (Spark asks the JVM's rule)."""
