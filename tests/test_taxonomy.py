@@ -36,12 +36,22 @@ KNOWN: dict[str, tuple[str, str | None, str]] = {
     "reference": (TINY, None, ""),
     "duckdb": (TINY, None, ""),
     "carquet": (TINY, None, ""),
+    "hyper": (TINY, None, ""),
+    "rugo": (TINY, None, ""),
+    "velox": (TINY, None, ""),
+    "daft-parquet2": (TINY, None, ""),
+    "clickhouse": (TINY, None, ""),
     # Rust: a panic caught by pyo3
     "polars": (TINY, "storage/enum/data-page-header-encoding/value-11", "pyo3_runtime.PanicException"),
     "datafusion": (TINY, "corrupt/footer-length/bit-16-before-start", "pyo3_runtime.PanicException"),
+    # Rust: a panic daft's runtime caught and wrapped ("task N panicked with message"); a wasm trap (a panic)
+    "daft": (TINY, "corrupt/footer-length/max", "daft.exceptions.DaftCoreException"),
+    "parquet-wasm": (TINY, "corrupt/footer-length/max",
+                     "parquet_conformance.conformance.adapters.parquet.parquet_wasm.ParquetWasmError"),
     # Python: its Cython Thrift reader's TypeError ('NoneType' object is not iterable)
     "fastparquet": ("storage/enum/data-page-header-encoding/value-11",
                     "corrupt/extension/missing-stop/schema-element/spec-header", "builtins.TypeError"),
+    "por-que": (TINY, "corrupt/footer-length/at-first-page", "builtins.TypeError"),
     "parquet-python": ("storage/enum/column-meta-data-codec/value-8", "corrupt/footer-length/at-first-page",
                        "builtins.TypeError"),
     "parquet-pages": ("corrupt/extension/length-11-bytes", "corrupt/tail/PAR3-on-thrift-footer",
