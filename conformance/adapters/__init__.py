@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import hashlib
 import importlib
 import shutil
 import sys
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -99,6 +102,28 @@ class Adapter:
 
         return list(self.roles) or [track.get(self.track).default_role]
 
+    def library_version(self) -> str | None:
+        """The library's version as pinned or installed, known without starting the worker (None: unknown)."""
+        if self.release:
+            return self.release
+        if self.package and self.index == "pypi":
+            try:
+                return metadata.version(self.package)
+            except metadata.PackageNotFoundError:
+                return None
+        return None
+
+    def fingerprint(self) -> str | None:
+        """What this adapter's answers depend on, known before its worker starts: its name, the library's version,
+        the Python it runs in, and our own code (every file of the package: an edit of ours may change a
+        conversion). A later run reuses an earlier attempt only when the fingerprints agree (docs/results.md);
+        None (a library whose version is unknown until it runs) is never reused."""
+        version = self.library_version()
+        if version is None:
+            return None
+        text = f"{self.name}|{self.package}|{version}|{sys.version}|{code_digest()}"
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
     def describe(self) -> dict[str, Any]:
         """What the worker announces; empty roles stand for the track's default role."""
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
@@ -155,6 +180,19 @@ class CommandAdapter(Adapter):
 
     def command(self) -> list[str]:
         raise NotImplementedError
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of every file of this package that can change an answer or a verdict (Python, Java, JavaScript),
+    computed once per process."""
+    root = Path(__file__).resolve().parents[2]  # the folder holding generators/, corpus/, conformance/, reports/
+    h = hashlib.sha256()
+    for folder in ("generators", "corpus", "conformance", "reports"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in (".py", ".java", ".mjs", ".json") and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def require_program(name: str) -> str:

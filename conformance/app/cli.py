@@ -173,6 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="go through the matrix N times (later rounds in shuffled order); a cell whose attempts "
                           "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
     add_track_option(run, many=True)
+    run.add_argument("--fresh", action="store_true",
+                     help="run every cell, reusing nothing: by default a cell whose inputs are unchanged since the "
+                          "latest earlier run in OUT/results (the case's bytes, the adapter's library version, Python "
+                          "and our code) is not run again; its attempts are replayed from that run (docs/results.md)")
+    run.add_argument("--hang-limit", type=float, metavar="S",
+                     help="seconds a confirming worker may take before a cell is a hang (default: 10x the adapter's "
+                          "slowest answered cell in the run, at least 10 s, at most its timeout)")
     run.add_argument("--versions", metavar="FILE",
                      help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
                           "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")

@@ -16,7 +16,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class AdapterSpec:
     timeout_s: float | None = None
     release: str | None = None  # a released version, run in an environment of its own (conformance/harness/envs.py)
     of: str | None = None  # the registered adapter a release belongs to
+    fingerprint: str | None = None  # Adapter.fingerprint, computed once on the driver (with_fingerprint)
 
     @staticmethod
     def parse(text: str) -> AdapterSpec:
@@ -107,6 +108,11 @@ class AdapterSpec:
         adapter = self.build()
         return Worker(adapter, self.argv(), tracks.get(adapter.track).normalize)
 
+    def with_fingerprint(self) -> AdapterSpec:
+        """The spec with its adapter's fingerprint (None for an external command: its version is unknown until it
+        runs), so that its attempts record what they depended on."""
+        return replace(self, fingerprint=None if self.command is not None else self.build().fingerprint())
+
 
 def describe(spec: AdapterSpec) -> dict[str, Any]:
     """Start the adapter's worker once: its description, or why it is unavailable."""
@@ -134,12 +140,14 @@ Progress = Callable[[str, str], None]
 
 @dataclass(frozen=True)
 class Attempt:
-    """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `fresh` runs
-    each in a new worker process that reads only this case (the confirmation of a non-pass cell)."""
+    """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `confirm` marks
+    the confirmation pass (run in worker processes of their own, made for the pass: see run_locally and
+    spark._cells_in_task); `fresh` runs each in a new worker process that reads only this case."""
 
     adapters: tuple[str, ...] | None = None
     round: int = 0
     fresh: bool = False
+    confirm: bool = False
 
 
 PACE_MIN_CELLS = 20  # observed cells before an adapter's limit adapts
@@ -211,7 +219,8 @@ class WorkerSet:
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=roles,
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
-            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s)
+            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s,
+            confirming=attempt.confirm, fingerprint=self.specs[name].fingerprint, case_sha256=case.sha256 or None)
 
     def close(self) -> None:
         for worker in self.workers.values():
@@ -227,7 +236,7 @@ def run_locally(jobs: list[Job], root: Path, specs: list[AdapterSpec], stage: Ca
     come."""
     workers = WorkerSet(specs)
     try:
-        if say and not any(a.fresh for _, a in jobs):
+        if say and not any(a.fresh or a.confirm for _, a in jobs):
             say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
             workers.start_all()
         for i, (case, attempt) in enumerate(jobs, 1):

@@ -143,7 +143,8 @@ class Judge:
     def baselines(self, rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], OutcomeRow]:
         """(adapter, base) -> the adapter's own attempt at that base's baseline case (the run's, not a confirmation)."""
         base_of = {b.baseline_case: name for name, b in self.manifest.bases.items() if b.baseline_case}
-        return {(r.adapter, base_of[r.case]): r for r in rows if r.case in base_of and r.round == 0 and not r.fresh}
+        return {(r.adapter, base_of[r.case]): r for r in rows
+                if r.case in base_of and r.round == 0 and not r.fresh and not r.confirming}
 
     def cells(self, rows: list[OutcomeRow]) -> list[Cell]:
         """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
@@ -152,6 +153,8 @@ class Judge:
         out = []
         for (case_id, adapter), every in attempts(rows).items():
             tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
+            if any(r.fresh for r in tries):  # a confirmation that disagreed was re-run alone: that one decides
+                tries = [r for r in tries if not r.confirming]
             case = self.manifest.case(case_id)
             first = tries[0]
             baseline = own.get((adapter, case.base))
@@ -169,7 +172,9 @@ class Judge:
                                 error_message=first.error_message, rows=first.rows, data_hash=first.data_hash,
                                 metadata=first.metadata, attempts=len(tries), previous_case=first.previous_case,
                                 disagreement=disagreement,
-                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
+                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None,
+                                reused_from=first.reused_from, fingerprint=first.fingerprint,
+                                case_sha256=first.case_sha256))
         return out
 
 
@@ -186,9 +191,10 @@ def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRo
 
 
 def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRow]]:
-    """(case, adapter) -> its attempts, the run's own first (round 0, then later rounds, then fresh workers)."""
+    """(case, adapter) -> its attempts, the run's own first (round 0, then later rounds, then the confirmation
+    pass, then fresh single-cell workers)."""
     out: dict[tuple[str, str], list[OutcomeRow]] = {}
-    for r in sorted(rows, key=lambda r: (r.case, r.adapter, r.fresh, r.round)):
+    for r in sorted(rows, key=lambda r: (r.case, r.adapter, r.fresh, r.confirming, r.round)):
         out.setdefault((r.case, r.adapter), []).append(r)
     return out
 
@@ -200,7 +206,8 @@ def same_outcome(a: OutcomeRow, b: OutcomeRow) -> bool:
 
 
 def describe(r: OutcomeRow) -> str:
-    where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
+    where = ("a fresh worker" if r.fresh else "the confirmation pass" if r.confirming else f"round {r.round}"
+             if r.round else "the run")
     detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
     return f"{where}: {r.outcome}" + (f" ({detail})" if detail else "")
 

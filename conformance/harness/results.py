@@ -181,6 +181,23 @@ def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell
     return run_id, _cells(table, results, run_id)
 
 
+def read_runs_in_order(results: Path) -> list[str]:
+    """The run ids of a results dataset, oldest first by their recorded start (a run without a record, or without a
+    start, before those with one, by id); read from the folders and records alone, not the cells."""
+    if not results.is_dir():
+        raise ResultsError(f"{results}: no results dataset")
+    runs = sorted(p.name.removeprefix("run=") for p in results.glob("run=*") if p.is_dir())
+
+    def started(run_id: str) -> str:
+        try:
+            record = read_record(results, run_id)
+        except ResultsError:
+            return ""
+        return record.info.started or "" if record else ""
+
+    return sorted(runs, key=lambda r: (started(r), r))
+
+
 def read_runs(results: Path) -> dict[str, list[Cell]]:
     """Every run of a results dataset: run id -> its cells (ids in sorted order), reading the dataset once."""
     table, runs = _dataset(results)

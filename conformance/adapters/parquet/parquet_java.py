@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -42,6 +43,14 @@ class ParquetJava(CommandAdapter):
     name = "parquet-java"
     implementation = "parquet-java (parquet-hadoop)"
     start_timeout_s = 180.0
+
+    def library_version(self) -> str | None:
+        """parquet-hadoop's jar version, and the JVM it runs on (its path: what `java` resolves to)."""
+        try:
+            java = shutil.which("java")
+            return f"{jar_version(pyspark_jars(), 'parquet-hadoop')} {os.path.realpath(java) if java else ''}"
+        except AdapterUnavailable:
+            return None
 
     def command(self) -> list[str]:
         jars = pyspark_jars()

@@ -22,6 +22,7 @@ class YtsaurusSkiff(SkiffAdapter):
     name = "ytsaurus-skiff"
     implementation = "YTsaurus Skiff codec (C++, Python binding yt_yson_bindings)"
     module = "yt_yson_bindings"
+    package = "ytsaurus-yson"
 
     def load(self) -> Any:
         try:
