@@ -85,6 +85,7 @@ class Timings:
     disagreed: int = 0  # of those, re-run alone because the confirmation disagreed
     reused: int = 0  # cells whose attempts were reused from an earlier run (their inputs unchanged)
     reports_s: float = 0.0
+    prepared: dict[str, float] = field(default_factory=dict)  # the one-time preparations, and their seconds
 
 
 @dataclass
@@ -170,8 +171,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             if replayed and progress:
                 progress(f"{len({(r.case, r.adapter) for r in replayed})} cells unchanged since an earlier run: "
                          "their attempts reused (--fresh runs them again)")
-        prepare_adapters([s for s in specs if any((c.id, s.name, 0, False, False) not in done for c in cases
-                                                   if c.track == s.build().track)], progress)
+        timings.prepared = prepare_adapters([s for s in specs if any((c.id, s.name, 0, False, False) not in done
+                                                                     for c in cases if c.track == s.build().track)],
+                                            progress)
         t1 = time.monotonic()
         for rnd in range(opts.repeat):
             # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
@@ -232,17 +234,28 @@ def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: li
     return reusable(cells, f"{earlier} (started {started})", cases, specs)
 
 
-def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> None:
+PREPARED_SHOWN_S = 1.0  # a preparation that took longer is the one-time kind (a compile, an install): it is timed
+
+
+def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> dict[str, float]:
     """What an adapter's worker needs before it can start (a compiled Java worker, an npm prefix, a release's
     environment) is made here, on the driver, where its progress is seen; the workers then find it cached. An
-    adapter that cannot be prepared is left to its worker, which reports it unavailable."""
+    adapter that cannot be prepared is left to its worker, which reports it unavailable. Returns the seconds of
+    each preparation that took longer than PREPARED_SHOWN_S (the one-time steps: later runs find them cached)."""
+    took = {}
     for i, spec in enumerate(specs, 1):
         if spec.command is not None:
             continue
         if progress:
             progress(f"[{i}/{len(specs)}] preparing {spec.name}")
+        t0 = time.monotonic()
         with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
             spec.build().command()
+        if (seconds := time.monotonic() - t0) > PREPARED_SHOWN_S:
+            took[spec.name] = seconds
+            if progress:
+                progress(f"[{i}/{len(specs)}] prepared {spec.name} in {seconds:.1f}s (once: cached for later runs)")
+    return took
 
 
 def command(args: argparse.Namespace) -> int:
@@ -269,6 +282,9 @@ def command(args: argparse.Namespace) -> int:
           f"{t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming {t.confirmed} non-pass cells ({t.rerun} read "
           f"again, one new worker per adapter; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
           f"reports {t.reports_s:.1f}s")
+    if t.prepared:
+        slowest = sorted(t.prepared.items(), key=lambda kv: -kv[1])
+        print("one-time preparation (cached for later runs): " + ", ".join(f"{n} {s:.1f}s" for n, s in slowest))
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "

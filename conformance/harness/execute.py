@@ -170,12 +170,20 @@ class Pace:
 
 
 class WorkerSet:
-    """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track."""
+    """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track.
+
+    Each adapter has a lane: a thread of its own for the life of the set, in which its worker is read and, after a
+    death, started again. `run` reads a case with every adapter's lane at once, so that one adapter's latency (a
+    JVM planning a Spark job, a Node round trip) overlaps the others' work instead of adding to it. A worker is
+    always spawned by a thread that outlives it (its lane, or the caller of start_all): the reaper's parent-death
+    signal follows the spawning thread (workers.Worker.launch)."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
         self.specs = {spec.name: spec for spec in specs}
         self.workers = {name: spec.worker() for name, spec in self.specs.items()}
         self.pace = {name: Pace() for name in self.specs}
+        self.lanes = {name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lane-{name}")
+                      for name in self.specs}
 
     def start_all(self) -> dict[str, float]:
         """Starts every worker at once (a JVM starting does not hold back the others); the seconds each took
@@ -196,7 +204,8 @@ class WorkerSet:
             progress: Progress | None = None) -> list[OutcomeRow]:
         names = [n for n, w in self.workers.items() if w.adapter.track == case.track
                  and (attempt.adapters is None or n in attempt.adapters)]
-        return [self.run_one(name, case, path, attempt, progress) for name in names]
+        futures = [self.lanes[n].submit(self.run_one, n, case, path, attempt, progress) for n in names]
+        return [f.result() for f in futures]
 
     def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
                 progress: Progress | None = None) -> OutcomeRow:
@@ -225,6 +234,8 @@ class WorkerSet:
     def close(self) -> None:
         for worker in self.workers.values():
             worker.close()
+        for lane in self.lanes.values():
+            lane.shutdown(wait=False)
 
 
 Job = tuple[CaseEntry, Attempt]
