@@ -63,6 +63,9 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
+    # Workers per worker set: a latency-bound adapter (a JVM planning each read) gets more than one, each reading
+    # every n-th case in its own lane (harness/execute.WorkerSet), so that its waits overlap.
+    copies = 1
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
 
     def command(self) -> list[str]:

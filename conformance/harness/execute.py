@@ -14,7 +14,7 @@ import copy
 import shlex
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -170,46 +170,68 @@ class Pace:
 
 
 class WorkerSet:
-    """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track.
+    """Persistent workers per adapter; `run_many` gives, per case, one outcome row per adapter of the case's track.
 
-    Each adapter has a lane: a thread of its own for the life of the set, in which its worker is read and, after a
-    death, started again. `run` reads a case with every adapter's lane at once, so that one adapter's latency (a
-    JVM planning a Spark job, a Node round trip) overlaps the others' work instead of adding to it. A worker is
-    always spawned by a thread that outlives it (its lane, or the caller of start_all): the reaper's parent-death
-    signal follows the spawning thread (workers.Worker.launch)."""
+    Each worker has a lane: a thread of its own for the life of the set, in which it is read and, after a death,
+    started again, reading its queue of cases in order (so its history is the order given). Every (case, adapter)
+    is queued on its lane at once: an adapter works through the cases at its own pace, and one adapter's latency (a
+    JVM planning a Spark job, a Node round trip) overlaps the others' work instead of adding to it. An adapter with
+    `copies` > 1 (a latency-bound one: spark) has that many workers, each its own lane, taking the cases in turn. A
+    worker is always spawned by a thread that outlives it (its lane, or the caller of start_all): the reaper's
+    parent-death signal follows the spawning thread (workers.Worker.launch)."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
         self.specs = {spec.name: spec for spec in specs}
-        self.workers = {name: spec.worker() for name, spec in self.specs.items()}
+        self.copies = {name: [spec.worker() for _ in range(max(1, spec.build().copies))]
+                       for name, spec in self.specs.items()}
+        self.workers = {name: copies[0] for name, copies in self.copies.items()}  # the first copy of each
         self.pace = {name: Pace() for name in self.specs}
-        self.lanes = {name: ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lane-{name}")
-                      for name in self.specs}
+        self.lanes = {(name, k): ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lane-{name}-{k}")
+                      for name, copies in self.copies.items() for k in range(len(copies))}
 
     def start_all(self) -> dict[str, float]:
-        """Starts every worker at once (a JVM starting does not hold back the others); the seconds each took
-        (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
+        """Starts every worker at once (a JVM starting does not hold back the others); the seconds each adapter's
+        took (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
         the caller's thread (see Worker.launch); only the waiting is done by a thread each."""
         t0 = time.monotonic()
-        asked = {name: worker.launch() for name, worker in self.workers.items()}
+        every = [(name, w) for name, copies in self.copies.items() for w in copies]
+        asked = [w.launch() for _, w in every]
 
-        def wait(name: str) -> float:
+        def wait(i: int) -> float:
             with contextlib.suppress(AdapterUnavailable):
-                self.workers[name].await_start(asked[name])
+                every[i][1].await_start(asked[i])
             return time.monotonic() - t0
 
-        with ThreadPoolExecutor(max_workers=max(1, len(self.workers))) as pool:
-            return dict(zip(self.workers, pool.map(wait, self.workers), strict=True))
+        with ThreadPoolExecutor(max_workers=max(1, len(every))) as pool:
+            took = list(pool.map(wait, range(len(every))))
+        out: dict[str, float] = {}
+        for (name, _), seconds in zip(every, took, strict=True):
+            out[name] = max(out.get(name, 0.0), seconds)
+        return out
+
+    def names(self, case: CaseEntry, attempt: Attempt) -> list[str]:
+        return [n for n, w in self.workers.items() if w.adapter.track == case.track
+                and (attempt.adapters is None or n in attempt.adapters)]
 
     def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
             progress: Progress | None = None) -> list[OutcomeRow]:
-        names = [n for n, w in self.workers.items() if w.adapter.track == case.track
-                 and (attempt.adapters is None or n in attempt.adapters)]
-        futures = [self.lanes[n].submit(self.run_one, n, case, path, attempt, progress) for n in names]
-        return [f.result() for f in futures]
+        return next(self.run_many([(case, path, attempt)], progress))
+
+    def run_many(self, items: Iterable[tuple[CaseEntry, Path, Attempt]],
+                 progress: Progress | None = None) -> Iterator[list[OutcomeRow]]:
+        """Every (case, adapter) of the items queued on its lane at once; the rows yielded per case, in the items'
+        order (a case's files must stay until its rows are yielded)."""
+        pending = []
+        for i, (case, path, attempt) in enumerate(items):
+            pending.append([self.lanes[n, i % len(self.copies[n])].submit(
+                self.run_one, n, case, path, attempt, progress, i % len(self.copies[n]))
+                for n in self.names(case, attempt)])
+        for futures in pending:
+            yield [f.result() for f in futures]
 
     def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
-                progress: Progress | None = None) -> OutcomeRow:
-        worker = self.specs[name].worker() if attempt.fresh else self.workers[name]
+                progress: Progress | None = None, copy: int = 0) -> OutcomeRow:
+        worker = self.specs[name].worker() if attempt.fresh else self.copies[name][copy]
         full = worker.adapter.timeout_s
         limit = full if attempt.fresh else self.pace[name].limit(full)
         if progress:
@@ -232,8 +254,9 @@ class WorkerSet:
             confirming=attempt.confirm, fingerprint=self.specs[name].fingerprint, case_sha256=case.sha256 or None)
 
     def close(self) -> None:
-        for worker in self.workers.values():
-            worker.close()
+        for copies in self.copies.values():
+            for worker in copies:
+                worker.close()
         for lane in self.lanes.values():
             lane.shutdown(wait=False)
 
@@ -250,8 +273,9 @@ def run_locally(jobs: list[Job], root: Path, specs: list[AdapterSpec], stage: Ca
         if say and not any(a.fresh or a.confirm for _, a in jobs):
             say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
             workers.start_all()
-        for i, (case, attempt) in enumerate(jobs, 1):
-            stage(workers.run(case, (root / case.file).resolve(), attempt))
+        items = [(case, (root / case.file).resolve(), attempt) for case, attempt in jobs]
+        for i, rows in enumerate(workers.run_many(items), 1):
+            stage(rows)
             if progress:
                 progress(i, len(jobs))
     finally:

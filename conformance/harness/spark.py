@@ -143,26 +143,23 @@ def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, 
     """mapInArrow body: write each case's bytes to a temp file, run every adapter of its track on it. A task of the
     confirmation pass runs in worker processes of its own, made for the task and closed after it (a history
     unlike the run's persistent workers'); every other task in this executor's persistent workers."""
-    own: WorkerSet | None = None
-    try:
-        with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
-            for batch in batches:
-                for task in batch.to_pylist():
-                    case = CaseEntry.from_json(json.loads(task["case"]))
-                    attempt = Attempt(tuple(task["adapters"]) if task["adapters"] is not None else None,
-                                      task["round"], task["fresh"], task["confirm"])
-                    if attempt.confirm:
-                        own = own or WorkerSet(specs)
-                        workers = own
-                    else:
-                        workers = _workers(specs)
-                    path = Path(tmp) / f"case{Path(case.file).suffix}"
-                    path.write_bytes(task["data"])
-                    rows = [r.to_row() for r in workers.run(case, path, attempt)]
-                    yield pa.RecordBatch.from_pylist(rows, schema=OUTCOME_SCHEMA)
-    finally:
-        if own is not None:
-            own.close()
+    with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
+        items: list[tuple[CaseEntry, Path, Attempt]] = []
+        for batch in batches:
+            for i, task in enumerate(batch.to_pylist(), len(items)):
+                case = CaseEntry.from_json(json.loads(task["case"]))
+                attempt = Attempt(tuple(task["adapters"]) if task["adapters"] is not None else None,
+                                  task["round"], task["fresh"], task["confirm"])
+                path = Path(tmp) / f"case-{i}{Path(case.file).suffix}"
+                path.write_bytes(task["data"])
+                items.append((case, path, attempt))
+        own = WorkerSet(specs) if any(a.confirm for _, _, a in items) else None
+        try:
+            for rows in (own or _workers(specs)).run_many(items):
+                yield pa.RecordBatch.from_pylist([r.to_row() for r in rows], schema=OUTCOME_SCHEMA)
+        finally:
+            if own is not None:
+                own.close()
 
 
 # -- on the driver ----------------------------------------------------------------------

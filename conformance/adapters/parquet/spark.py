@@ -21,6 +21,7 @@ class Spark(PythonAdapter):
     memory_limit_bytes = None  # a JVM child; spark.driver.memory bounds it
     timeout_s = 120.0
     start_timeout_s = 300.0
+    copies = 2  # each read waits ~0.3 s on Spark's planning and scheduling: two sessions overlap their waits
     session = None
 
     def prepare(self) -> None:
