@@ -73,7 +73,7 @@ class ParquetJava(CommandAdapter):
         return reproducers.template(
             "parquet-java.tmpl", "Java", "Repro.java",
             f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
-            "# classpath with parquet-hadoop, Hadoop's client API and runtime, Jackson, SLF4J's API and JTS)\n"
+            "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
             "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",
             'java -cp "$JARS" Repro.java')
 
