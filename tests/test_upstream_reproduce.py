@@ -100,6 +100,8 @@ def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
             said = proc.stdout + proc.stderr[-2000:]
             if verdict == "fail:crash" and proc.returncode < 0:  # killed by a signal: the crash itself
                 pass
+            elif verdict == "fail:hang" and "Timeout (" in proc.stderr:  # Python's faulthandler ended it (exit 1)
+                assert proc.returncode == 1, (folder, said)
             else:
                 assert proc.returncode == 1 and SAYS[verdict] in proc.stdout, (folder, proc.returncode, said)
             if (fresh / "base.parquet").exists():  # the control: the same script passes on the unmodified base
