@@ -233,12 +233,13 @@ def ours(text: str) -> str:
     return re.sub(r"(?<![\w/])docs/([\w.-]+\.md(?:#[\w-]+)?)", r"parquet-conformance's docs/\1", text)
 
 
-def citation_lines(citations: list[Citation], role: str) -> list[str]:
+def citation_lines(citations: list[Citation], role: str, expected: Expectation) -> list[str]:
+    """Each sentence quoted (" / " parts one line each), its source, and whether it is what requires the expectation."""
     out = []
     for c in citations:
         out += [f"> {line}" for line in c.quote.split(" / ")]
         where = f"{c.source}, {c.section}" + (f" (copy: {c.seed})" if c.seed else "")
-        out += [">", f"> — {where}" + (f"; **requires the {role} reader's `{'`, `'.join(sorted(set(c.requires)))}`**"
+        out += [">", f"> — {where}" + (f"; **this sentence requires the `{expected.value}`**"
                                        if role in c.requires else ""), ""]
     return out
 
@@ -257,7 +258,7 @@ def readme(finding: Finding, doc: ResultsDocument, repro: Reproducer, cmp: Compa
              + (" The data is `expected.json` (plain JSON values, one row a line)." if cmp.columns else ""), "",
              "## Observed", ""]
     lines += [f"- {line}" for line in observed(finding, doc.diff_of(cell))]
-    lines += ["", "## The spec", "", *citation_lines(citations, cell.role)]
+    lines += ["", "## The spec", "", *citation_lines(citations, cell.role, cell.expected)]
     lines += ["## Reproduce", "", "```", install, repro.run, "```", "",
               f"`{repro.script}` ({repro.language}) reads `case.parquet` with {cell.adapter}'s own API and nothing "
               "else. Exit 0: the reader does what the spec requires (the bug is fixed); exit 1: it reproduces"
