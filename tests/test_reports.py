@@ -188,11 +188,13 @@ def test_report_errors_are_one_line(tmp_path: Path) -> None:
     import subprocess
 
     for args in (["--history", str(tmp_path / "none")], ["--site", str(tmp_path / "s"), "--results", str(tmp_path)],
-                 ["--rewrite", str(tmp_path / "none")]):
+                 ["--rewrite", str(tmp_path / "none")], ["--upstream", "polars", str(tmp_path / "u"), "--results",
+                                                         str(tmp_path)]):
         proc = subprocess.run([*CLI, "report", *args], capture_output=True, text=True)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     proc = subprocess.run([*CLI, "report"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "one of the arguments --rewrite --diff --history --site is required" in proc.stderr
+    assert proc.returncode == 2
+    assert "one of the arguments --rewrite --diff --history --site --upstream is required" in proc.stderr
 
 
 def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: Path) -> None:

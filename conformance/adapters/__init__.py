@@ -26,6 +26,7 @@ import importlib
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +44,19 @@ FOLDER = __name__  # adapters/<track>/<module>.py: the track is the folder's nam
 
 class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue
+    (`report --upstream`, conformance/app/upstream.py). `text` is the script with the slots the finding fills
+    (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@); `install` and `run` may name {version}."""
+
+    language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
+    script: str  # its file name in the finding's folder
+    text: str
+    install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
+    run: str  # how it runs from the finding's folder, e.g. "python repro.py"
 
 
 class Adapter:
@@ -71,6 +85,11 @@ class Adapter:
     def command(self) -> list[str]:
         """The worker's command line."""
         raise NotImplementedError
+
+    def reproducer(self) -> Reproducer | None:
+        """The script a vendor runs to see a finding with the library alone, reading the file as `read` does; None:
+        this adapter has none."""
+        return None
 
     def requirements(self, version: str) -> list[str]:
         """What the environment of a release installs: the library at that version, and the pins it needs."""

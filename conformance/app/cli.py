@@ -237,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
     bis.set_defaults(handler="versions:command")
 
-    rep = sub.add_parser("report", help="compare runs, draw their history, or write the static site",
+    rep = sub.add_parser("report",
+                         help="compare runs, draw their history, write the static site or upstream reproducers",
                          description="Reports over a results dataset (OUT/results of `run`). --diff: the cells whose "
                                      "verdict changed between two runs (regressions, fixes, other changes), apart "
                                      "from the cells present in only one of them. --history RESULTS_DIR: per "
@@ -248,15 +249,24 @@ def build_parser() -> argparse.ArgumentParser:
                                      "history, a page per case with its citations and every implementation's "
                                      "outcome). --rewrite OUT: a run's reports again (report.html, summary.md, ...) "
                                      "from OUT/results, with what OUT holds since (skip-overhead.json of "
-                                     "bench/skip_overhead.py).")
+                                     "bench/skip_overhead.py). --upstream NAME OUT: for each confirmed failure of one "
+                                     "implementation (an adapter of the run, or its implementation), a folder in OUT "
+                                     "that a vendor "
+                                     "pastes into an issue: the smallest case file, a script in the library's own API "
+                                     "importing nothing of ours (exit 0 when fixed, 1 when it reproduces), the "
+                                     "expected data, the versions and the spec's sentence.")
     mode = rep.add_mutually_exclusive_group(required=True)
     mode.add_argument("--rewrite", metavar="OUT", help="a run's output folder: write its reports again")
     mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
     mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
     mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
+    mode.add_argument("--upstream", nargs=2, metavar=("NAME", "OUT"),
+                      help="an implementation's confirmed failures as upstream-ready folders in OUT (one per failure: "
+                           "its smallest file, a script in the library's own API, the expected data, the spec)")
     rep.add_argument("--results", default="out/latest/results", metavar="DIR",
-                     help="the results dataset (--diff, --site; default out/latest/results)")
-    rep.add_argument("--run", metavar="RUN_ID", help="--site, --rewrite: the run to show (default: the latest)")
+                     help="the results dataset (--diff, --site, --upstream; default out/latest/results)")
+    rep.add_argument("--run", metavar="RUN_ID",
+                     help="--site, --rewrite, --upstream: the run to show (default: the latest)")
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")

@@ -19,7 +19,27 @@ def command(args: argparse.Namespace) -> int:
         return history(args)
     if args.rewrite:
         return rewrite(args)
+    if args.upstream:
+        return upstream(args)
     return site(args)
+
+
+def upstream(args: argparse.Namespace) -> int:
+    """One folder per confirmed failure of an implementation (conformance/app/upstream.py)."""
+    from parquet_conformance.conformance.app.upstream import write_upstream
+    from parquet_conformance.reports.document import stored_document
+
+    name, out = args.upstream
+    doc = stored_document(Path(args.results), args.run)
+    try:
+        written = write_upstream(doc, name, Path(out))
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    for finding, folder in written:
+        more = f" (and {len(finding.others)} other cases)" if finding.others else ""
+        print(f"{folder.name}: {finding.verdict.value} {finding.case.id}{more}")
+    print(f"wrote {len(written)} findings of {name} in run {doc.run.id} to {out}: start at {Path(out) / 'README.md'}")
+    return 0
 
 
 def rewrite(args: argparse.Namespace) -> int:

@@ -9,15 +9,18 @@ import os
 import re
 import shutil
 import subprocess
+from importlib import metadata
 from pathlib import Path
 
 from parquet_conformance.conformance.adapters import (
     AdapterUnavailable,
     CommandAdapter,
+    Reproducer,
     cache_dir,
     cache_lock,
     require_program,
 )
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.harness.envs import say
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
@@ -68,6 +71,20 @@ class ParquetJava(CommandAdapter):
                     raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
         return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
                 "ParquetJavaWorker", version]
+
+    def reproducer(self) -> Reproducer:
+        """repro/parquet-java.tmpl reads as the worker's `read` does: a single-file program (JEP 330, Java 17) on
+        pyspark's jars, which hold parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
+        try:
+            pyspark = f"pyspark=={metadata.version('pyspark')}"
+        except metadata.PackageNotFoundError:
+            pyspark = "pyspark"
+        return reproducers.template(
+            "parquet-java.tmpl", "Java", "Repro.java",
+            f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
+            "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
+            "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",
+            'java -cp "$JARS" Repro.java')
 
 
 ADAPTER = ParquetJava()
