@@ -17,13 +17,17 @@ def suite(doc: ResultsDocument, adapter: str) -> bytes:
     verdicts = Counter(c.verdict for c in mine)
     root = ET.Element("testsuite", name=xml_text(f"parquet-conformance.{adapter}"), tests=str(len(mine)),
                       failures=str(sum(v for k, v in verdicts.items() if k.is_failure)),
-                      skipped=str(verdicts[Verdict.SKIP]), errors=str(verdicts[Verdict.HARNESS_ERROR]),
+                      skipped=str(verdicts[Verdict.SKIP] + verdicts[Verdict.FLAKY]),
+                      errors=str(verdicts[Verdict.HARNESS_ERROR]),
                       time=f"{sum(c.duration_s for c in mine):.3f}")
     for c in mine:
         case = ET.SubElement(root, "testcase", classname=xml_text(f"{adapter}.{c.group}"),
                              name=xml_text(f"{c.case} [{c.role}]"), time=f"{c.duration_s:.3f}")
         if c.verdict == Verdict.SKIP:
             ET.SubElement(case, "skipped", message=xml_text((c.error_message or "unavailable")[:500]))
+        elif c.verdict == Verdict.FLAKY:  # neither a pass nor a failure: skipped, with the outcomes seen
+            ET.SubElement(case, "skipped", type="flaky",
+                          message=xml_text(f"flaky: {c.disagreement or 'attempts disagree'}"[:500]))
         elif c.verdict == Verdict.HARNESS_ERROR:  # JUnit's <error>: the test could not run, nothing was judged
             ET.SubElement(case, "error", message="harness-error: parquet-conformance failed, not the implementation",
                           type="harness-error").text = xml_text(detail(c))

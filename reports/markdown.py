@@ -20,19 +20,26 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
     lines = [f"## parquet-conformance run `{cell_text(run.id)}`", "",
              f"{len(doc.cases)} cases x {len(doc.adapters)} adapters = {len(doc.cells)} cells "
              f"(generator {cell_text(run.generator_version)}, corpus seed {run.seed}).", "",
-             "| adapter | implementation | version | pass | fail | skip | harness errors | pass rate | failures |",
-             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+             "| adapter | implementation | version | pass | fail | flaky | skip | harness errors | pass rate "
+             "| failures |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for a in doc.adapters:
         rate = f"{a.pass_rate:.1%}" if a.pass_rate is not None else "–"
         fails = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items()) or "–"
         lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
-                     f"{a.passed} | {a.fail} | {a.skip} | {a.harness_errors} | {rate} | {fails} |")
+                     f"{a.passed} | {a.fail} | {a.flaky} | {a.skip} | {a.harness_errors} | {rate} | {fails} |")
     ours = [c for c in doc.cells if c.verdict == Verdict.HARNESS_ERROR]
     if ours:  # shown apart: these say nothing about any implementation
         lines += ["", f"**{len(ours)} cells could not be judged (harness errors: parquet-conformance failed, not the "
                   "implementation).**", "", "| case | adapter | why |", "|---|---|---|"]
         lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text((c.error_message or '')[:200])} |"
                   for c in ours[:per_adapter]]
+    flaky = [c for c in doc.cells if c.verdict == Verdict.FLAKY]
+    if flaky:  # apart from passes and failures: the attempts at each disagree
+        lines += ["", f"**{len(flaky)} flaky cells** (their attempts disagree: counted apart, neither pass nor "
+                  "failure).", "", "| case | adapter | role | outcomes seen |", "|---|---|---|---|"]
+        lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text(c.role)} | "
+                  f"{cell_text((c.disagreement or '')[:300])} |" for c in flaky[:per_adapter]]
     groups = clusters(doc)
     for a in doc.adapters:
         failing = [c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure]

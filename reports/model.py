@@ -13,7 +13,9 @@ from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInf
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-RESULTS_VERSION = 4  # 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
+# 5: `flaky` in scores (apart from `fail`); 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run;
+# 2: `track` in cells, cases...
+RESULTS_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -24,10 +26,11 @@ class AdapterScore:
     track: str
     passed: int = field(metadata={"json": "pass"})
     fail: int
+    flaky: int  # cells whose attempts disagree: counted apart, neither a pass nor a failure
     skip: int
     harness_errors: int  # cells our side could not judge: counted in no score
     total: int
-    pass_rate: float | None  # pass / (cells judged: neither skipped nor harness errors)
+    pass_rate: float | None  # pass / (pass + fail): flaky, skipped and harness-error cells are left out
     failures: dict[str, int]  # failing verdict -> count
 
 
@@ -130,10 +133,11 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
     out = []
     for adapter, mine in by_adapter.items():
         verdicts = Counter(c.verdict for c in mine)
-        judged = sum(n for v, n in verdicts.items() if v.judged)
+        fail = sum(n for v, n in verdicts.items() if v.is_failure)
+        judged = verdicts[Verdict.PASS] + fail
         out.append(AdapterScore(
             adapter=adapter, implementation=mine[0].implementation, version=mine[0].version, track=mine[0].track,
-            passed=verdicts[Verdict.PASS], fail=judged - verdicts[Verdict.PASS], skip=verdicts[Verdict.SKIP],
+            passed=verdicts[Verdict.PASS], fail=fail, flaky=verdicts[Verdict.FLAKY], skip=verdicts[Verdict.SKIP],
             harness_errors=verdicts[Verdict.HARNESS_ERROR], total=len(mine),
             pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
             failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))

@@ -213,3 +213,24 @@ def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: P
     for page in [site / "index.html", *site.rglob("*.html")]:  # self-contained: nothing fetched from elsewhere
         text = page.read_text()
         assert not re.search(r'(src|href)="(https?:)?//', text), page
+
+
+def test_flaky_cells_are_counted_apart_in_every_format(demo: Path) -> None:
+    """Issue 21 item 4: moody's flaky cell is neither a pass nor a failure in the scores, results.json, JUnit,
+    summary.md and report.html."""
+    doc = stored_document(demo / "results", "r3")
+    moody = next(a for a in doc.adapters if a.adapter == "moody")
+    assert (moody.flaky, moody.fail, "flaky" in moody.failures) == (1, 0, False)
+    assert moody.pass_rate == 1.0 and moody.passed + moody.flaky + moody.skip == moody.total
+    scores = {a["adapter"]: a for a in json.loads((demo / "results.json").read_text())["adapters"]}
+    assert (scores["moody"]["flaky"], scores["moody"]["fail"]) == (1, 0)
+    suite = ET.parse(demo / "junit" / "moody.xml").getroot()
+    skipped = suite.find("testcase[@name='base/nested [legacy]']/skipped")
+    assert skipped is not None and skipped.get("type") == "flaky"
+    assert skipped.get("message", "").startswith("flaky: the run: read")
+    assert (suite.get("failures"), suite.find("testcase[@name='base/nested [legacy]']/failure")) == ("0", None)
+    summary = (demo / "summary.md").read_text()
+    assert "| pass | fail | flaky |" in summary and "**1 flaky cells**" in summary
+    assert re.search(r"^\| base/nested \| moody \| legacy \| the run: read", summary, re.M)
+    html = (demo / "report.html").read_text()
+    assert "<th>flaky</th>" in html

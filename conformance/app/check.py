@@ -65,7 +65,12 @@ def command(args: argparse.Namespace) -> int:
     for c in result.unjudged:
         print(f"HARNESS ERROR      {c.case} [{c.role}]: {c.error_message} "
               f"(parquet-conformance failed, not {args.adapter})")
-    status = "ok" if result.ok and not result.unjudged else "FAILED" if not result.ok else "INCOMPLETE"
+    for c in result.flaky:
+        print(f"FLAKY              {c.case} [{c.role}]: {c.attempts} attempts disagree: {c.disagreement}")
+    failed = not result.ok or (args.fail_on_flaky and bool(result.flaky))
+    status = "FAILED" if failed else "INCOMPLETE" if result.unjudged else "ok"
     print(f"gate {status}: {args.adapter} in run {run_id}, {len(mine)} cells, "
-          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.unjudged)} not judged")
-    return 1 if not result.ok else 3 if result.unjudged else 0
+          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.flaky)} flaky"
+          f"{' (failing the gate: --fail-on-flaky)' if args.fail_on_flaky and result.flaky else ''}, "
+          f"{len(result.unjudged)} not judged")
+    return 1 if failed else 3 if result.unjudged else 0

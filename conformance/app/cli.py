@@ -267,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--write-expected-failures", action="store_true", help="write FILE from the run instead")
     chk.add_argument("--results", default="out/latest/results", metavar="DIR", help="the results dataset")
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
+    chk.add_argument("--fail-on-flaky", action="store_true",
+                     help="fail the gate (exit 1) on a flaky cell too; by default flaky cells are printed, not failed")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")

@@ -211,9 +211,9 @@ def command(args: argparse.Namespace) -> int:
 def summary_table(cells: list[Cell]) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
-        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
+        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.flaky:>5} {a.skip:>5} "
                      f"{a.harness_errors:>5}  {detail}")
     return "\n".join(lines)
