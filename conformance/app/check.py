@@ -36,6 +36,32 @@ def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], reco
     return mine
 
 
+def expected_lists(given: list[str], adapters: list[str], known: set[str]) -> tuple[dict[str, list[gate.Entry]],
+                                                                                  list[str]]:
+    """`run`'s and `report --rewrite`'s `--expected-failures [ADAPTER=]FILE` (repeatable): adapter -> its entries (a
+    list without ADAPTER= is every other adapter's), and the lists' file names as the reports show them."""
+    lists: dict[str, list[gate.Entry]] = {}
+    shared: list[gate.Entry] | None = None
+    names = []
+    for text in given:
+        name, sep, rest = text.partition("=")
+        named = bool(sep) and name in adapters
+        path = Path(rest if named else text)
+        if not path.is_file():
+            raise UsageError(f"--expected-failures {text}: no such file")
+        entries = gate.load_expected(path, known)
+        names.append(f"{path.name} ({name})" if named else path.name)
+        if named:
+            lists[name] = entries
+        elif shared is not None:
+            raise UsageError("--expected-failures: one list without ADAPTER= at most (name the adapter: NAME=FILE)")
+        else:
+            shared = entries
+    if shared is not None:
+        lists.update({a: shared for a in adapters if a not in lists})
+    return lists, names
+
+
 def command(args: argparse.Namespace) -> int:
     path = Path(args.expected_failures)
     results = Path(args.results)

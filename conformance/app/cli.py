@@ -25,6 +25,17 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
                         "reads the track --track names (default: the first registered, parquet)")
 
 
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """What the reports mark each failure new, known or fixed against (`run`, `report --rewrite`)."""
+    p.add_argument("--baseline", metavar="RESULTS_DIR",
+                   help="compare with the latest run of this results dataset (default: the run before this one in "
+                        "OUT/results, when there is one)")
+    p.add_argument("--expected-failures", action="append", metavar="[ADAPTER=]FILE",
+                   help="compare with an expected-failure list (docs/ci-gate.md) instead: known failures are the "
+                        "listed ones (repeatable: ADAPTER=FILE for one adapter; a list without ADAPTER= is every "
+                        "other adapter's)")
+
+
 def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
     """The one spelling of `--track`: repeatable where a command spans tracks, once where it reads one."""
     p.add_argument("--track", action="append", metavar="NAME",
@@ -173,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="go through the matrix N times (later rounds in shuffled order); a cell whose attempts "
                           "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
     add_track_option(run, many=True)
+    add_comparison_options(run)
     run.add_argument("--versions", metavar="FILE",
                      help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
                           "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")
@@ -253,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
+    add_comparison_options(rep)  # --rewrite
     rep.set_defaults(handler="report:command")
 
     chk = sub.add_parser("check", help="the CI gate: verdicts vs an expected-failure list",

@@ -14,12 +14,14 @@ import contextlib
 import datetime as dt
 import importlib.util
 import random
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from parquet_conformance.conformance.app import overhead
+from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_locally
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
@@ -31,6 +33,7 @@ from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
+from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
 
 Progress = Callable[[str], None]
@@ -53,6 +56,8 @@ class RunOptions:
     resume: str | None = None
     repeat: int = 1  # rounds through the matrix; rounds after the first run in shuffled order
     tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
+    baseline: Path | None = None  # a results dataset whose latest run the reports compare with (default: OUT's)
+    expected_failures: tuple[str, ...] = ()  # [ADAPTER=]FILE: compare with these lists instead of a previous run
 
 
 @dataclass
@@ -99,6 +104,11 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = dist.open_corpus(corpus)
+    # What the reports compare with is checked before anything runs: a typo must not cost a run.
+    lists, list_names = expected_lists(list(opts.expected_failures), [s.name for s in opts.specs],
+                                       {c.id for c in manifest.cases})
+    if opts.baseline is not None and not opts.baseline.is_dir():
+        raise RunError(f"--baseline {opts.baseline}: no results dataset there (OUT/results of a run)")
     cases = selected(manifest, opts.only, opts.specs)
     wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
@@ -160,7 +170,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
-        doc = results_document(cells, manifest, info, root, overhead.load(opts.out))
+        comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
+        doc = results_document(cells, manifest, info, root, overhead.load(opts.out), comparison,
+                               {s.name: shlex.join(s.options()) for s in opts.specs})
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())
         write_reports(doc, opts.out)
@@ -191,7 +203,9 @@ def command(args: argparse.Namespace) -> int:
     opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
                       corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
                       master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
-                      repeat=args.repeat, tracks=tuple(args.track or ()))
+                      repeat=args.repeat, tracks=tuple(args.track or ()),
+                      baseline=Path(args.baseline) if args.baseline else None,
+                      expected_failures=tuple(args.expected_failures or ()))
     result = run_job(opts, progress_line)
     end_progress()
     t = result.timings
