@@ -190,7 +190,7 @@ def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corp
             for case in sorted_cases(doc.cases)]
     marks = {(m.case, m.adapter): m.mark for m in sorted(doc.comparison.marks, key=lambda m: MARK_ORDER[m.mark],
                                                           reverse=True)} if doc.comparison else {}
-    roles = sorted({c.role for c in doc.cells})
+    roles = sorted({c.role for c in doc.cells} | {r for c in doc.cases for r in c.expect})
     return environment().get_template("report.html.j2").render(
         doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
         tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),

@@ -133,7 +133,7 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
               for v in Verdict]
     lines += ["", "| expectation | meaning |", "|---|---|"]
     lines += [f"| {e} | {cell_text(text)} |" for e, text in EXPECTATIONS.items()]
-    roles = sorted({c.role for c in doc.cells})
+    roles = sorted({c.role for c in doc.cells} | {r for c in doc.cases for r in c.expect})
     lines += ["", "| role | a reader that |", "|---|---|"]
     lines += [f"| {cell_text(r)} | {cell_text(doc.roles.get(r, 'a role of this run'))} |" for r in roles]
     if k:
