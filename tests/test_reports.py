@@ -347,3 +347,58 @@ def test_the_metadata_role_and_reject_cases_are_not_diffed_against_the_base(demo
     as_metadata = dataclasses.replace(wrong, case=case.id, role="metadata")
     as_legacy = dataclasses.replace(wrong, case=case.id)
     assert [d.role for d in diffs([as_metadata, as_legacy], manifest, root)] == ["legacy"]
+
+
+def test_what_the_new_parts_carry_is_escaped_everywhere(tmp_path: Path) -> None:
+    """Hostile text in what issue 25 added to the document (reproduction options, role words, a comparison's name,
+    citations, notes with docs references) breaks no format: no markup runs, tables keep their shape."""
+    from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo
+    from parquet_conformance.corpus.model import Citation, Expectation, Kind
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.model import (
+        RESULTS_FORMAT,
+        RESULTS_VERSION,
+        CaseSummary,
+        CellMark,
+        Comparison,
+        Mark,
+        ResultsDocument,
+        scores,
+    )
+
+    evil = "</script><script>alert(1)</script> | `x` & <u>"
+    cells = [Cell(case=f"ext/c{i}", track="parquet", group="ext", kind=Kind.GOLDEN, adapter="evil",
+                  implementation=evil, version="1", role="legacy", expected=Expectation.READ, outcome=o, verdict=v,
+                  error_class=evil, error_message=f"{evil}\nCaused by: {evil}", rows=None, data_hash=None,
+                  duration_s=0.0, metadata=None, attempts=2, previous_case=evil, disagreement=evil)
+             for i, (v, o) in enumerate([(Verdict.REJECTED_VALID, OutcomeKind.REJECTED),
+                                         (Verdict.FLAKY, OutcomeKind.REJECTED), (Verdict.PASS, OutcomeKind.READ)])]
+    cases = [CaseSummary(id=c.case, track="parquet", title=evil, group="ext", kind=Kind.GOLDEN,
+                         expect={"legacy": Expectation.READ},
+                         citations=[Citation(f"apache/parquet-format {evil}.md", evil, evil)],
+                         notes=f"see docs/spec-notes.md#baseline {evil}", file=f"cases/{c.case}.parquet",
+                         expected_data="expected/flat.json") for c in cells]
+    comparison = Comparison("expected-failures", evil, [CellMark("ext/c0", "evil", "legacy", Mark.NEW, evil),
+                                                        CellMark("ext/c2", "evil", "legacy", Mark.FIXED, evil)])
+    run = RunInfo("r", evil, 0, "none", "/nowhere/corpus", None, ["parquet"], "0" * 64)
+    doc = ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells, comparison=comparison,
+                          roles={"legacy": evil}, reproduce={"evil": f"--adapter-cmd 'evil={evil}'"})
+    write_reports(doc, tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    assert "<script>alert(1)" not in html and html.count("<script") == 2 and "<u>" not in html
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert data is not None and json.loads(data.group(1))["reproduce"]["evil"] == f"--adapter-cmd 'evil={evil}'"
+    summary = (tmp_path / "summary.md").read_text()
+    assert "<script>" not in summary and "<u>" not in summary
+    table: int | None = None
+    for line in summary.splitlines():  # every row of a table has its header's columns
+        pipes = len(re.findall(r"(?<!\\)\|", line)) if line.startswith("|") else None
+        if pipes is None:
+            table = None
+        elif table is None:
+            table = pipes
+        else:
+            assert pipes == table, line
+    suite = ET.parse(tmp_path / "junit" / "evil.xml").getroot()
+    failure = suite.find("testcase/failure")
+    assert failure is not None and failure.get("message", "").startswith("NEW: fail:rejected-valid: expected read")
