@@ -125,9 +125,10 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
     """What the detail panel shows for one (case, adapter): each role judged with what happened, the root cause of
     its error first, the error, the attempts, the data diff; its mark and whether other implementations share it."""
     first = cells[0]
-    lines = [f"{first.adapter}: {first.implementation} {first.version or '(no version)'}, on {first.case}"]
+    lines = [f"{first.implementation} {first.version or '(no version)'}"]  # the panel's title names adapter and case
     for c in cells:
-        lines.append(f"role {c.role}: {c.verdict} ({MEANING.get(c.verdict, c.verdict)})")
+        passed = c.verdict == Verdict.PASS  # a pass needs fewer words (most cells pass: the page stays small)
+        lines.append(f"role {c.role}: {c.verdict}" + ("" if passed else f" ({MEANING.get(c.verdict, c.verdict)})"))
         lines.append(f"  {what_happened(c)}")
         mark = doc.mark_of(c)
         if mark is not None and doc.comparison is not None:
@@ -135,7 +136,7 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
         if c.verdict.is_failure:
             own = family_name(c.adapter, c.version)
             lines.append(f"  {sharing_text(sorted(families.get(c.case, set()) - {own}))}")
-        if c.error_class or c.error_message:
+        if (c.error_class or c.error_message) and not (passed and "\n" not in (c.error_message or "").strip()):
             message = c.error_message or ""
             root = root_cause(message)
             if root:
@@ -145,9 +146,10 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
             lines.append(f"  error: {c.error_class or '-'}: {message}")
         if c.disagreement:
             lines.append(f"  attempts disagree: {c.disagreement}")
-        lines.append(f"  {c.attempts} {'attempt' if c.attempts == 1 else 'attempts'}: the run's read"
-                     + (" and a fresh worker's or --repeat rounds'" if c.attempts > 1 else ""))
-        if c.previous_case:
+        if not passed or c.attempts > 1:
+            lines.append(f"  {c.attempts} {'attempt' if c.attempts == 1 else 'attempts'}: the run's read"
+                         + (" and a fresh worker's or --repeat rounds'" if c.attempts > 1 else ""))
+        if c.previous_case and not passed:
             lines.append(f"  before this file the same worker process read {c.previous_case}")
         diff = doc.diff_of(c)
         if diff is not None:

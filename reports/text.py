@@ -144,6 +144,8 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
     """What the cell shows, in one line: the expectation, the outcome and the error or the data."""
     if cell.verdict == Verdict.FLAKY:
         got = f"attempts that disagree: {cell.disagreement or cell.outcome}"
+    elif diff is not None and cell.expected == "reject":  # judged wrong data: it read other data than the base's
+        got = f"{diff.returned_rows} rows from a file it must reject, and not the base's data: {headline(diff)}"
     elif diff is not None:
         got = f"{diff.returned_rows} rows of other data: {headline(diff)}"
     elif cell.verdict == Verdict.WRONG_METADATA:
