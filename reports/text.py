@@ -306,7 +306,7 @@ def environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
                              undefined=jinja2.StrictUndefined)
     env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict), meaning=MEANING, percent=percent,
-                       citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
+                       plural=plural, citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
     env.filters["linked"] = linked
     return env
 
