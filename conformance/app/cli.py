@@ -25,6 +25,17 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
                         "reads the track --track names (default: the first registered, parquet)")
 
 
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """What the reports mark each failure new, known or fixed against (`run`, `report --rewrite`)."""
+    p.add_argument("--baseline", metavar="RESULTS_DIR",
+                   help="compare with the latest run of this results dataset (default: the run before this one in "
+                        "OUT/results, when there is one)")
+    p.add_argument("--expected-failures", action="append", metavar="[ADAPTER=]FILE",
+                   help="compare with an expected-failure list (docs/ci-gate.md) instead: known failures are the "
+                        "listed ones (repeatable: ADAPTER=FILE for one adapter; a list without ADAPTER= is every "
+                        "other adapter's)")
+
+
 def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
     """The one spelling of `--track`: repeatable where a command spans tracks, once where it reads one."""
     p.add_argument("--track", action="append", metavar="NAME",
@@ -180,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--hang-limit", type=float, metavar="S",
                      help="seconds a confirming worker may take before a cell is a hang (default: 10x the adapter's "
                           "slowest answered cell in the run, at least 10 s, at most its timeout)")
+    add_comparison_options(run)
     run.add_argument("--versions", metavar="FILE",
                      help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
                           "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")
@@ -270,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="DIR",
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
+    add_comparison_options(rep)  # --rewrite
     rep.set_defaults(handler="report:command")
 
     chk = sub.add_parser("check", help="the CI gate: verdicts vs an expected-failure list",
@@ -284,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--write-expected-failures", action="store_true", help="write FILE from the run instead")
     chk.add_argument("--results", default="out/latest/results", metavar="DIR", help="the results dataset")
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
+    chk.add_argument("--fail-on-flaky", action="store_true",
+                     help="fail the gate (exit 1) on a flaky cell too; by default flaky cells are printed, not failed")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")

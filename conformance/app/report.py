@@ -43,17 +43,36 @@ def upstream(args: argparse.Namespace) -> int:
 
 
 def rewrite(args: argparse.Namespace) -> int:
-    """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json)."""
+    """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json) and what it
+    is compared with: --expected-failures or --baseline when given; else the comparison kept with the run, or the
+    run before it in the dataset when none was (the run was the first). The run keeps the new comparison."""
     from parquet_conformance.conformance.app import overhead
+    from parquet_conformance.conformance.app.check import expected_lists
+    from parquet_conformance.conformance.harness.results import read_record, write_document_parts
     from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.compare import compare
     from parquet_conformance.reports.document import stored_document
 
     out = Path(args.rewrite)
-    if not (out / "results").is_dir():
+    results = out / "results"
+    if not results.is_dir():
         raise UsageError(f"{out}: no results folder (the --out of a run)")
-    doc = stored_document(out / "results", args.run)
-    paths = write_reports(replace(doc, overhead=overhead.load(out) or doc.overhead), out)
-    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
+    baseline = Path(args.baseline) if args.baseline else None
+    if baseline is not None and not baseline.is_dir():
+        raise UsageError(f"--baseline {baseline}: no results dataset there (OUT/results of a run)")
+    doc = stored_document(results, args.run)
+    record = read_record(results, doc.run.id)
+    known = set(record.corpus_cases) if record else {c.case for c in doc.cells}
+    lists, names = expected_lists(args.expected_failures or [], [a.adapter for a in doc.adapters], known)
+    comparison = doc.comparison
+    if lists or baseline is not None or comparison is None:
+        comparison = compare(doc.cells, doc.run.id, doc.run.started, results, baseline, lists, names)
+    doc = replace(doc, overhead=overhead.load(out) or doc.overhead, comparison=comparison)
+    if comparison is not None and record is not None:
+        write_document_parts(results, doc.run.id, doc.parts())
+    paths = write_reports(doc, out)
+    against = f", compared with {comparison.what}" if comparison else ""
+    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}{against}")
     return 0
 
 

@@ -15,12 +15,14 @@ import datetime as dt
 import functools
 import importlib.util
 import random
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from parquet_conformance.conformance.app import overhead
+from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.harness.confirm import (
     confirmation_tasks,
@@ -48,6 +50,7 @@ from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
+from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
 
 Progress = Callable[[str], None]
@@ -72,6 +75,8 @@ class RunOptions:
     tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
     fresh: bool = False  # run every cell, reusing nothing from earlier runs (harness/confirm.py)
     hang_limit: float | None = None  # seconds a confirming process may take before a cell is a hang
+    baseline: Path | None = None  # a results dataset whose latest run the reports compare with (default: OUT's)
+    expected_failures: tuple[str, ...] = ()  # [ADAPTER=]FILE: compare with these lists instead of a previous run
 
 
 @dataclass
@@ -121,6 +126,11 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = dist.open_corpus(corpus)
+    # What the reports compare with is checked before anything runs: a typo must not cost a run.
+    lists, list_names = expected_lists(list(opts.expected_failures), [s.name for s in opts.specs],
+                                       {c.id for c in manifest.cases})
+    if opts.baseline is not None and not opts.baseline.is_dir():
+        raise RunError(f"--baseline {opts.baseline}: no results dataset there (OUT/results of a run)")
     cases = selected(manifest, opts.only, opts.specs)
     wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
@@ -205,7 +215,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
-        doc = results_document(cells, manifest, info, root, overhead.load(opts.out))
+        comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
+        doc = results_document(cells, manifest, info, root, overhead.load(opts.out), comparison,
+                               {s.name: shlex.join(s.options()) for s in opts.specs})
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())
         write_reports(doc, opts.out)
@@ -270,7 +282,9 @@ def command(args: argparse.Namespace) -> int:
     opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
                       corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
                       master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
-                      repeat=args.repeat, tracks=tuple(args.track or ()), fresh=args.fresh, hang_limit=args.hang_limit)
+                      repeat=args.repeat, tracks=tuple(args.track or ()), fresh=args.fresh, hang_limit=args.hang_limit,
+                      baseline=Path(args.baseline) if args.baseline else None,
+                      expected_failures=tuple(args.expected_failures or ()))
     result = run_job(opts, progress_line)
     end_progress()
     t = result.timings
@@ -295,9 +309,9 @@ def command(args: argparse.Namespace) -> int:
 def summary_table(cells: list[Cell]) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
-        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
+        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.flaky:>5} {a.skip:>5} "
                      f"{a.harness_errors:>5}  {detail}")
     return "\n".join(lines)

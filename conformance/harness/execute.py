@@ -77,6 +77,16 @@ class AdapterSpec:
         if not NAME_RE.fullmatch(self.name):
             raise SpecError(f"adapter name {self.name!r}: use letters, digits, '.', '_', '+', '-'")
 
+    def options(self) -> list[str]:
+        """How a command line of parquet-conformance (`read`, `run`) names this adapter again: what a report's
+        reproduction command uses."""
+        if self.command is not None:
+            return ["--adapter-cmd", f"{self.name}={self.command}", *(["--track", self.track] if self.track else [])]
+        if self.release is not None and self.of is not None:
+            npm = getattr(self.build(), "index", "pypi") == "npm"
+            return ["--adapter", f"{self.of}{'@' if npm else '=='}{self.release}"]
+        return ["--adapter", self.name]
+
     def argv(self) -> list[str] | None:
         if self.command is None:
             return None

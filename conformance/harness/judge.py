@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import (
     Cell,
     Crash,
@@ -41,8 +42,12 @@ from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expec
 
 SIGNATURE_CHARS = 160
 _STRIP = [  # order matters: digests and addresses before plain numbers, paths before numbers in them
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "UUID"),
     (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "H"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "N"),
+    # object ids of a runtime: py4j's (o827.parquet), Java's identity hashes (Foo@6d06d69c, [B@1b6d3586)
+    (re.compile(r"\bo\d+\b"), "oN"),
+    (re.compile(r"@[0-9a-f]{5,8}\b"), "@H"),
     (re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.+@%=~-]+){2,}[/\\]?"), "PATH"),
     (re.compile(r"(?<!\w)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)"), "N"),
     (re.compile(r"\s+"), " "),
@@ -50,8 +55,8 @@ _STRIP = [  # order matters: digests and addresses before plain numbers, paths b
 
 
 def normalise(text: str) -> str:
-    """A message with digests, addresses, paths and numbers replaced, whitespace folded, cut to SIGNATURE_CHARS:
-    what error clusters and fuzz findings are keyed by."""
+    """A message with digests, addresses, object ids, paths and numbers replaced, whitespace folded, cut to
+    SIGNATURE_CHARS: what error clusters and fuzz findings are keyed by."""
     for pattern, repl in _STRIP:
         text = pattern.sub(repl, text)
     text = text.strip()
@@ -59,8 +64,12 @@ def normalise(text: str) -> str:
 
 
 def error_text(error_class: str | None, error_message: str | None, outcome: str = "") -> str:
-    """An error in one line: its class and the first two lines of its message."""
+    """An error in one line: its class and the first two lines of its message, the root cause of a chained error
+    first (conformance/harness/chains.py)."""
     lines = [ln.strip() for ln in (error_message or "").splitlines() if ln.strip()][:2]
+    root = root_cause(error_message or "")
+    if root:
+        lines = [root, *lines[:1]]
     return ": ".join(p for p in [error_class, " / ".join(lines)] if p) or outcome
 
 

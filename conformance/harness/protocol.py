@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from parquet_conformance.conformance.harness import chains
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
@@ -127,7 +128,7 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def clean(text: str, limit: int | None = None) -> str:
     """`text` safe for UTF-8 storage, XML and terminals; when anything was replaced, the sha256 of the raw
     text (UTF-8 with surrogates passed through) is appended so that the original stays identifiable."""
-    cut = text if limit is None or len(text) <= limit else text[:limit] + " [...]"
+    cut = text if limit is None else chains.cut(text, limit)  # a chained error keeps its root cause
     if not _BAD_CHARS.search(cut):
         return cut
     raw = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -148,6 +148,14 @@ class Store:
         return target
 
 
+def write_document_parts(results: Path, run_id: str, document: dict[str, Any]) -> None:
+    """A stored run's _document.json replaced (`report --rewrite` with a new comparison), atomically."""
+    target = results / f"run={check_run_id(run_id)}"
+    tmp = target / f".{DOCUMENT}.tmp"
+    tmp.write_text(json.dumps(document, ensure_ascii=True) + "\n")
+    tmp.replace(target / DOCUMENT)
+
+
 def _dataset(results: Path) -> tuple[pa.Table, list[str]]:
     """The whole results dataset, with its `run` column, and its run ids in order."""
     if not results.is_dir():

@@ -18,6 +18,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
 from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.chains import chain_text, cut
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:
@@ -46,13 +47,28 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     return {"outcome": "read", **data, "library_s": library_s}
 
 
-def _error(e: BaseException) -> dict[str, str]:
-    cls = type(e)
+def _text(e: BaseException) -> str:
     try:
-        message = str(e)
+        return str(e)
     except Exception as inner:  # a library's exception whose str() raises (ytsaurus-yson): still its refusal
-        message = f"[str() of the exception raised {type(inner).__name__}: {inner}]"
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message[:protocol.MAX_TEXT]}
+        return f"[str() of the exception raised {type(inner).__name__}: {inner}]"
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _error(e: BaseException) -> dict[str, str]:
+    causes: list[tuple[str, str]] = []
+    seen, at = {id(e)}, e
+    while len(causes) < 8:  # the chain Python would print: __cause__, or an unsuppressed __context__
+        nxt = at.__cause__ or (None if at.__suppress_context__ else at.__context__)
+        if nxt is None or id(nxt) in seen:
+            break
+        seen.add(id(nxt))
+        causes.append((_name(type(nxt)), _text(nxt)))
+        at = nxt
+    return {"class": _name(type(e)), "message": cut(chain_text(_text(e), causes), protocol.MAX_TEXT)}
 
 
 def serve(name: str, release: str | None = None) -> None:

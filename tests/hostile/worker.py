@@ -6,7 +6,8 @@ worker is a reader whose verdicts mean something; `--version=V` and `--engine=E`
 
 Modes: segfault, abort, hang, alloc, garbage, bad-rows, refuse, big-line, surrogate, nul, bad-utf8, early,
 child-holds-stdout, surviving-child, child-then-hang, exit-at-start, exit-after-read, stateful, wrong-value (the
-real data with one value changed), none (reads everything).
+real data with one value changed), chained (a refusal as Spark gives it through py4j: a Java chain of causes some 300
+frames long, its object id new at every read), none (reads everything).
 """
 
 from __future__ import annotations
@@ -109,6 +110,14 @@ def bad(req: dict) -> dict | None:
     if MODE == "child-then-hang":  # keeps the run busy while a child of the worker is alive
         sleeper()
         time.sleep(3600)
+    if MODE == "chained":
+        frames = "".join(f"\tat org.apache.spark.rdd.RDD.iterator(RDD.scala:{n})\n" for n in range(300))
+        message = (f"An error occurred while calling o{800 + 7 * reads}.parquet.\n: org.apache.spark.SparkException: "
+                   f"Job aborted due to stage failure\n{frames}Caused by: org.apache.spark.SparkException: "
+                   f"[FAILED_READ_FILE.NO_HINT] Encountered error while reading file {req['path']}.\n\tat a.B(B.java:1)"
+                   "\nCaused by: java.io.IOException: can not read class org.apache.parquet.format.FileMetaData: "
+                   "Required field 'codec' was not found\n\tat c.D(D.java:2)\n")
+        return {"id": rid, "outcome": "rejected", "error": {"class": "py4j.protocol.Py4JJavaError", "message": message}}
     if MODE == "exit-after-read":
         os._exit(0)
     if MODE == "stateful":  # a library that carries state: other data once it has read something before
