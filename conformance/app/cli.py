@@ -204,11 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "and reference reader (read / reject / either), read by every selected adapter "
                                     "in persistent workers inside Spark tasks. Each distinct finding (implementation, "
                                     "verdict, normalised message) is confirmed in a fresh worker, shrunk against that "
-                                    "adapter alone, and saved as a regression case (corpus/regressions) that "
-                                    "`parquet-conformance read` reproduces and `run` judges. Writes OUT/findings.json "
-                                    "and OUT/findings.html. --examples N is reproducible: the same seed gives the same "
-                                    "examples and findings; --time S is not (how many batches of examples finish in S "
-                                    "seconds depends on the machine).")
+                                    "adapter alone, and saved as a regression case in OUT/regressions that "
+                                    "`parquet-conformance read` reproduces and `corpus add-regression --from` "
+                                    "ships. Writes OUT/findings.json and OUT/findings.html. --examples N is "
+                                    "reproducible: the same seed gives the same examples and findings; --time S is "
+                                    "not (how many batches of examples finish in S seconds depends on the machine).")
     mode_fz = fz.add_mutually_exclusive_group(required=True)
     mode_fz.add_argument("--examples", type=int, metavar="N", help="search N examples (reproducible)")
     mode_fz.add_argument("--time", type=float, metavar="S", help="search for S seconds (not reproducible in count)")
