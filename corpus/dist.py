@@ -13,13 +13,14 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
-import json
 import os
 import re
 import shutil
+import stat
 import tarfile
 import tempfile
 import time
@@ -31,7 +32,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from parquet_conformance.corpus.model import GENERATOR_VERSION, Manifest
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import DocumentError
+from parquet_conformance.corpus.model import (
+    GENERATOR_VERSION,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    Manifest,
+    manifest_schema,
+)
 from parquet_conformance.generators.canonical import data_hash
 
 STEM = "parquet-conformance-corpus"
@@ -40,6 +49,9 @@ README = "README"
 MANIFEST = "manifest.json"
 MTIME = 0  # every member's mtime, and the gzip header's
 MAX_DOWNLOAD = 2 << 30
+MAX_MANIFEST = 64 << 20  # the default corpus's is 3.4 MiB
+MAX_EXPECTED = 16 << 20  # a base's expected data (the largest is 250 KiB); parsed into Python objects
+MAX_SUMS = 1 << 20  # SHA256SUMS: a line per archive
 
 
 @dataclass(frozen=True)
@@ -86,13 +98,40 @@ def sha256_file(path: Path) -> str:
 
 
 def load_manifest(text: bytes | str, where: str) -> Manifest:
-    """The one manifest loader: JSON, then the records; any problem is one DistError naming `where`."""
+    """The one manifest loader: JSON within MAX_MANIFEST and documents.MAX_DEPTH, the manifest's JSON Schema (derived
+    from its records), then the records and what a schema cannot say (corpus/model.py Manifest.check); any problem
+    is one DistError naming `where` and the field."""
     try:
-        return Manifest.from_json(json.loads(text))
-    except ValueError as e:  # not JSON, or JSON that is not a manifest
+        obj = documents.parse(text, MAX_MANIFEST)
+        if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
+            raise DocumentError("not a parquet-conformance manifest")
+        if obj.get("manifest_version") != MANIFEST_VERSION:
+            version = obj.get("manifest_version")
+            raise DocumentError(f"manifest_version {documents.shown(version)}; this version reads {MANIFEST_VERSION}")
+        documents.validate(obj, _schema())
+        manifest = Manifest.from_json(obj)
+        _judgeable(manifest)
+        return manifest
+    except ValueError as e:  # DocumentError, or a record's own check (unique ids, bases and baselines that exist)
         raise DistError(f"{where}: {e}") from None
-    except (TypeError, KeyError, AttributeError) as e:
-        raise DistError(f"{where}: not a parquet-conformance manifest ({type(e).__name__}: {e})") from None
+
+
+def _judgeable(manifest: Manifest) -> None:
+    """Every case of an installed track says what a reader of its default role must do (the judge's fallback for
+    a role the case does not name); a case of a track not installed here is never run."""
+    from parquet_conformance.corpus import track as tracks
+
+    default = {t.name: t.default_role for t in tracks.all_tracks()}
+    for i, case in enumerate(manifest.cases):
+        role = default.get(case.track)
+        if role is not None and role not in case.expect:
+            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {role!r}, the default "
+                                f"role of track {case.track}")
+
+
+@functools.cache
+def _schema() -> dict[str, object]:
+    return manifest_schema()
 
 
 def read_manifest(corpus: Path) -> tuple[Path, Manifest]:
@@ -100,9 +139,9 @@ def read_manifest(corpus: Path) -> tuple[Path, Manifest]:
     root = find_root(corpus)
     path = root / MANIFEST
     try:
-        text = path.read_bytes()
-    except OSError as e:
-        raise DistError(f"{path}: {e.strerror or e}") from None
+        text = documents.read_bytes(path, MAX_MANIFEST, links=False)
+    except DocumentError as e:
+        raise DistError(str(e)) from None
     return root, load_manifest(text, str(path))
 
 
@@ -201,7 +240,7 @@ def parse_sums(text: bytes | str) -> dict[str, str]:
 
 
 def read_sums(path: Path) -> dict[str, str]:
-    return parse_sums(path.read_bytes())
+    return parse_sums(documents.read_bytes(path, MAX_SUMS))
 
 
 def manifest_digest(root: Path) -> str:
@@ -345,17 +384,18 @@ def _safe_rel(rel: object) -> bool:
             and ".." not in PurePosixPath(rel).parts and "\\" not in rel)
 
 
-def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
-          present: Iterable[str]) -> list[str]:
+def check(manifest: Manifest, digest: Callable[[str], str | None], data: Callable[[str], str | None],
+          sums: bytes | None, present: Iterable[str]) -> list[str]:
     """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
-    if absent; `read(rel)` its bytes; `present` every file that the manifest should list."""
+    if absent; `data(rel)` the data_hash of a JSON file (None: not readable as such); `sums` SHA256SUMS's bytes;
+    `present` every file that the manifest should list."""
     problems: list[str] = []
     listed: set[str] = set()
 
-    def expect_file(rel: object, sha: object, what: str) -> None:
+    def expect_file(rel: object, sha: object, what: str) -> bool:
         if not _safe_rel(rel) or not isinstance(rel, str):
             problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
-            return
+            return False
         listed.add(rel)
         actual = digest(rel)
         if actual is None:
@@ -364,22 +404,18 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callabl
             problems.append(f"not a regular file: {rel} ({actual})")
         elif sha is not None and actual != sha:
             problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
+        else:
+            return True
+        return False
 
     for case in manifest.cases:
         expect_file(case.file, case.sha256, f"case {case.id!r}")
     for name, base in manifest.bases.items():
         expect_file(base.file, base.sha256, f"base {name!r}")
-        rel = base.expected
-        expect_file(rel, None, f"the expected data of base {name!r}")
-        if _safe_rel(rel) and (text := read(rel)) is not None:
-            # The manifest has no file hash for expected data, but the hash of the data itself.
-            try:
-                ok = data_hash(json.loads(text)) == base.data_hash
-            except (ValueError, TypeError):
-                ok = False
-            if not ok:
-                problems.append(f"data mismatch: {rel} (not the data whose data_hash is in the manifest)")
-    sums = read(SUMS)
+        # The manifest has no file hash for expected data, but the hash of the data itself.
+        if expect_file(base.expected, None, f"the expected data of base {name!r}") \
+                and data(base.expected) != base.data_hash:
+            problems.append(f"data mismatch: {base.expected} (not the data whose data_hash is in the manifest)")
     if sums is None:
         problems.append(f"missing: {SUMS} (the digest of {MANIFEST})")
     elif parse_sums(sums).get(MANIFEST) != digest(MANIFEST):
@@ -388,28 +424,66 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callabl
     return problems
 
 
+def json_data_hash(data: bytes | None) -> str | None:
+    """The data_hash of expected data's JSON (None: absent, too large or not JSON)."""
+    if data is None:
+        return None
+    try:
+        return data_hash(documents.parse(data, MAX_EXPECTED))
+    except DocumentError:
+        return None
+
+
+def _walk(root: Path) -> tuple[list[str], dict[str, str]]:
+    """(the regular files under the data folders, every entry of the tree that is neither a folder nor a regular
+    file -> what it is). No link is followed: a corpus holds plain files and folders, nothing pointing elsewhere."""
+    present: list[str] = []
+    strange: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            rel = Path(path).relative_to(root).as_posix()
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                strange[rel] = "symbolic link"
+            elif stat.S_ISREG(mode):
+                if rel.split("/", 1)[0] in DATA_DIRS:
+                    present.append(rel)
+            elif not stat.S_ISDIR(mode):
+                strange[rel] = "not a file"
+    return present, strange
+
+
 def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
     if manifest is None:
         root, manifest = read_manifest(root)
-    present = []
-    for top in DATA_DIRS:
-        for dirpath, dirnames, filenames in os.walk(root / top):
-            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
-                present.append(Path(dirpath, name).relative_to(root).as_posix())
+    present, strange = _walk(root)
 
     def digest(rel: str) -> str | None:
+        if rel in strange or any(rel.startswith(f"{s}/") for s in strange):
+            return strange.get(rel, "inside a symbolic link")
         p = root / rel
-        if p.is_symlink():
-            return "symbolic link"
-        if p.is_file():
-            return sha256_file(p)
-        return "not a file" if p.exists() else None
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            return None
+        return sha256_file(p) if stat.S_ISREG(mode) else "not a file"
 
-    def read(rel: str) -> bytes | None:
-        p = root / rel
-        return p.read_bytes() if p.is_file() and not p.is_symlink() else None
+    def read(rel: str, limit: int) -> bytes | None:
+        try:
+            return documents.read_bytes(root / rel, limit, links=False)
+        except DocumentError:
+            return None
 
-    return check(manifest, digest, read, present)
+    problems = check(manifest, digest, lambda rel: json_data_hash(read(rel, MAX_EXPECTED)), read(SUMS, MAX_SUMS),
+                     present + [rel for rel in strange if rel.split("/", 1)[0] in DATA_DIRS])
+    named = set(corpus_files(manifest)) | {SUMS, MANIFEST}
+    problems += [f"{what}: {rel}" for rel, what in strange.items()
+                 if (rel not in named and rel.split("/", 1)[0] not in DATA_DIRS) or rel in DATA_DIRS]
+    return problems
 
 
 def open_corpus(corpus: Path) -> tuple[Path, Manifest, str]:
@@ -428,8 +502,12 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     notes: list[str] = []
     sums_path = path.parent / SUMS
-    if sums_path.is_file():
-        sums = read_sums(sums_path)
+    try:
+        sums = read_sums(sums_path) if sums_path.is_file() else None
+    except DocumentError as e:
+        problems.append(str(e))
+        sums = {}
+    if sums is not None:
         actual = sha256_file(path)
         if path.name not in sums:
             problems.append(f"{SUMS}: no line for {path.name}")
@@ -439,8 +517,13 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
             notes.append(f"{path.name}: matches {SUMS}")
     else:
         notes.append(f"no {SUMS} next to {path.name}; checking its contents only")
+    def top_level(name: str, size: int) -> bool:  # the manifest and SHA256SUMS; nothing else is held in memory
+        parts = PurePosixPath(name).parts
+        return len(parts) <= 2 and ((parts[-1] == MANIFEST and size <= MAX_MANIFEST)
+                                    or (parts[-1] == SUMS and size <= MAX_SUMS))
+
     try:
-        members, dirs, hashes, texts = _scan(path)
+        members, dirs, hashes, texts = _scan(path, top_level)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         problems.append(f"{path.name}: not a readable tar archive ({e})")
         return problems, notes
@@ -458,7 +541,12 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
         return problems, notes
     problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
-    problems += check(manifest, mine.get, lambda rel: texts.get(prefix + rel),
+    try:
+        data = _data_hashes(path, {prefix + b.expected: b.expected_size for b in manifest.bases.values()})
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        problems.append(f"{path.name}: not a readable tar archive ({e})")
+        return problems, notes
+    problems += check(manifest, mine.get, lambda rel: data.get(prefix + rel), texts.get(prefix + SUMS),
                       [n for n in mine if n not in (MANIFEST, README, SUMS)])
     problems += [f"extra: {n}" for n in sorted(hashes) if not n.startswith(prefix)]
     if len(hashes) != len(members) - len(dirs):
@@ -486,9 +574,9 @@ def _norm(name: str) -> str:
     return str(PurePosixPath(name)) if name not in ("", ".") else name
 
 
-def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, bytes]]:
-    """One pass over an archive: every member name, the directories, sha256 of files (or what a
-    non-file member is: `symbolic link to ...`), bytes of small JSON files."""
+def _scan(path: Path, keep: Callable[[str, int], bool]) -> tuple[list[str], set[str], dict[str, str], dict[str, bytes]]:
+    """One pass over an archive, in bounded memory: every member name, the directories, sha256 of files (or what a
+    non-file member is: `symbolic link to ...`), and the bytes of the files `keep(name, size)` asks for."""
     members, dirs, hashes, texts = [], set(), {}, {}
     with tarfile.open(path, "r:*") as tar:
         for m in tar:
@@ -501,8 +589,7 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
                 hashes[name] = _kind(m)
                 continue
             h = hashlib.sha256()
-            keep = (name.endswith(".json") or PurePosixPath(name).name == SUMS) and m.size <= 64 << 20
-            buf = io.BytesIO() if keep else None
+            buf = io.BytesIO() if keep(name, m.size) else None
             src = tar.extractfile(m)
             assert src is not None  # a regular member
             while chunk := src.read(CHUNK):
@@ -513,6 +600,18 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
             if buf:
                 texts[name] = buf.getvalue()
     return members, dirs, hashes, texts
+
+
+def _data_hashes(path: Path, wanted: dict[str, int]) -> dict[str, str | None]:
+    """The data_hash of each member named in `wanted` whose size is the one given, parsed one at a time."""
+    out: dict[str, str | None] = {}
+    with tarfile.open(path, "r:*") as tar:
+        for m in tar:
+            name = _norm(m.name)
+            if m.isreg() and wanted.get(name) == m.size and m.size <= MAX_EXPECTED and name not in out:
+                src = tar.extractfile(m)
+                out[name] = json_data_hash(src.read() if src else None)
+    return out
 
 
 # -- fetch -------------------------------------------------------------------------------
