@@ -128,6 +128,15 @@ def record_schema(root: type) -> dict[str, Any]:
     return document_schema(root.__name__, root)
 
 
+@cache
+def records_schema(item: type) -> dict[str, Any]:
+    """The schema of a JSON array of records."""
+    defs: dict[str, Any] = {}
+    items = json_type(item, defs)
+    return {"$schema": JSON_SCHEMA, "title": f"list of {item.__name__}", "type": "array", "items": items,
+            "$defs": defs}
+
+
 # -- parsing -----------------------------------------------------------------------------------------
 
 
@@ -181,9 +190,10 @@ def read_bytes(path: Path, max_bytes: int, *, links: bool = True) -> bytes:
     except OSError as e:
         what = "a symbolic link" if e.errno == errno.ELOOP and not links else e.strerror or str(e)
         raise DocumentError(f"{path}: {what}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder in its own words
+        os.close(fd)
+        raise DocumentError(f"{path}: not a regular file")
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise DocumentError(f"{path}: not a regular file")
         try:
             data = f.read(max_bytes + 1)
         except OSError as e:

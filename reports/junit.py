@@ -9,7 +9,7 @@ from pathlib import Path
 from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.datadiff import headline
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import detail, xml_text
+from parquet_conformance.reports.text import detail, file_name, xml_text
 
 
 def suite(doc: ResultsDocument, adapter: str) -> bytes:
@@ -45,7 +45,7 @@ class JUnit:
         folder.mkdir(exist_ok=True)
         paths = []
         for a in doc.adapters:
-            path = folder / f"{a.adapter}.xml"  # adapter names are checked names: no path can come of one
+            path = folder / f"{file_name(a.adapter)}.xml"  # a name from a results dataset may be anything
             path.write_bytes(suite(doc, a.adapter))
             paths.append(path)
         return paths

@@ -19,11 +19,19 @@ from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.history import History, chart_svg
 from parquet_conformance.reports.html import columns, render
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import Links, environment, family_name
+from parquet_conformance.reports.text import Links, environment, family_name, file_name
 
 
 def case_path(case_id: str) -> str:
-    return f"case/{case_id}.html"  # case ids are checked names: letters, digits, '.', '_', '+', '-', '/'
+    """A case's page: its id's segments as folders, each a file name (a long or odd one hashed), at most 8 deep."""
+    segments = case_id.split("/")
+    if len(segments) > 8:
+        segments = [file_name(case_id)]
+    return "case/" + "/".join(file_name(s) for s in segments) + ".html"
+
+
+def impl_path(adapter: str) -> str:
+    return f"impl/{file_name(adapter)}.html"
 
 
 def up(page: str) -> str:
@@ -41,21 +49,21 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
         path.write_text(text, errors="replace")
         written.append(path)
 
-    page("index.html", render(doc, Links(case=case_path, impl=lambda a: f"impl/{a}.html")))
+    page("index.html", render(doc, Links(case=case_path, impl=impl_path)))
     families = {c.adapter: (f, c) for f in columns(doc) for c in f.columns}
     groups = clusters(doc)
     by_case: dict[str, list[Cell]] = {}
     for cell in doc.cells:
         by_case.setdefault(cell.case, []).append(cell)
     for a in doc.adapters:
-        rel = f"impl/{a.adapter}.html"
+        rel = impl_path(a.adapter)
         family, column = families[a.adapter]
         chart = None
         if history is not None:
             releases = {s.adapter for p in history.runs for s in p.scores
                         if family_name(s.adapter, s.version) == family.name}
             (out / "impl").mkdir(parents=True, exist_ok=True)
-            svg = out / "impl" / f"{a.adapter}.svg"
+            svg = out / "impl" / f"{file_name(a.adapter)}.svg"
             svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"))
             written.append(svg)
             chart = svg.name

@@ -4,17 +4,29 @@ environment, and the skip-overhead table and chart that report.html and skip-ove
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import jinja2
 
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
+from parquet_conformance.corpus.model import NAME_RE
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.model import DataDiff
+
+MAX_FILE_NAME = 100  # characters of a name a report makes a file of; longer or odd names are hashed
+
+
+def chart_rc(font_size: int) -> Any:
+    """matplotlib settings of every chart: the same data gives the same bytes (a fixed hash salt, text kept as
+    text), and names are drawn as given: math text would read `$...$` in a version string as a formula."""
+    return {"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none", "font.family": "DejaVu Sans",
+            "font.size": font_size, "text.parse_math": False, "text.usetex": False}
 
 # XML 1.0 cannot carry these at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -37,6 +49,16 @@ def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     if diff is not None:
         text += "\n" + describe(diff)
     return text
+
+
+def file_name(name: str) -> str:
+    """A name (an adapter, a segment of a case id) fit to be one file name: itself when it is a checked name of at
+    most MAX_FILE_NAME characters; else a readable prefix and a digest of the whole, so that no name from a results
+    dataset, however long or odd, can make a path too long or lead out of its folder."""
+    if NAME_RE.fullmatch(name) and len(name) <= MAX_FILE_NAME:
+        return name
+    prefix = re.sub(r"[^A-Za-z0-9._+-]+", "-", name)[:40].strip(".-") or "name"
+    return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 def cell_text(text: object) -> str:
@@ -133,8 +155,7 @@ def overhead_chart_svg(rows: list[Overhead]) -> str:
     cols = sizes(rows)
     ncols = min(4, len(adapters)) or 1
     nrows = max(1, -(-len(adapters) // ncols))
-    with matplotlib.rc_context({"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none",
-                                "font.family": "DejaVu Sans", "font.size": 8}):
+    with matplotlib.rc_context(chart_rc(8)):
         fig = Figure(figsize=(2.6 * ncols, 2.2 * nrows), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
         for i, ax in enumerate(axes.flat):
