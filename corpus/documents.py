@@ -157,8 +157,8 @@ def parse(data: bytes | str, max_bytes: int, max_depth: int = MAX_DEPTH) -> obje
         raise DocumentError(f"larger than {max_bytes} bytes")
     try:
         value = json.loads(data, parse_constant=_no_constant, parse_float=_finite)
-    except RecursionError:
-        raise DocumentError(f"nested deeper than {max_depth}") from None
+    except RecursionError:  # Python's parser recurses: far below any depth a caller allows, it stops here
+        raise DocumentError("nested too deep to parse") from None
     except ValueError as e:  # not JSON, not UTF-8, an integer of more digits than Python converts
         raise DocumentError(f"not JSON ({_short(str(e))})") from None
     if (d := depth(value, max_depth)) > max_depth:

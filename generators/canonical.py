@@ -219,7 +219,8 @@ _SCALE_NS = {"ts_ns": ("ts_ns", 1), "ts_us": ("ts_ns", 1000), "ts_ms": ("ts_ns",
 # that no conversion costs more than the line it came in.
 MAX_DIGITS = 400
 INT_FORM = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")
-_DECIMAL = rf"[+-]?(?:[0-9]{{1,{MAX_DIGITS}}}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.[0-9]{{1,{MAX_DIGITS}}})(?:[eE][+-]?[0-9]{{1,6}})?"
+_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
+_DECIMAL = rf"[+-]?(?:{_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})(?:[eE][+-]?[0-9]{{1,6}})?"
 DEC_FORM = re.compile(_DECIMAL)
 FLOAT_FORM = re.compile(rf"{_DECIMAL}|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 DATE_FORM = re.compile(r"(?:[0-9]{4}|[+-][0-9]{4,9})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])")

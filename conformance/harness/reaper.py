@@ -23,6 +23,7 @@ import os
 import resource
 import signal
 import sys
+import time
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -45,8 +46,10 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _descendants(root: int) -> list[int]:
-    """The live (not zombie) processes below `root`, by the parent each names in /proc/PID/stat."""
+def _descendants(root: int, seen: set[int]) -> list[int]:
+    """The live (not zombie) processes below `root`, by the parent each names in /proc/PID/stat. A process whose
+    parent was seen below `root` and is gone now is below it too: it may have been read before the kernel moved it
+    to `root` (a pid seen and present again is another process: only absent ones count)."""
     children: dict[int, list[int]] = {}
     zombies = set()
     try:
@@ -64,7 +67,8 @@ def _descendants(root: int) -> list[int]:
         children.setdefault(int(fields[1]), []).append(int(entry))
         if fields[0] == b"Z":
             zombies.add(int(entry))
-    found, stack = [], [root]
+    present = {p for kids in children.values() for p in kids}
+    found, stack = [], [root, *(p for p in seen if p not in present)]
     while stack:
         for child in children.get(stack.pop(), ()):
             found.append(child)
@@ -85,13 +89,23 @@ def _reap() -> None:
 
 def _kill_all(worker: int) -> None:
     """Kill the worker's group, then everything below the reaper until nothing is left: each round freezes what it
-    finds (a stopped process forks no more), then kills it; what forked in between is found by the next round."""
+    finds (a stopped process forks no more), then kills it; what forked in between is found by the next round. Only
+    two empty rounds in a row end it: a scan can read a child before its dying parent hands it to the reaper."""
     _kill_group(worker)
     me = os.getpid()
+    seen = {worker}
+    empty = 0
     for _ in range(KILL_ROUNDS):
-        pids = _descendants(me)
+        pids = _descendants(me, seen)
         if not pids:
-            break
+            empty += 1
+            if empty == 2:
+                break
+            _reap()
+            time.sleep(0.005)
+            continue
+        empty = 0
+        seen.update(pids)
         for sig in (signal.SIGSTOP, signal.SIGKILL):
             for p in pids:
                 try:

@@ -124,7 +124,7 @@ def test_closing_kills_a_child_that_ignores_sigterm() -> None:
 @pytest.mark.parametrize(("mode", "kind", "text"), [
     ("bad-decimal", HarnessError, ("malformed data in the answer: \"abc\" is not a 'dec' token",)),
     ("huge-number", HarnessError, ("not JSON",)),
-    ("deep-line", HarnessError, ("nested deeper than",)),
+    ("deep-line", HarnessError, ("nested too deep to parse",)),
     ("deep-rows", HarnessError, ("deeper than 64",)),
     ("setsid-holds-stdout", Crash, ("exited with code 3",)),
 ])

@@ -13,6 +13,10 @@ changed), bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-r
 stderr-flood (`--flood=MIB` of stderr, default 400, then the answer), none (reads everything).
 At start, for every file: refuse, exit-at-start, banner (a line before the start answer), huge-name (an 8 MiB
 implementation name), bad-role (`my role#1`), dup-role (a role listed twice), numeric-version.
+Mode `script` with `--script=FILE` (JSON: path text -> steps) answers each file as its steps say, in order:
+`["write", [hex, ...]]` writes those lines in one write ("{id}" in a line's bytes becomes the request's id),
+`["answer"]` the good answer, `["exit", code]`, `["child"]` a descendant in a session of its own,
+`["daemon"]` a double-forked one (tests/hostile/test_properties.py draws them).
 """
 
 from __future__ import annotations
@@ -207,6 +211,26 @@ def start_answer(rid: str) -> dict:
     return answer
 
 
+def scripted(req: dict) -> None:
+    """The steps the script gives the file (the first path text it contains), or the good answer."""
+    with open(OPTIONS["script"]) as f:
+        script = json.load(f)
+    steps = next((v for k, v in script.items() if k in req["path"]), [["answer"]])
+    rid = req["id"].encode()
+    for step in steps:
+        if step[0] == "write":
+            sys.stdout.buffer.write(b"".join(bytes.fromhex(x).replace(b"{id}", rid) + b"\n" for x in step[1]))
+            sys.stdout.buffer.flush()
+        elif step[0] == "answer":
+            out(json.dumps({"id": req["id"], **GOOD}))
+        elif step[0] == "exit":
+            os._exit(step[1])
+        elif step[0] == "child":
+            setsid_sleeper()
+        elif step[0] == "daemon":
+            daemon()
+
+
 def mode_for(path: str) -> str | None:
     """This file's misbehaviour, or None for a good file."""
     for pair in filter(None, OPTIONS.get("plan", "").split(",")):
@@ -229,6 +253,9 @@ for line in sys.stdin:
         out(json.dumps(start_answer(req["id"])))
     elif req["cmd"] == "read":
         reads += 1
+        if MODE == "script":
+            scripted(req)
+            continue
         mode = mode_for(req["path"])
         answer = bad(req, mode) if mode else {"id": req["id"], **good(req["path"])}
         if answer is not None:
