@@ -330,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # the system refused: a full disk, a file-size limit, a folder made read-only meanwhile
         end_progress()
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        what = e.strerror or errno.errorcode.get(e.errno or 0) or str(e).splitlines()[0][:200]
-        print(f"parquet-conformance: error: {where}{what}", file=sys.stderr)
+        full = e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS)
+        what = e.strerror or errno.errorcode.get(e.errno or 0) or (str(e).splitlines() or [type(e).__name__])[0][:200]
+        print(f"parquet-conformance: error: {'cannot write: ' if full else ''}{where}{what}", file=sys.stderr)
         return 2
 
 
