@@ -43,7 +43,7 @@ from parquet_conformance.reports.document import stored_document
 from parquet_conformance.reports.history import history_markdown, load_history
 
 ID = "7-0a1b2c3d"
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))  # the fast tier's share
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))  # the fast tier's share
 MANY = settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck))
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
@@ -106,7 +106,7 @@ def test_any_answer_line_many(line: bytes) -> None:
     check_line(line)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.fixed_dictionaries({"id": st.just(ID) | json_values, "ok": st.booleans() | json_values},
                              optional={"adapter": st.text() | json_values, "implementation": st.text() | json_values,
                                        "version": st.text() | json_values, "engine": st.text() | json_values,
@@ -128,7 +128,7 @@ def test_any_start_answer_is_a_description_or_a_protocol_error(answer: dict) -> 
 @pytest.fixture(scope="module")
 def manifest_doc(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("props") / "corpus"
-    generate(out, only="base/flat,corrupt/tiny/*")
+    generate(out, only="base/flat,corrupt/tiny/*,parx/*")
     return json.loads((out / "manifest.json").read_text())
 
 
@@ -183,7 +183,7 @@ def judged(text: str) -> None:
     dist.check(manifest, lambda rel: "0" * 64, lambda rel: None, None, [])
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_any_manifest_edit_is_one_error_or_judged_whole(manifest_doc: dict[str, Any], data: st.DataObject) -> None:
     judged(json.dumps(data.draw(edits(manifest_doc))))
@@ -231,7 +231,7 @@ def used(results: Path, record: Any) -> None:
         assert "\n" not in str(e)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_any_run_record_edit_is_one_error_or_used(results: tuple[Path, dict[str, Any]], data: st.DataObject) -> None:
     used(results[0], data.draw(edits(results[1])))
