@@ -15,6 +15,7 @@ from parquet_conformance.reports.model import Mark, ResultsDocument
 from parquet_conformance.reports.text import (
     corpus_href,
     detail,
+    file_name,
     mark_text,
     repro_command,
     shorten,
@@ -89,7 +90,7 @@ class JUnit:
         folder.mkdir(exist_ok=True)
         paths = []
         for a in doc.adapters:
-            path = folder / f"{a.adapter}.xml"  # adapter names are checked names: no path can come of one
+            path = folder / f"{file_name(a.adapter)}.xml"  # a name from a results dataset may be anything
             path.write_bytes(suite(doc, a.adapter, corpus_href(doc, out)))
             paths.append(path)
         return paths

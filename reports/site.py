@@ -23,11 +23,19 @@ from parquet_conformance.reports.focus import failing_families, failures, fixed
 from parquet_conformance.reports.history import History, chart_svg
 from parquet_conformance.reports.html import columns, render
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import Links, corpus_href, environment, family_name, mark_text, repro_command
+from parquet_conformance.reports.text import Links, corpus_href, environment, family_name, file_name, mark_text, repro_command
 
 
 def case_path(case_id: str) -> str:
-    return f"case/{case_id}.html"  # case ids are checked names: letters, digits, '.', '_', '+', '-', '/'
+    """A case's page: its id's segments as folders, each a file name (a long or odd one hashed), at most 8 deep."""
+    segments = case_id.split("/")
+    if len(segments) > 8:
+        segments = [file_name(case_id)]
+    return "case/" + "/".join(file_name(s) for s in segments) + ".html"
+
+
+def impl_path(adapter: str) -> str:
+    return f"impl/{file_name(adapter)}.html"
 
 
 def case_href(root: str, cell: Cell) -> str:
@@ -50,7 +58,7 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
         written.append(path)
 
     corpus = corpus_href(doc, out)  # from the site's root; a page deeper down goes up first
-    page("index.html", render(doc, Links(case=case_path, impl=lambda a: f"impl/{a}.html"), corpus=corpus))
+    page("index.html", render(doc, Links(case=case_path, impl=impl_path), corpus=corpus))
     families = {c.adapter: (f, c) for f in columns(doc) for c in f.columns}
     groups = clusters(doc)
     failing_by_case = failing_families(doc)
@@ -58,14 +66,14 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
     for cell in doc.cells:
         by_case.setdefault(cell.case, []).append(cell)
     for a in doc.adapters:
-        rel = f"impl/{a.adapter}.html"
+        rel = impl_path(a.adapter)
         family, column = families[a.adapter]
         chart = None
         if history is not None:
             releases = {s.adapter for p in history.runs for s in p.scores
                         if family_name(s.adapter, s.version) == family.name}
             (out / "impl").mkdir(parents=True, exist_ok=True)
-            svg = out / "impl" / f"{a.adapter}.svg"
+            svg = out / "impl" / f"{file_name(a.adapter)}.svg"
             svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"))
             written.append(svg)
             chart = svg.name

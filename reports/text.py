@@ -4,6 +4,7 @@ environment, and the skip-overhead table and chart that report.html and skip-ove
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
@@ -13,14 +14,25 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path
+from typing import Any
 
 import jinja2
 from markupsafe import Markup, escape
 
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
+from parquet_conformance.corpus.model import NAME_RE
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
+
+MAX_FILE_NAME = 100  # characters of a name a report makes a file of; longer or odd names are hashed
+
+
+def chart_rc(font_size: int) -> Any:
+    """matplotlib settings of every chart: the same data gives the same bytes (a fixed hash salt, text kept as
+    text), and names are drawn as given: math text would read `$...$` in a version string as a formula."""
+    return {"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none", "font.family": "DejaVu Sans",
+            "font.size": font_size, "text.parse_math": False, "text.usetex": False}
 
 # XML 1.0 cannot carry these at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -43,6 +55,16 @@ def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     if diff is not None:
         text += "\n" + describe(diff)
     return text
+
+
+def file_name(name: str) -> str:
+    """A name (an adapter, a segment of a case id) fit to be one file name: itself when it is a checked name of at
+    most MAX_FILE_NAME characters; else a readable prefix and a digest of the whole, so that no name from a results
+    dataset, however long or odd, can make a path too long or lead out of its folder."""
+    if NAME_RE.fullmatch(name) and len(name) <= MAX_FILE_NAME:
+        return name
+    prefix = re.sub(r"[^A-Za-z0-9._+-]+", "-", name)[:40].strip(".-") or "name"
+    return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 def cell_text(text: object) -> str:
@@ -364,8 +386,7 @@ def overhead_chart_svg(rows: list[Overhead]) -> str:
     cols = sizes(rows)
     ncols = min(4, len(adapters)) or 1
     nrows = max(1, -(-len(adapters) // ncols))
-    with matplotlib.rc_context({"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none",
-                                "font.family": "DejaVu Sans", "font.size": 8}):
+    with matplotlib.rc_context(chart_rc(8)):
         fig = Figure(figsize=(2.6 * ncols, 2.2 * nrows), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
         for i, ax in enumerate(axes.flat):

@@ -76,7 +76,7 @@ def command(args: argparse.Namespace) -> int:
         return 0
     if path.is_dir():
         raise UsageError(f"{path}: is a directory, not an expected-failure list")
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"{path}: no such file (create it with --write-expected-failures)")
     known = set(record.corpus_cases) if record else {c.case for c in cells}
     result = gate.check(mine, gate.load_expected(path, known))

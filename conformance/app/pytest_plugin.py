@@ -109,6 +109,7 @@ class ConformanceRun:
         self.judging = Judge.of(self.manifest)
         only = opt("parquet_conformance_only")
         cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
+        self.known = {c.id for c in self.manifest.cases}  # a partial corpus may lack a base's baseline case
         baselines = {b.baseline_case for b in self.manifest.bases.values()}
         # Baselines first: a case is also judged against the reader's own reading of its base.
         self.cases = sorted(cases, key=lambda c: c.id not in baselines)
@@ -170,7 +171,7 @@ class ConformanceRun:
         """The case's cells (one per role judged), each with what the gate makes of it."""
         rows = [self.read(case)]
         baseline = self.manifest.bases[case.base].baseline_case
-        if baseline and baseline != case.id and rows[0].outcome == "read":
+        if baseline and baseline != case.id and rows[0].outcome == "read" and baseline in self.known:
             rows.append(self.read(self.manifest.case(baseline)))
         out = []
         for cell in (c for c in self.judging.cells(rows) if c.case == case.id):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,6 +103,12 @@ def diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def warn_skipped(reasons: tuple[str, ...]) -> None:
+    """A run of the dataset that could not be read is left out of a history, with a warning: one line each."""
+    for reason in reasons:
+        print(f"parquet-conformance: warning: {' '.join(reason.split())[:300]}", file=sys.stderr)
+
+
 def plotting() -> None:
     try:
         import matplotlib  # noqa: F401
@@ -116,6 +123,7 @@ def history(args: argparse.Namespace) -> int:
     results = Path(args.history)
     out = Path(args.out) if args.out else results.resolve().parent
     history = load_history(results)
+    warn_skipped(history.skipped)
     paths = write_history(history, out)
     end_progress()
     latest = history.latest
@@ -144,6 +152,7 @@ def site(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: exists and is not a directory")
     doc = stored_document(results, args.run)
     history = load_history(results)
+    warn_skipped(history.skipped)
     if len(history.runs) > 1:
         plotting()
     progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")

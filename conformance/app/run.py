@@ -138,6 +138,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     for s in opts.specs:
         by_track.setdefault(s.build().track, []).append(s.name)
     judge = Judge.of(manifest)
+    measured = overhead.load(opts.out)  # a file that is not one is refused now, not after every cell ran
     # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
     started = store.begin(run_id, resume=opts.resume is not None,
                           now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
@@ -216,7 +217,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
         comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
-        doc = results_document(cells, manifest, info, root, overhead.load(opts.out), comparison,
+        doc = results_document(cells, manifest, info, root, measured, comparison,
                                {s.name: shlex.join(s.options()) for s in opts.specs})
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())

@@ -19,7 +19,11 @@ from enum import StrEnum
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE
+
+MAX_LIST = 16 << 20  # an expected-failure list: a line per failing cell
 
 
 class GateError(ValueError):
@@ -128,8 +132,11 @@ def parse_expected(text: str, known_cases: set[str] | None = None) -> list[Entry
 
 
 def load_expected(path: Path, known_cases: set[str] | None = None) -> list[Entry]:
+    """The list in `path` (a regular file of UTF-8 text, at most MAX_LIST bytes); GateError naming the line."""
     try:
-        text = path.read_text()
+        text = documents.read_bytes(path, MAX_LIST).decode("utf-8")
+    except DocumentError as e:
+        raise GateError(str(e)) from None
     except UnicodeDecodeError:
         raise GateError(f"{path}: not UTF-8 text") from None
     try:

@@ -11,11 +11,14 @@ their fields (conformance/harness/derived.py).
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-from parquet_conformance.corpus.model import Expectation, Kind
+from parquet_conformance.corpus.model import NAME, Expectation, Kind
+
+# When a run started: ISO 8601 with its offset, as the run job writes it (2026-11-01T09:00:00+00:00).
+STARTED = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
 
 
 class OutcomeKind(StrEnum):
@@ -226,15 +229,17 @@ class Cell:
 class RunInfo:
     """What a run was: kept beside its cells in the results dataset and at the top of every report."""
 
-    id: str
+    id: str = field(metadata={"schema": NAME})
     generator_version: str
     seed: int
     master: str
     corpus: str
     only: str | None
-    tracks: list[str]
-    corpus_digest: str  # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
-    started: str | None = None  # UTC, ISO 8601: orders runs in a history (runs recorded before it have none)
+    tracks: list[str] = field(metadata={"schema": {"items": NAME}})
+    # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
+    corpus_digest: str = field(metadata={"schema": {"pattern": "^([0-9a-f]{64})?$"}})
+    # UTC, ISO 8601: orders runs in a history (runs recorded before it have none)
+    started: str | None = field(default=None, metadata={"schema": {"pattern": STARTED}})
 
 
 def _present(cls: type, row: dict[str, Any]) -> dict[str, Any]:
