@@ -34,6 +34,7 @@ import decimal
 import hashlib
 import json
 import math
+import re
 import struct
 import uuid
 from collections.abc import Iterable, Sequence
@@ -225,12 +226,23 @@ def data_hash(canonical: object) -> str:
 
 _SCALE_NS = {"ts_ns": ("ts_ns", 1), "ts_us": ("ts_ns", 1000), "ts_ms": ("ts_ns", 1_000_000),
              "time_ns": ("time_ns", 1), "time_us": ("time_ns", 1000), "time_ms": ("time_ns", 1_000_000)}
+# The number forms a token may take (docs/adapter-protocol.md): plain decimal digits, a sign, a point and an
+# exponent of a few digits; no underscores, spaces or hex that Python's own parsers would take; bounded, so
+# that no conversion costs more than the line it came in.
+MAX_DIGITS = 400
+INT_FORM = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")
+_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
+_DECIMAL = rf"[+-]?(?:{_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})(?:[eE][+-]?[0-9]{{1,6}})?"
+DEC_FORM = re.compile(_DECIMAL)
+FLOAT_FORM = re.compile(rf"{_DECIMAL}|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+DATE_FORM = re.compile(r"(?:[0-9]{4}|[+-][0-9]{4,9})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])")
+HEX_FORM = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 
 def normalize(canonical: dict[str, Any]) -> dict[str, Any]:
     """Re-canonicalize tokens from another program: `{"float": "1.0E-300"}` becomes `{"float": "1e-300"}`,
     `{"int": "007"}` becomes `{"int": "7"}`, `{"ts_us": "5"}` becomes `{"ts_ns": "5000"}`. Raises ValueError on
-    anything that is not a token."""
+    anything that is not a token, or a number not in the forms above."""
     columns = canonical["columns"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
         raise ValueError("columns must be a list of strings")
@@ -238,6 +250,12 @@ def normalize(canonical: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
         raise ValueError("rows must be a list of lists")
     return {"columns": columns, "rows": [[_token(v) for v in row] for row in rows]}
+
+
+def _form(pattern: re.Pattern[str], tag: str, text: str) -> str:
+    if not pattern.fullmatch(text):
+        raise ValueError(f"{json.dumps(text[:40])}{'...' if len(text) > 40 else ''} is not a {tag!r} token")
+    return text
 
 
 def _token(v: object) -> object:
@@ -251,18 +269,18 @@ def _token(v: object) -> object:
             return {"struct": {str(k): _token(y) for k, y in x.items()}}
         if isinstance(x, str):
             if tag == "int":
-                return {tag: str(int(x))}
+                return {tag: str(int(_form(INT_FORM, tag, x)))}
             if tag in _SCALE_NS:
                 name, factor = _SCALE_NS[tag]
-                return {name: str(int(x) * factor)}
+                return {name: str(int(_form(INT_FORM, tag, x)) * factor)}
             if tag == "float":
-                return canonical_value(float(x))
+                return canonical_value(float(_form(FLOAT_FORM, tag, x)))
             if tag == "bin":
-                return {"bin": bytes.fromhex(x).hex()}
+                return {"bin": _form(HEX_FORM, tag, x).lower()}
             if tag == "date":
-                return {"date": date_text(date_days(x))}
+                return {"date": date_text(date_days(_form(DATE_FORM, tag, x)))}
             if tag == "uuid":
                 return {"uuid": str(uuid.UUID(x))}
             if tag == "dec":
-                return {"dec": str(decimal.Decimal(x))}
+                return {"dec": str(decimal.Decimal(_form(DEC_FORM, tag, x)))}
     raise ValueError(f"not a canonical value: {json.dumps(v)[:80]}")

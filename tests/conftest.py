@@ -17,7 +17,7 @@ INTEGRATION_MODULES = {
     "test_pipeline", "test_adapters", "test_new_adapters", "test_browser", "test_cluster", "test_releases",
     "test_ci_recipes", "test_corpus_dist", "test_import", "test_one_judge", "test_fuzz_output", "test_tracks",
     "test_pytest_plugin", "test_overhead", "test_pace", "test_prototype_fidelity", "test_inputs", "test_gate",
-    "test_taxonomy",
+    "test_upstream_reproduce", "test_every_way", "test_worker_properties", "test_taxonomy",
 }
 INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}
 

@@ -17,7 +17,15 @@ import pytest
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.model import Cell, RunInfo
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, DataDiff, ResultsDocument, RowDiff
+from parquet_conformance.reports.model import (
+    AdapterScore,
+    CaseSummary,
+    CellMark,
+    Comparison,
+    DataDiff,
+    ResultsDocument,
+    RowDiff,
+)
 from parquet_conformance.reports.schemas import FILES
 from tests.helpers import CLI
 
@@ -102,6 +110,8 @@ def names(record: type) -> set[str]:
     ("results.md", "Case summary", CaseSummary, set()),
     ("results.md", "results.json", ResultsDocument, set()),
     ("results.md", "Data diff", DataDiff, set()),
+    ("results.md", "Comparison", Comparison, set()),
+    ("results.md", "Cell mark", CellMark, set()),
     ("results.md", "Row diff", RowDiff, set()),
     ("adapter-protocol.md", "Start answer", protocol.StartReply, set()),
     ("adapter-protocol.md", "Read request", protocol.ReadRequest, set()),

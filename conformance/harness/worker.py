@@ -21,6 +21,7 @@ from typing import Any
 from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable, PythonAdapter, get
 from parquet_conformance.conformance.adapters.taxonomy import message
 from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.chains import chain_text, cut
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:
@@ -51,9 +52,21 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     return {"outcome": "read", **data, "library_s": library_s}
 
 
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
 def _error(e: BaseException) -> dict[str, str]:
-    cls = type(e)
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message(e)[:protocol.MAX_TEXT]}
+    causes: list[tuple[str, str]] = []
+    seen, at = {id(e)}, e
+    while len(causes) < 8:  # the chain Python would print: __cause__, or an unsuppressed __context__
+        nxt = at.__cause__ or (None if at.__suppress_context__ else at.__context__)
+        if nxt is None or id(nxt) in seen:
+            break
+        seen.add(id(nxt))
+        causes.append((_name(type(nxt)), message(nxt)))
+        at = nxt
+    return {"class": _name(type(e)), "message": cut(chain_text(message(e), causes), protocol.MAX_TEXT)}
 
 
 def serve(name: str, release: str | None = None) -> None:

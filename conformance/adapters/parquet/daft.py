@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 
@@ -42,6 +43,11 @@ class Daft(PythonAdapter):
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(os.path.abspath(path)).to_arrow()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("daft", "import daft\nimport pyarrow as pa", "daft.__version__",
+                                  "return daft.read_parquet(path)", "pip install daft=={version}",
+                                  arrow="result.to_arrow()")
 
 
 class DaftParquet2(Daft):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
@@ -19,6 +20,12 @@ class DataFusion(PythonAdapter):
         df = self.load()
         ctx = df.SessionContext(df.SessionConfig().with_target_partitions(1))  # keep file order
         return ctx.read_parquet(path).to_arrow_table()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python(
+            "datafusion", "import datafusion\nimport pyarrow as pa", "datafusion.__version__",
+            "ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))  # file order\n"
+            "return ctx.read_parquet(path).to_arrow_table()", "pip install datafusion=={version}")
 
 
 ADAPTER = DataFusion()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
@@ -34,6 +35,13 @@ class DuckDB(PythonAdapter):
             return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
         finally:
             con.close()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python(
+            "duckdb", "import duckdb\nimport pyarrow as pa", "duckdb.__version__",
+            'con = duckdb.connect(config={"memory_limit": "4GB"})\ntry:\n'
+            '    return con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()  # 1.4+\n'
+            "finally:\n    con.close()", "pip install duckdb=={version} pyarrow")
 
 
 ADAPTER = DuckDB()

@@ -11,13 +11,37 @@ import datetime as dt
 import decimal
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 
 DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
 FLOATING = (4, 5)  # parquet.thrift Type FLOAT, DOUBLE
+
+# The repro script's `data`: pandas values, with the DATE and DECIMAL annotations re-applied as `canonical` does.
+PANDAS_DATA = '''def data(result):
+    """(column names, row count, one column's values) of the pandas DataFrame, with DATE and DECIMAL re-applied
+    from the file's schema (pandas holds dates as timestamps and decimals as floats); NaN outside a FLOAT or DOUBLE
+    column is pandas' null."""
+    pf, df = result
+
+    def values(name):
+        element = pf.schema.schema_element(name.split("."))
+        kind, scale = element.converted_type, element.scale or 0
+        out = []
+        for v in df[name].tolist():
+            if isinstance(v, float) and v != v and element.type not in (4, 5):  # not FLOAT, DOUBLE
+                v = None
+            elif kind == 6 and isinstance(v, dt.datetime):  # ConvertedType DATE
+                v = v.date()
+            elif kind == 5 and isinstance(v, float) and v == v:  # ConvertedType DECIMAL
+                v = decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale))
+            out.append(v)
+        return out
+
+    return [str(c) for c in df.columns], len(df), values'''
 
 
 class FastParquet(PythonAdapter):
@@ -43,6 +67,11 @@ class FastParquet(PythonAdapter):
     def read(self, path: str) -> Any:
         pf = self.load().ParquetFile(path)
         return pf, pf.to_pandas()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("fastparquet", "import fastparquet", "fastparquet.__version__",
+                                  "pf = fastparquet.ParquetFile(path)\nreturn pf, pf.to_pandas()",
+                                  "pip install fastparquet=={version}", data=PANDAS_DATA)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         import pandas as pd

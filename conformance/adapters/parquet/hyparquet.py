@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parquet_conformance.conformance.adapters import CommandAdapter, require_program
+from parquet_conformance.conformance.adapters import CommandAdapter, Reproducer, require_program
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.harness.envs import ensure
 
 WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
@@ -23,6 +24,11 @@ class Hyparquet(CommandAdapter):
     def command(self) -> list[str]:
         node = require_program("node")
         return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment()))]
+
+    def reproducer(self) -> Reproducer:
+        """repro/hyparquet.tmpl reads as the worker's `read` does, and turns values into plain ones as it does."""
+        return reproducers.template("hyparquet.tmpl", "JavaScript", "repro.mjs", "npm install hyparquet@{version}",
+                                    "node repro.mjs")
 
 
 ADAPTER = Hyparquet()

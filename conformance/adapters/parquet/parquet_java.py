@@ -11,16 +11,20 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
+from importlib import metadata
 from pathlib import Path
 
 from parquet_conformance.conformance.adapters import (
     AdapterUnavailable,
     CommandAdapter,
+    Reproducer,
     cache_dir,
     cache_lock,
     require_program,
 )
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.harness.envs import say
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
@@ -48,6 +52,14 @@ class ParquetJava(CommandAdapter):
     implementation = "parquet-java (parquet-hadoop)"
     start_timeout_s = 180.0
 
+    def library_version(self) -> str | None:
+        """parquet-hadoop's jar version, and the JVM it runs on (its path: what `java` resolves to)."""
+        try:
+            java = shutil.which("java")
+            return f"{jar_version(pyspark_jars(), 'parquet-hadoop')} {os.path.realpath(java) if java else ''}"
+        except AdapterUnavailable:
+            return None
+
     def command(self) -> list[str]:
         jars = pyspark_jars()
         version = jar_version(jars, "parquet-hadoop")
@@ -57,6 +69,20 @@ class ParquetJava(CommandAdapter):
                        f"compiling the Java worker against parquet-java {version} (once)")
         return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
                 "ParquetJavaWorker", version]
+
+    def reproducer(self) -> Reproducer:
+        """repro/parquet-java.tmpl reads as the worker's `read` does: a single-file program (JEP 330, Java 17) on
+        pyspark's jars, which hold parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
+        try:
+            pyspark = f"pyspark=={metadata.version('pyspark')}"
+        except metadata.PackageNotFoundError:
+            pyspark = "pyspark"
+        return reproducers.template(
+            "parquet-java.tmpl", "Java", "Repro.java",
+            f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
+            "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
+            "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",
+            'java -cp "$JARS" Repro.java')
 
 
 def compiled(sources: list[Path], classpath: str, version: str, progress: str) -> Path:

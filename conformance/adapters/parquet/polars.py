@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
@@ -18,6 +19,11 @@ class Polars(PythonAdapter):
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(path).to_arrow()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("polars", "import polars as pl\nimport pyarrow as pa", "pl.__version__",
+                                  "return pl.read_parquet(path)", "pip install polars=={version} pyarrow",
+                                  arrow="result.to_arrow()")
 
 
 ADAPTER = Polars()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 
@@ -29,6 +30,10 @@ class PyArrow(PythonAdapter):
 
     def read(self, path: str) -> object:
         return self.load().read_table(path)
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("pyarrow", "import pyarrow as pa\nimport pyarrow.parquet as pq", "pa.__version__",
+                                  "return pq.read_table(path)", "pip install pyarrow=={version}")
 
 
 ADAPTER = PyArrow()

@@ -6,6 +6,7 @@ corpus by construction (docs/spec-notes.md#the-reference-reader)."""
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
@@ -28,6 +29,10 @@ class Reference(PythonAdapter):
 
     def version(self) -> str:
         return GENERATOR_VERSION
+
+    def library_version(self) -> str | None:
+        """Our code (the fingerprint's digest) and the pyarrow that reads the data."""
+        return f"{GENERATOR_VERSION} pyarrow {metadata.version('pyarrow')}"
 
     def read(self, path: str) -> Any:
         with open(path, "rb") as fh:

@@ -28,6 +28,7 @@ class Spark(PythonAdapter):
     memory_limit_bytes = None  # a JVM child; spark.driver.memory bounds it
     timeout_s = 120.0
     start_timeout_s = 300.0
+    copies = 2  # each read waits ~0.3 s on Spark's planning and scheduling: two sessions overlap their waits
     session = None
     # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort).
     refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException", "pyarrow.lib.ArrowException"))

@@ -23,6 +23,7 @@ class YtsaurusSkiff(SkiffAdapter):
     name = "ytsaurus-skiff"
     implementation = "YTsaurus Skiff codec (C++, Python binding yt_yson_bindings)"
     module = "yt_yson_bindings"
+    package = "ytsaurus-yson"
     # YtError and its subclasses (YsonError, SkiffError); when a row is written, the binding's conversion of a value
     # of the wrong type (CPython's TypeError: "'bytes' object cannot be interpreted as an integer") and its LookupError
     # for a column the schema lacks, which names the column bare (a KeyError's message is the key quoted): a Python
