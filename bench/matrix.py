@@ -4,13 +4,16 @@
                            [--sample N]
 
 Runs the default matrix (every default adapter, the whole corpus, warm caches: a small warm-up run goes
-first) as `parquet-conformance run` does, and prints:
-- the wall time and cells/s (and the run's own split: Spark start, cells, confirmation);
-- per adapter: its cells, the cell-seconds it took, the library's own seconds (each worker measures its
-  library call: `library_s` in the protocol) and their ratio, which is what is ours (process round trip,
-  conversion, the harness);
-- the ratio to the limit: the wall time over (the libraries' own seconds / the cores);
-- the ratio to one process per cell, estimated from `--sample` cells per adapter run both ways (a new
+first) as `parquet-conformance run --fresh` does (no history to reuse), then the same run again unchanged, and
+prints:
+- the wall time per phase (generation, Spark start, cells, confirmation, reports) and cells/s;
+- per adapter: its first attempts, its confirmation attempts (the confirmation pass: one new worker per adapter)
+  and its fresh single-cell re-runs, each as a count and the cell-seconds they took, the library's own seconds
+  (each worker measures its library call: `library_s` in the protocol) and the timeouts;
+- the confirmation's share of the cells phase, and the ratio to the limit: the wall time over (the libraries' own
+  seconds / the cores);
+- the unchanged re-run's wall time (every cell reused: docs/results.md#what-a-verdict-guarantees);
+- with `--sample N`: the ratio to one process per cell, estimated from N cells per adapter run both ways (a new
   worker per cell versus one persistent worker), as bench/persistent_vs_per_cell.py measures it;
 - with `--scale 1,2,4`: the wall time at 1x, 2x and 4x the corpus (cases replicated under new ids) and its
   slope per cell, which should stay flat (a linear run).
@@ -23,14 +26,13 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.app.cli import end_progress, progress_line
+from parquet_conformance.conformance.app.console import end_progress, progress_line
 from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import OutcomeRow, Unavailable
@@ -39,9 +41,11 @@ from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.dist import write_manifest_digest
 
 
-def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: str | None) -> tuple[RunResult, float]:
+def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: str | None,
+        fresh: bool = True) -> tuple[RunResult, float]:
     t0 = time.perf_counter()
-    result = run_job(RunOptions(out=out, specs=specs, corpus=corpus, only=only, master=master), progress_line)
+    result = run_job(RunOptions(out=out, specs=specs, corpus=corpus, only=only, master=master, fresh=fresh),
+                     progress_line)
     end_progress()
     return result, time.perf_counter() - t0
 
@@ -81,7 +85,8 @@ def main() -> None:
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--only", help="case globs (default: the whole corpus)")
     parser.add_argument("--scale", default="1", help="corpus multiples to time, e.g. 1,2,4")
-    parser.add_argument("--sample", type=int, default=5, help="cells per adapter for the per-cell-process estimate")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="cells per adapter for the per-cell-process estimate (default 0: none)")
     args = parser.parse_args()
     specs = [AdapterSpec.parse(n) for n in args.adapter or adapters.names(default_run=True)]
     cores = os.cpu_count() or 1
@@ -95,29 +100,39 @@ def main() -> None:
         result, wall = run(corpus, root / "out", specs, args.master, args.only)
         rows = [r for r in Store(root / "out").staged(result.run_id) if r.outcome != "unavailable"]
         t = result.timings
-        print(f"\nmatrix: {len(result.cells)} cells in {wall:.1f} s wall ({len(result.cells) / wall:.1f} cells/s; "
-              f"Spark start {t.spark_start_s:.1f} s, cells {t.cells_s:.1f} s, confirming {t.confirmed} non-pass "
-              f"cells ({t.rerun} re-run) {t.confirm_s:.1f} s) on {cores} cores")
+        print(f"\nmatrix: {len(result.cells)} cells in {wall:.1f} s wall ({len(result.cells) / wall:.1f} cells/s) on "
+              f"{cores} cores; phases: generation {t.generation_s:.1f} s, Spark start {t.spark_start_s:.1f} s, "
+              f"cells {t.cells_s:.1f} s, confirmation {t.confirm_s:.1f} s ({t.confirmed} non-pass cells, {t.rerun} "
+              f"read again, {t.disagreed} re-run alone), reports {t.reports_s:.1f} s")
 
         by: dict[str, list[OutcomeRow]] = defaultdict(list)
         for r in rows:
             by[r.adapter].append(r)
-        print(f"\n{'adapter':<16}{'cells':>7}{'cell-s':>9}{'library-s':>11}{'cell/library':>14}{'median ms':>11}")
+
+        def part(rs: list[OutcomeRow]) -> str:
+            return f"{len(rs):>8}{sum(r.duration_s for r in rs):>9.1f}"
+
+        print(f"\n{'adapter':<16}{'first n':>8}{'first s':>9}{'conf n':>8}{'conf s':>9}{'fresh n':>8}{'fresh s':>9}"
+              f"{'library s':>11}{'timeouts':>9}")
         library_total = 0.0
         for name, rs in sorted(by.items(), key=lambda kv: -sum(r.duration_s for r in kv[1])):
-            cell_s = sum(r.duration_s for r in rs)
-            lib = [r.library_s for r in rs if r.library_s is not None]
-            lib_s = sum(lib)
+            lib_s = sum(r.library_s for r in rs if r.library_s is not None)
             library_total += lib_s
-            ratio = f"{cell_s / lib_s:.1f}x" if lib_s else "-"
-            print(f"{name:<16}{len(rs):>7}{cell_s:>9.1f}{lib_s:>11.1f}{ratio:>14}"
-                  f"{1000 * statistics.median(r.duration_s for r in rs):>11.1f}")
+            first = [r for r in rs if not r.confirming and not r.fresh]
+            print(f"{name:<16}{part(first)}{part([r for r in rs if r.confirming])}{part([r for r in rs if r.fresh])}"
+                  f"{lib_s:>11.1f}{sum(1 for r in rs if r.outcome == 'timeout'):>9}")
         limit = library_total / cores
-        print(f"\nlimit (the libraries' own seconds / {cores} cores): {limit:.1f} s; "
-              f"the run is {wall / limit:.1f}x the limit" if limit else "\nno library times reported")
+        share = t.confirm_s / t.cells_s if t.cells_s else 0.0
+        print(f"\nconfirmation: {t.confirm_s:.1f} s, {share:.0%} of the cells phase")
+        print(f"limit (the libraries' own seconds / {cores} cores): {limit:.1f} s; "
+              f"the run is {wall / limit:.2f}x the limit" if limit else "no library times reported")
+
+        again, rewall = run(corpus, root / "out", specs, args.master, args.only, fresh=False)
+        print(f"unchanged re-run: {rewall:.1f} s wall ({again.timings.reused} of {len(again.cells)} cells reused), "
+              f"{rewall / wall:.2f}x the first run")
 
         estimate = 0.0
-        for spec in specs:
+        for spec in specs if args.sample else []:
             files = sorted((corpus / "cases").rglob(f"*{'.parquet' if spec.build().track == 'parquet' else ''}"))
             files = [f for f in files if f.is_file()][: args.sample]
             if not files or isinstance(spec.worker().read(str(files[0])).outcome, Unavailable):

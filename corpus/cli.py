@@ -14,6 +14,7 @@ from pathlib import Path
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import Limits
 from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.corpus.options import SEED_MAX, integer, output_dir, seconds
 
 
 def _fail(lines: list[str]) -> int:
@@ -137,9 +138,10 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                     "the expectations, and add its sha256 to OUT/SHA256SUMS. The archive is byte-for-byte "
                     "reproducible: fixed mtimes, sorted members, no owner names. <version> is the generator "
                     "version, plus -seedN, -only-<glob>-<hash>, -large for corpora built with those options.")
-    pk.add_argument("--out", required=True, metavar="DIST", help="output directory")
+    pk.add_argument("--out", required=True, metavar="DIST", type=output_dir, help="output directory")
     pk.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: generate one)")
-    pk.add_argument("--seed", type=int, default=0, help="when generating: seed for random payloads (default 0)")
+    pk.add_argument("--seed", type=integer(0, SEED_MAX), default=0,
+                    help="when generating: seed for random payloads (default 0)")
     pk.add_argument("--only", metavar="PATTERN", help="when generating: glob over case ids")
     pk.add_argument("--large", action="store_true", help="when generating: include the 64 and 128 MiB cases")
     pk.set_defaults(handler="parquet_conformance.corpus.cli:cmd_pack")
@@ -165,13 +167,14 @@ def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                     "refusal. Exit 1 on a refused archive, 2 on a download error.")
     ft.add_argument("url", metavar="URL")
     ft.add_argument("--sha256", required=True, metavar="HEX", help="the archive's sha256 (from SHA256SUMS)")
-    ft.add_argument("--into", required=True, metavar="DIR", help="where to unpack (created if absent)")
-    ft.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
-                    help="give up when the whole download is not done within this long (default 600)")
-    ft.add_argument("--max-bytes", type=int, default=Limits().max_unpacked, metavar="N",
+    ft.add_argument("--into", required=True, metavar="DIR", type=output_dir, help="where to unpack (created if absent)")
+    ft.add_argument("--timeout", type=seconds(), default=600.0, metavar="SECONDS",
+                    help="give up when the whole download (connecting, headers, body) is not done within this long "
+                         "(default 600)")
+    ft.add_argument("--max-bytes", type=integer(1), default=Limits().max_unpacked, metavar="N",
                     help="refuse an archive holding more than N bytes of files (default 1 GiB); it may never hold "
                          "more than its manifest lists either")
-    ft.add_argument("--max-entries", type=int, default=Limits().max_entries, metavar="N",
+    ft.add_argument("--max-entries", type=integer(1), default=Limits().max_entries, metavar="N",
                     help="refuse an archive of more than N entries (default 100000)")
     ft.set_defaults(handler="parquet_conformance.corpus.cli:cmd_fetch")
 

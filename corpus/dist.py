@@ -13,15 +13,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gzip
 import hashlib
+import http.client
 import io
-import json
 import os
 import re
 import shutil
+import socket
+import stat
 import tarfile
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -30,8 +35,17 @@ import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
-from parquet_conformance.corpus.model import GENERATOR_VERSION, Manifest
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import DocumentError
+from parquet_conformance.corpus.model import (
+    GENERATOR_VERSION,
+    MANIFEST_FORMAT,
+    MANIFEST_VERSION,
+    Manifest,
+    manifest_schema,
+)
 from parquet_conformance.generators.canonical import data_hash
 
 STEM = "parquet-conformance-corpus"
@@ -40,6 +54,9 @@ README = "README"
 MANIFEST = "manifest.json"
 MTIME = 0  # every member's mtime, and the gzip header's
 MAX_DOWNLOAD = 2 << 30
+MAX_MANIFEST = 64 << 20  # the default corpus's is 3.4 MiB
+MAX_EXPECTED = 16 << 20  # a base's expected data (the largest is 250 KiB); parsed into Python objects
+MAX_SUMS = 1 << 20  # SHA256SUMS: a line per archive
 
 
 @dataclass(frozen=True)
@@ -86,13 +103,40 @@ def sha256_file(path: Path) -> str:
 
 
 def load_manifest(text: bytes | str, where: str) -> Manifest:
-    """The one manifest loader: JSON, then the records; any problem is one DistError naming `where`."""
+    """The one manifest loader: JSON within MAX_MANIFEST and documents.MAX_DEPTH, the manifest's JSON Schema (derived
+    from its records), then the records and what a schema cannot say (corpus/model.py Manifest.check); any problem
+    is one DistError naming `where` and the field."""
     try:
-        return Manifest.from_json(json.loads(text))
-    except ValueError as e:  # not JSON, or JSON that is not a manifest
+        obj = documents.parse(text, MAX_MANIFEST)
+        if not isinstance(obj, dict) or obj.get("format") != MANIFEST_FORMAT:
+            raise DocumentError("not a parquet-conformance manifest")
+        if obj.get("manifest_version") != MANIFEST_VERSION:
+            version = obj.get("manifest_version")
+            raise DocumentError(f"manifest_version {documents.shown(version)}; this version reads {MANIFEST_VERSION}")
+        documents.validate(obj, _schema())
+        manifest = Manifest.from_json(obj)
+        _judgeable(manifest)
+        return manifest
+    except ValueError as e:  # DocumentError, or a record's own check (unique ids, bases and baselines that exist)
         raise DistError(f"{where}: {e}") from None
-    except (TypeError, KeyError, AttributeError) as e:
-        raise DistError(f"{where}: not a parquet-conformance manifest ({type(e).__name__}: {e})") from None
+
+
+def _judgeable(manifest: Manifest) -> None:
+    """Every case of an installed track says what a reader of its default role must do (the judge's fallback for
+    a role the case does not name); a case of a track not installed here is never run."""
+    from parquet_conformance.corpus import track as tracks
+
+    default = {t.name: t.default_role for t in tracks.all_tracks()}
+    for i, case in enumerate(manifest.cases):
+        role = default.get(case.track)
+        if role is not None and role not in case.expect:
+            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {role!r}, the default "
+                                f"role of track {case.track}")
+
+
+@functools.cache
+def _schema() -> dict[str, object]:
+    return manifest_schema()
 
 
 def read_manifest(corpus: Path) -> tuple[Path, Manifest]:
@@ -100,9 +144,9 @@ def read_manifest(corpus: Path) -> tuple[Path, Manifest]:
     root = find_root(corpus)
     path = root / MANIFEST
     try:
-        text = path.read_bytes()
-    except OSError as e:
-        raise DistError(f"{path}: {e.strerror or e}") from None
+        text = documents.read_bytes(path, MAX_MANIFEST, links=False)
+    except DocumentError as e:
+        raise DistError(str(e)) from None
     return root, load_manifest(text, str(path))
 
 
@@ -201,7 +245,7 @@ def parse_sums(text: bytes | str) -> dict[str, str]:
 
 
 def read_sums(path: Path) -> dict[str, str]:
-    return parse_sums(path.read_bytes())
+    return parse_sums(documents.read_bytes(path, MAX_SUMS))
 
 
 def manifest_digest(root: Path) -> str:
@@ -345,17 +389,18 @@ def _safe_rel(rel: object) -> bool:
             and ".." not in PurePosixPath(rel).parts and "\\" not in rel)
 
 
-def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callable[[str], bytes | None],
-          present: Iterable[str]) -> list[str]:
+def check(manifest: Manifest, digest: Callable[[str], str | None], data: Callable[[str], str | None],
+          sums: bytes | None, present: Iterable[str]) -> list[str]:
     """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
-    if absent; `read(rel)` its bytes; `present` every file that the manifest should list."""
+    if absent; `data(rel)` the data_hash of a JSON file (None: not readable as such); `sums` SHA256SUMS's bytes;
+    `present` every file that the manifest should list."""
     problems: list[str] = []
     listed: set[str] = set()
 
-    def expect_file(rel: object, sha: object, what: str) -> None:
+    def expect_file(rel: object, sha: object, what: str) -> bool:
         if not _safe_rel(rel) or not isinstance(rel, str):
             problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
-            return
+            return False
         listed.add(rel)
         actual = digest(rel)
         if actual is None:
@@ -364,22 +409,18 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callabl
             problems.append(f"not a regular file: {rel} ({actual})")
         elif sha is not None and actual != sha:
             problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
+        else:
+            return True
+        return False
 
     for case in manifest.cases:
         expect_file(case.file, case.sha256, f"case {case.id!r}")
     for name, base in manifest.bases.items():
         expect_file(base.file, base.sha256, f"base {name!r}")
-        rel = base.expected
-        expect_file(rel, None, f"the expected data of base {name!r}")
-        if _safe_rel(rel) and (text := read(rel)) is not None:
-            # The manifest has no file hash for expected data, but the hash of the data itself.
-            try:
-                ok = data_hash(json.loads(text)) == base.data_hash
-            except (ValueError, TypeError):
-                ok = False
-            if not ok:
-                problems.append(f"data mismatch: {rel} (not the data whose data_hash is in the manifest)")
-    sums = read(SUMS)
+        # The manifest has no file hash for expected data, but the hash of the data itself.
+        if expect_file(base.expected, None, f"the expected data of base {name!r}") \
+                and data(base.expected) != base.data_hash:
+            problems.append(f"data mismatch: {base.expected} (not the data whose data_hash is in the manifest)")
     if sums is None:
         problems.append(f"missing: {SUMS} (the digest of {MANIFEST})")
     elif parse_sums(sums).get(MANIFEST) != digest(MANIFEST):
@@ -388,28 +429,66 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], read: Callabl
     return problems
 
 
+def json_data_hash(data: bytes | None) -> str | None:
+    """The data_hash of expected data's JSON (None: absent, too large or not JSON)."""
+    if data is None:
+        return None
+    try:
+        return data_hash(documents.parse(data, MAX_EXPECTED))
+    except DocumentError:
+        return None
+
+
+def _walk(root: Path) -> tuple[list[str], dict[str, str]]:
+    """(the regular files under the data folders, every entry of the tree that is neither a folder nor a regular
+    file -> what it is). No link is followed: a corpus holds plain files and folders, nothing pointing elsewhere."""
+    present: list[str] = []
+    strange: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            rel = Path(path).relative_to(root).as_posix()
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                strange[rel] = "symbolic link"
+            elif stat.S_ISREG(mode):
+                if rel.split("/", 1)[0] in DATA_DIRS:
+                    present.append(rel)
+            elif not stat.S_ISDIR(mode):
+                strange[rel] = "not a file"
+    return present, strange
+
+
 def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
     if manifest is None:
         root, manifest = read_manifest(root)
-    present = []
-    for top in DATA_DIRS:
-        for dirpath, dirnames, filenames in os.walk(root / top):
-            for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
-                present.append(Path(dirpath, name).relative_to(root).as_posix())
+    present, strange = _walk(root)
 
     def digest(rel: str) -> str | None:
+        if rel in strange or any(rel.startswith(f"{s}/") for s in strange):
+            return strange.get(rel, "inside a symbolic link")
         p = root / rel
-        if p.is_symlink():
-            return "symbolic link"
-        if p.is_file():
-            return sha256_file(p)
-        return "not a file" if p.exists() else None
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            return None
+        return sha256_file(p) if stat.S_ISREG(mode) else "not a file"
 
-    def read(rel: str) -> bytes | None:
-        p = root / rel
-        return p.read_bytes() if p.is_file() and not p.is_symlink() else None
+    def read(rel: str, limit: int) -> bytes | None:
+        try:
+            return documents.read_bytes(root / rel, limit, links=False)
+        except DocumentError:
+            return None
 
-    return check(manifest, digest, read, present)
+    problems = check(manifest, digest, lambda rel: json_data_hash(read(rel, MAX_EXPECTED)), read(SUMS, MAX_SUMS),
+                     present + [rel for rel in strange if rel.split("/", 1)[0] in DATA_DIRS])
+    named = set(corpus_files(manifest)) | {SUMS, MANIFEST}
+    problems += [f"{what}: {rel}" for rel, what in strange.items()
+                 if (rel not in named and rel.split("/", 1)[0] not in DATA_DIRS) or rel in DATA_DIRS]
+    return problems
 
 
 def open_corpus(corpus: Path) -> tuple[Path, Manifest, str]:
@@ -428,8 +507,12 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     notes: list[str] = []
     sums_path = path.parent / SUMS
-    if sums_path.is_file():
-        sums = read_sums(sums_path)
+    try:
+        sums = read_sums(sums_path) if sums_path.is_file() else None
+    except DocumentError as e:
+        problems.append(str(e))
+        sums = {}
+    if sums is not None:
         actual = sha256_file(path)
         if path.name not in sums:
             problems.append(f"{SUMS}: no line for {path.name}")
@@ -439,8 +522,13 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
             notes.append(f"{path.name}: matches {SUMS}")
     else:
         notes.append(f"no {SUMS} next to {path.name}; checking its contents only")
+    def top_level(name: str, size: int) -> bool:  # the manifest and SHA256SUMS; nothing else is held in memory
+        parts = PurePosixPath(name).parts
+        return len(parts) <= 2 and ((parts[-1] == MANIFEST and size <= MAX_MANIFEST)
+                                    or (parts[-1] == SUMS and size <= MAX_SUMS))
+
     try:
-        members, dirs, hashes, texts = _scan(path)
+        members, dirs, hashes, texts = _scan(path, top_level)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         problems.append(f"{path.name}: not a readable tar archive ({e})")
         return problems, notes
@@ -458,7 +546,12 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
         return problems, notes
     problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
-    problems += check(manifest, mine.get, lambda rel: texts.get(prefix + rel),
+    try:
+        data = _data_hashes(path, {prefix + b.expected: b.expected_size for b in manifest.bases.values()})
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
+        problems.append(f"{path.name}: not a readable tar archive ({e})")
+        return problems, notes
+    problems += check(manifest, mine.get, lambda rel: data.get(prefix + rel), texts.get(prefix + SUMS),
                       [n for n in mine if n not in (MANIFEST, README, SUMS)])
     problems += [f"extra: {n}" for n in sorted(hashes) if not n.startswith(prefix)]
     if len(hashes) != len(members) - len(dirs):
@@ -486,9 +579,9 @@ def _norm(name: str) -> str:
     return str(PurePosixPath(name)) if name not in ("", ".") else name
 
 
-def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, bytes]]:
-    """One pass over an archive: every member name, the directories, sha256 of files (or what a
-    non-file member is: `symbolic link to ...`), bytes of small JSON files."""
+def _scan(path: Path, keep: Callable[[str, int], bool]) -> tuple[list[str], set[str], dict[str, str], dict[str, bytes]]:
+    """One pass over an archive, in bounded memory: every member name, the directories, sha256 of files (or what a
+    non-file member is: `symbolic link to ...`), and the bytes of the files `keep(name, size)` asks for."""
     members, dirs, hashes, texts = [], set(), {}, {}
     with tarfile.open(path, "r:*") as tar:
         for m in tar:
@@ -501,8 +594,7 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
                 hashes[name] = _kind(m)
                 continue
             h = hashlib.sha256()
-            keep = (name.endswith(".json") or PurePosixPath(name).name == SUMS) and m.size <= 64 << 20
-            buf = io.BytesIO() if keep else None
+            buf = io.BytesIO() if keep(name, m.size) else None
             src = tar.extractfile(m)
             assert src is not None  # a regular member
             while chunk := src.read(CHUNK):
@@ -515,46 +607,182 @@ def _scan(path: Path) -> tuple[list[str], set[str], dict[str, str], dict[str, by
     return members, dirs, hashes, texts
 
 
+def _data_hashes(path: Path, wanted: dict[str, int]) -> dict[str, str | None]:
+    """The data_hash of each member named in `wanted` whose size is the one given, parsed one at a time."""
+    out: dict[str, str | None] = {}
+    with tarfile.open(path, "r:*") as tar:
+        for m in tar:
+            name = _norm(m.name)
+            if m.isreg() and wanted.get(name) == m.size and m.size <= MAX_EXPECTED and name not in out:
+                src = tar.extractfile(m)
+                out[name] = json_data_hash(src.read() if src else None)
+    return out
+
+
 # -- fetch -------------------------------------------------------------------------------
 
 
-def normalize_url(url: str) -> str:
-    scheme = urllib.parse.urlsplit(url).scheme.lower()
-    if scheme in ("http", "https", "file"):
-        return url
-    if scheme == "" and Path(url).exists():
-        return Path(url).resolve().as_uri()
-    raise DistError(f"cannot fetch {url!r}: only http://, https:// and file:// URLs (or a local path)")
+def local_source(url: str) -> Path | None:
+    """The local file a source names (a path, or a file:// URL), None for http(s); DistError for any other scheme."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        return None
+    if scheme == "file":
+        return Path(urllib.request.url2pathname(parts.path))
+    if scheme == "" or (len(scheme) == 1 and os.name == "nt"):  # a path (a drive letter is no scheme)
+        return Path(url)
+    raise DistError(f"cannot fetch {url!r}: only http:// and https:// URLs, or a local file")
+
+
+def _copy_local(path: Path, dest: Path, limits: Limits) -> str:
+    """A local regular file copied into `dest` (a FIFO or a device never: it could block forever or never end)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise DistError(f"cannot fetch {path}: {e.strerror or e}") from None
+    h = hashlib.sha256()
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise DistError(f"cannot fetch {path}: not a regular file")
+    with os.fdopen(fd, "rb") as src:
+        if st.st_size > limits.max_download:
+            raise Refused(f"{path} is {st.st_size} bytes, more than the limit of {limits.max_download}")
+        with open(dest, "wb") as out:
+            while chunk := src.read(CHUNK):
+                h.update(chunk)
+                out.write(chunk)
+    return h.hexdigest()
+
+
+class _Deadline:
+    """One deadline over a whole download: connecting, TLS, headers, redirects and body. When it passes, every
+    connection made for the download is shut down, so a read blocked on a server that sends a byte now and then
+    (its headers included) ends at once; each connection's own timeout is what is left of the deadline."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+        self._fds: list[int] = []
+        self._lock = threading.Lock()
+        self._done = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @property
+    def passed(self) -> bool:
+        return time.monotonic() >= self.at
+
+    def remaining(self) -> float:
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    def track(self, sock: socket.socket) -> None:
+        with self._lock:  # the fd number stays the connection's when TLS wraps it
+            self._fds.append(sock.fileno())
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            for fd in self._fds:
+                with contextlib.suppress(OSError):
+                    with socket.socket(fileno=os.dup(fd)) as dup:  # shutdown reaches the connection, not the fd
+                        dup.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib for http(s) alone (no file://, ftp:// or data: handler, no redirect elsewhere), every connection
+    under the deadline."""
+    def bounded(base: type[http.client.HTTPConnection]) -> type[http.client.HTTPConnection]:
+        class Connection(base):  # type: ignore[valid-type, misc]
+            def connect(self) -> None:
+                self.timeout = deadline.remaining()
+                create: Callable[..., socket.socket] = getattr(self, "_create_connection")  # noqa: B009
+
+                def tracked(*args: Any, **kwargs: Any) -> socket.socket:
+                    sock = create(*args, **kwargs)
+                    deadline.track(sock)
+                    return sock
+
+                self._create_connection = tracked
+                super().connect()
+
+        return Connection
+
+    class Http(urllib.request.HTTPHandler):
+        def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
+            return super().do_open(bounded(http_class), req, **kw)
+
+    class Https(urllib.request.HTTPSHandler):
+        def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
+            return super().do_open(bounded(http_class), req, **kw)
+
+    class Redirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+            if urllib.parse.urlsplit(newurl).scheme.lower() not in ("http", "https"):
+                raise DistError(f"cannot download {req.full_url}: it redirects to {newurl!r}, not http(s)")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(), Http(), Https(),
+                    urllib.request.HTTPDefaultErrorHandler(), Redirect(), urllib.request.HTTPErrorProcessor()):
+        opener.add_handler(handler)
+    return opener
 
 
 def download(url: str, dest: Path, limits: Limits = Limits()) -> str:
-    """Streams `url` into `dest`; returns its sha256. The whole download must end within the deadline: a server
-    that trickles a byte now and then is cut off as surely as one that sends nothing."""
+    """Streams `url` (http, https, or a local regular file) into `dest`; returns its sha256. The whole download
+    must end within the deadline (connecting and headers included): a server that trickles a byte now and then is
+    cut off as surely as one that sends nothing. A body shorter than its Content-Length is a failed download."""
+    local = local_source(url)
+    if local is not None:
+        return _copy_local(local, dest, limits)
     request = urllib.request.Request(url, headers={"User-Agent": f"parquet-conformance/{GENERATOR_VERSION}"})
     h = hashlib.sha256()
     total = 0
-    deadline = time.monotonic() + limits.deadline_s
+    deadline = _Deadline(limits.deadline_s)
     try:
-        with urllib.request.urlopen(request, timeout=min(60.0, limits.deadline_s)) as resp, open(dest, "wb") as out:
+        with _opener(deadline).open(request, timeout=deadline.remaining()) as resp, open(dest, "wb") as out:
             length = resp.headers.get("Content-Length")
-            if length and length.isdigit() and int(length) > limits.max_download:
-                raise Refused(f"{url} is {int(length)} bytes, more than the limit of {limits.max_download}")
+            expected = int(length) if length and length.isdigit() else None
+            if expected is not None and expected > limits.max_download:
+                raise Refused(f"{url} is {expected} bytes, more than the limit of {limits.max_download}")
             while chunk := resp.read1(CHUNK):
                 total += len(chunk)
                 if total > limits.max_download:
                     raise Refused(f"{url} is more than the limit of {limits.max_download} bytes")
                 h.update(chunk)
                 out.write(chunk)
-                if time.monotonic() > deadline:
+                if deadline.passed:
                     raise TimeoutError
+            if deadline.passed:
+                raise TimeoutError
+            if expected is not None and total != expected:
+                raise DistError(f"cannot download {url}: the connection ended after {total} of {expected} bytes")
     except urllib.error.HTTPError as e:
         raise DistError(f"cannot download {url}: HTTP {e.code} {e.reason}") from None
     except urllib.error.URLError as e:
+        if deadline.passed or isinstance(e.reason, TimeoutError):
+            raise DistError(f"cannot download {url}: not done within {limits.deadline_s:g}s") from None
         raise DistError(f"cannot download {url}: {e.reason}") from None
     except TimeoutError:
         raise DistError(f"cannot download {url}: not done within {limits.deadline_s:g}s") from None
-    except (OSError, ValueError) as e:
-        raise DistError(f"cannot download {url}: {getattr(e, 'strerror', None) or e}") from None
+    except (OSError, ValueError, http.client.HTTPException) as e:
+        if deadline.passed:
+            raise DistError(f"cannot download {url}: not done within {limits.deadline_s:g}s") from None
+        raise DistError(f"cannot download {url}: {getattr(e, 'strerror', None) or e or type(e).__name__}") from None
+    finally:
+        deadline.close()
     return h.hexdigest()
 
 
@@ -563,7 +791,6 @@ def fetch(url: str, sha256: str, into: Path, limits: Limits = Limits()) -> Path:
     sha256 = sha256.strip().lower()
     if not HEX64.fullmatch(sha256):
         raise DistError(f"--sha256 wants 64 hex digits, got {sha256!r}")
-    url = normalize_url(url)
     # The download waits outside `into`, so that a refused archive leaves nothing there.
     with tempfile.TemporaryDirectory(prefix="parquet-conformance-fetch-") as tmp:
         archive = Path(tmp) / "download.tar.gz"

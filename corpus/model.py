@@ -29,6 +29,20 @@ ROLE_RE = re.compile(r"[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?")
 # Case ids, adapter names and run ids travel into file names, XML and Markdown: one pattern for all.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 CASE_ID_RE = re.compile(rf"{NAME_RE.pattern}(/{NAME_RE.pattern})*")
+MAX_NAME = 100  # characters of a role, an adapter's name, a run id, a track, a base
+MAX_CASE_ID = 400  # an imported case's id holds its source's path
+
+
+def pattern(regex: re.Pattern[str], max_length: int = MAX_NAME) -> dict[str, Any]:
+    """A name pattern of ours as a JSON Schema string (anchored; ECMA and Python read it alike)."""
+    return {"pattern": f"^{regex.pattern}$", "maxLength": max_length}
+
+
+ROLE = pattern(ROLE_RE)
+NAME = pattern(NAME_RE)
+CASE_ID = pattern(CASE_ID_RE, MAX_CASE_ID)
+SHA256 = {"pattern": "^[0-9a-f]{64}$"}
+COUNT = {"minimum": 0, "maximum": (1 << 63) - 1}  # a size or a count: what an int64 column holds
 
 
 class Expectation(StrEnum):
@@ -77,7 +91,7 @@ class Citation:
     section: str
     quote: str
     seed: str | None = None
-    requires: tuple[str, ...] = ()
+    requires: tuple[str, ...] = field(default=(), metadata={"schema": {"items": ROLE}})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requires", tuple(self.requires))  # JSON gives a list
@@ -170,28 +184,29 @@ def check_case_id(case_id: str) -> None:
 class CaseEntry:
     """A case as the manifest records it: the catalog entry plus its file."""
 
-    id: str
-    track: str
+    id: str = field(metadata={"schema": CASE_ID})
+    track: str = field(metadata={"schema": NAME})
     title: str
-    group: str
+    group: str = field(metadata={"schema": NAME})
     kind: Kind
-    base: str
-    file: str
-    size: int
-    sha256: str
+    base: str = field(metadata={"schema": NAME})
+    file: str = field(metadata={"schema": {"minLength": 1, "maxLength": 4096}})
+    size: int = field(metadata={"schema": COUNT})
+    sha256: str = field(metadata={"schema": SHA256})
     seed: int
     mutations: list[dict[str, Any]]
-    expect: dict[str, Expectation]
-    decode: dict[str, Decode]
+    expect: dict[str, Expectation] = field(metadata={"schema": {"propertyNames": ROLE}})
+    decode: dict[str, Decode] = field(metadata={"schema": {"propertyNames": ROLE}})
     citations: list[Citation]
     notes: str
     extensions: list[dict[str, Any]] | None  # what the mutations wrote (a track's own log; Parquet: extensions)
     large: bool
-    op: str = "read"
+    op: str = field(default="read", metadata={"schema": NAME})
     data_unknown: bool = False  # as Case.data_unknown: reads are not judged on their data
     # role -> the data hash a read must have in that role instead of the base's data (and the reader's baseline):
     # what the track derives from the case file itself (Parquet's metadata role: the summary of its own footer)
-    expect_hash: dict[str, str] = field(default_factory=dict)
+    expect_hash: dict[str, str] = field(default_factory=dict,
+                                        metadata={"schema": {"propertyNames": ROLE, "values": SHA256}})
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
@@ -212,17 +227,18 @@ class CaseEntry:
 class BaseEntry:
     """A base: the unmodified file cases start from, and the data every `read` must return."""
 
-    track: str
+    track: str = field(metadata={"schema": NAME})
     description: str
-    file: str
-    size: int
-    sha256: str
-    expected: str
-    expected_size: int
-    data_hash: str
-    rows: int
+    file: str = field(metadata={"schema": {"minLength": 1, "maxLength": 4096}})
+    size: int = field(metadata={"schema": COUNT})
+    sha256: str = field(metadata={"schema": SHA256})
+    expected: str = field(metadata={"schema": {"minLength": 1, "maxLength": 4096}})
+    expected_size: int = field(metadata={"schema": COUNT})
+    data_hash: str = field(metadata={"schema": SHA256})
+    rows: int = field(metadata={"schema": COUNT})
     columns: list[str]
-    baseline_case: str | None  # the case that is this base unmodified: an adapter's reading of it is its baseline
+    # the case that is this base unmodified: an adapter's reading of it is its baseline
+    baseline_case: str | None = field(metadata={"schema": CASE_ID})
 
     def to_json(self) -> dict[str, Any]:
         return _plain(self)
@@ -236,14 +252,15 @@ class BaseEntry:
 class Manifest:
     format: str
     manifest_version: int
-    generator: dict[str, str]  # name, version, and the versions of the writers the tracks used
+    # name, version, and the versions of the writers the tracks used
+    generator: dict[str, str] = field(metadata={"schema": {"required": ["version"]}})
     seed: int
     only: str | None
     large: bool
-    tracks: list[str]
+    tracks: list[str] = field(metadata={"schema": {"items": NAME}})
     expectations: dict[str, str]
-    roles: dict[str, str]
-    bases: dict[str, BaseEntry]
+    roles: dict[str, str] = field(metadata={"schema": {"propertyNames": ROLE}})
+    bases: dict[str, BaseEntry] = field(metadata={"schema": {"propertyNames": NAME}})
     cases: list[CaseEntry]
 
     def to_json(self) -> dict[str, Any]:
@@ -266,7 +283,8 @@ class Manifest:
         return manifest
 
     def check(self) -> None:
-        """What JSON Schema cannot say: unique ids, bases that exist."""
+        """What JSON Schema cannot say: unique ids, bases that exist. (A base's baseline case may be absent: a corpus
+        generated with --only holds the bases its cases need, not always their baseline cases.)"""
         seen: set[str] = set()
         for case in self.cases:
             check_case_id(case.id)
@@ -286,6 +304,13 @@ class Manifest:
             cached = {c.id: c for c in self.cases}
             object.__setattr__(self, "_index", cached)
         return cached
+
+
+def manifest_schema() -> dict[str, Any]:
+    """manifest.json's JSON Schema, derived from the records (corpus/schemas/manifest.schema.json)."""
+    from parquet_conformance.corpus.documents import document_schema
+
+    return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
 
 
 def matches(case_id: str, only: str | None) -> bool:

@@ -23,8 +23,11 @@ def answer(request: dict) -> dict:
                 "version": pyarrow.__version__, "roles": ["legacy"]}
     try:
         table = pq.read_table(request["path"])
-    except Exception as e:  # the library refused the file: what a user of it would see
+    except (pyarrow.ArrowException, OSError) as e:  # the library refused the file on purpose: what a user would see
         return {"id": request["id"], "outcome": "rejected", "error": {"class": type(e).__name__, "message": str(e)}}
+    except Exception as e:  # anything else it raised: it lost control (docs/adapters.md#error-taxonomy)
+        return {"id": request["id"], "outcome": "unhandled-error",
+                "error": {"class": type(e).__name__, "message": str(e)}}
     return {"id": request["id"], "outcome": "read", **canonical_table(table)}
 
 

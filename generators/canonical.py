@@ -5,7 +5,7 @@ decimals and temporal values travel as strings so that no JSON library rounds th
 stay distinct, and text never compares equal to binary.
 
     null, true, false        themselves
-    "text"                   UTF-8 text
+    "text"                   UTF-8 text (a text value a reader returns that is not UTF-8 is its bytes, {"bin": ...})
     {"int": "42"}            an integer of any width
     {"float": "1.5"}         repr of the double (float16 and float32 widened exactly), "nan", "inf", "-0.0"
     {"bin": "00ff"}          bytes, as hex
@@ -34,6 +34,7 @@ import decimal
 import hashlib
 import json
 import math
+import re
 import struct
 import uuid
 from collections.abc import Iterable, Sequence
@@ -140,9 +141,9 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
         return [pairs[offsets[i]:offsets[i + 1]] if valid[i] else None for i in range(len(arr))]
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _split(arr, canonical_array(arr.flatten()))
-    if (pa.types.is_string(t) or pa.types.is_large_string(t)) and not _utf8(arr):
-        # text that is not UTF-8 (a file's STRING column holding other bytes, read as it is): the bytes it holds
-        return canonical_array(arr.view(pa.binary() if pa.types.is_string(t) else pa.large_binary()))
+    if pa.types.is_string(t) or pa.types.is_large_string(t):  # read as bytes: a reader may not have checked UTF-8
+        binary = pa.binary() if pa.types.is_string(t) else pa.large_binary()
+        return [None if b is None else _text(b) for b in arr.view(binary).to_pylist()]
     if pa.types.is_struct(t):
         fields = [(t.field(i).name, canonical_array(arr.field(i))) for i in range(t.num_fields)]
         valid = arr.is_valid().to_pylist()
@@ -151,12 +152,13 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
     return [canonical_value(v) for v in arr.to_pylist()]
 
 
-def _utf8(arr: pa.Array) -> bool:
+def _text(raw: bytes) -> object:
+    """A text value a reader returned: itself, or, when it is not UTF-8 (the reader returned the file's bytes
+    unchecked), those bytes: that is the reader's read, never equal to any text, not a failure of ours."""
     try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        return False
-    return True
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"bin": raw.hex()}
 
 
 def _split(arr: pa.Array, values: list[object]) -> list[object]:
@@ -224,12 +226,23 @@ def data_hash(canonical: object) -> str:
 
 _SCALE_NS = {"ts_ns": ("ts_ns", 1), "ts_us": ("ts_ns", 1000), "ts_ms": ("ts_ns", 1_000_000),
              "time_ns": ("time_ns", 1), "time_us": ("time_ns", 1000), "time_ms": ("time_ns", 1_000_000)}
+# The number forms a token may take (docs/adapter-protocol.md): plain decimal digits, a sign, a point and an
+# exponent of a few digits; no underscores, spaces or hex that Python's own parsers would take; bounded, so
+# that no conversion costs more than the line it came in.
+MAX_DIGITS = 400
+INT_FORM = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")
+_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
+_DECIMAL = rf"[+-]?(?:{_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})(?:[eE][+-]?[0-9]{{1,6}})?"
+DEC_FORM = re.compile(_DECIMAL)
+FLOAT_FORM = re.compile(rf"{_DECIMAL}|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+DATE_FORM = re.compile(r"(?:[0-9]{4}|[+-][0-9]{4,9})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])")
+HEX_FORM = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 
 def normalize(canonical: dict[str, Any]) -> dict[str, Any]:
     """Re-canonicalize tokens from another program: `{"float": "1.0E-300"}` becomes `{"float": "1e-300"}`,
     `{"int": "007"}` becomes `{"int": "7"}`, `{"ts_us": "5"}` becomes `{"ts_ns": "5000"}`. Raises ValueError on
-    anything that is not a token."""
+    anything that is not a token, or a number not in the forms above."""
     columns = canonical["columns"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
         raise ValueError("columns must be a list of strings")
@@ -237,6 +250,12 @@ def normalize(canonical: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
         raise ValueError("rows must be a list of lists")
     return {"columns": columns, "rows": [[_token(v) for v in row] for row in rows]}
+
+
+def _form(pattern: re.Pattern[str], tag: str, text: str) -> str:
+    if not pattern.fullmatch(text):
+        raise ValueError(f"{json.dumps(text[:40])}{'...' if len(text) > 40 else ''} is not a {tag!r} token")
+    return text
 
 
 def _token(v: object) -> object:
@@ -250,18 +269,18 @@ def _token(v: object) -> object:
             return {"struct": {str(k): _token(y) for k, y in x.items()}}
         if isinstance(x, str):
             if tag == "int":
-                return {tag: str(int(x))}
+                return {tag: str(int(_form(INT_FORM, tag, x)))}
             if tag in _SCALE_NS:
                 name, factor = _SCALE_NS[tag]
-                return {name: str(int(x) * factor)}
+                return {name: str(int(_form(INT_FORM, tag, x)) * factor)}
             if tag == "float":
-                return canonical_value(float(x))
+                return canonical_value(float(_form(FLOAT_FORM, tag, x)))
             if tag == "bin":
-                return {"bin": bytes.fromhex(x).hex()}
+                return {"bin": _form(HEX_FORM, tag, x).lower()}
             if tag == "date":
-                return {"date": date_text(date_days(x))}
+                return {"date": date_text(date_days(_form(DATE_FORM, tag, x)))}
             if tag == "uuid":
                 return {"uuid": str(uuid.UUID(x))}
             if tag == "dec":
-                return {"dec": str(decimal.Decimal(x))}
+                return {"dec": str(decimal.Decimal(_form(DEC_FORM, tag, x)))}
     raise ValueError(f"not a canonical value: {json.dumps(v)[:80]}")

@@ -43,10 +43,10 @@ def message(cell: Cell, doc: ResultsDocument) -> str:
 
 
 def clusters(doc: ResultsDocument) -> list[Cluster]:
-    """Every adapter's failing and unjudged (harness-error) cells in clusters, biggest first per adapter."""
+    """Every adapter's failing, flaky and unjudged (harness-error) cells in clusters, biggest first per adapter."""
     groups: dict[tuple[str, Verdict, str], list[tuple[Cell, str]]] = defaultdict(list)
     for cell in doc.cells:
-        if cell.verdict.is_failure or cell.verdict == Verdict.HARNESS_ERROR:
+        if cell.verdict.is_failure or cell.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR):
             text = message(cell, doc)
             groups[(cell.adapter, cell.verdict, normalise(text))].append((cell, text))
     order = {a.adapter: i for i, a in enumerate(doc.adapters)}

@@ -21,6 +21,7 @@ from parquet_conformance.reports.model import (
     RESULTS_FORMAT,
     RESULTS_VERSION,
     CaseSummary,
+    Comparison,
     DataDiff,
     ResultsDocument,
     WritersMatrix,
@@ -48,6 +49,8 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
         if cell.sample is None:
             continue
         case = manifest.case(cell.case) if manifest and cell.case in known else None
+        if case is not None and cell.role in case.expect_hash:
+            continue  # judged on the file's own footer (the metadata role): the base's data is not what it must give
         note = None
         if case and manifest:
             baseline = manifest.bases[case.base].baseline_case
@@ -61,19 +64,35 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
 
 
 def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo, corpus: Path | None = None,
-                     overhead: list[Overhead] | None = None, writers: WritersMatrix | None = None) -> ResultsDocument:
+                     overhead: list[Overhead] | None = None, comparison: Comparison | None = None,
+                     reproduce: dict[str, str] | None = None, writers: WritersMatrix | None = None) -> ResultsDocument:
     """`corpus`: where the expected data is (default: the run's corpus directory); `overhead`: skip overhead
-    measured for this run's folder (conformance/app/overhead.py); `writers`: the writer x reader matrix."""
+    measured for this run's folder (conformance/app/overhead.py); `comparison`: new, known and fixed cells
+    (reports/compare.py); `reproduce`: each adapter's options of `parquet-conformance read`; `writers`: the writer x
+    reader matrix."""
     return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),
                            cases=case_summaries(manifest, {c.case for c in cells}), cells=cells,
                            diffs=diffs(cells, manifest, corpus or Path(run.corpus)), overhead=overhead or [],
-                           writers=writers)
+                           comparison=comparison, roles=roles(run.tracks), reproduce=reproduce or {}, writers=writers)
 
 
 def case_summaries(manifest: Manifest, ran: set[str]) -> list[CaseSummary]:
     """The summaries of the manifest's cases that were run."""
     return [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
-                        citations=c.citations, notes=c.notes) for c in manifest.cases if c.id in ran]
+                        citations=c.citations, notes=c.notes, file=c.file, op=c.op,
+                        expected_data=manifest.bases[c.base].expected if c.base in manifest.bases else "",
+                        judged_on_file=sorted(c.expect_hash)) for c in manifest.cases if c.id in ran]
+
+
+def roles(tracks: list[str]) -> dict[str, str]:
+    """What a reader in each role of these tracks knows, in the tracks' own words (the reports' legend)."""
+    from parquet_conformance.corpus import track
+
+    out: dict[str, str] = {}
+    for t in track.all_tracks():
+        if t.name in tracks:
+            out.update({role: str(text) for role, text in t.roles.items()})
+    return out
 
 
 def bare_cases(cells: list[Cell]) -> list[CaseSummary]:

@@ -3,7 +3,8 @@ per implementation and version, the pass rate over runs as a chart (matplotlib, 
 cells newly failing and newly fixed since the previous run (after Bowtie's trend and wpt.fyi).
 
 Runs are in the order they started (`RunInfo.started`); a dataset with runs recorded before that field is
-ordered by run id (the default ids are UTC times, so this is the same order for them).
+ordered by run id in natural order (the default ids are UTC times, so this is the same order for them). A run whose
+record or rows are not readable is left out, with the reason in `History.skipped` (a warning, not an error).
 """
 
 from __future__ import annotations
@@ -12,10 +13,16 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.harness.results import read_record, read_runs
+from parquet_conformance.conformance.harness.results import (
+    ResultsError,
+    natural_key,
+    read_record,
+    read_runs,
+    started_at,
+)
 from parquet_conformance.reports.diff import RunDiff, diff_runs
 from parquet_conformance.reports.model import AdapterScore, scores
-from parquet_conformance.reports.text import cell_text, family_name
+from parquet_conformance.reports.text import cell_text, chart_rc, family_name
 
 LISTED = 50  # changed cells listed per kind in history.md
 
@@ -32,6 +39,7 @@ class History:
     runs: list[RunPoint]  # oldest first
     ordered_by: str  # "start time" or "run id"
     latest: RunDiff | None  # the previous run -> the latest (None with one run)
+    skipped: tuple[str, ...] = ()  # why each run left out was (an unreadable record or rows)
 
     def series(self, adapters: set[str] | None = None) -> dict[str, list[float | None]]:
         """"implementation version" -> its pass rate (%) in each run (None: not in that run, or nothing judged)."""
@@ -47,16 +55,26 @@ class History:
 
 
 def load_history(results: Path) -> History:
-    runs = read_runs(results)
+    skipped: list[str] = []
+    runs = read_runs(results, skipped)
     started = {}
-    for run_id in runs:
-        record = read_record(results, run_id)
+    for run_id in list(runs):
+        try:
+            record = read_record(results, run_id)
+        except ResultsError as e:
+            skipped.append(f"run {run_id} left out: {e}")
+            del runs[run_id]
+            continue
         started[run_id] = record.info.started if record else None
-    by_time = all(started.values())
-    order = sorted(runs, key=lambda r: (started[r] or "", r) if by_time else r)
+    if not runs:
+        raise ResultsError(f"{results}: no run with readable rows and record ({skipped[0] if skipped else ''})")
+    when = {r: started_at(s) for r, s in started.items()}
+    by_time = all(when.values())
+    order = sorted(runs, key=lambda r: (when[r], natural_key(r)) if by_time else natural_key(r))
     points = [RunPoint(run=r, started=started[r], scores=scores(runs[r])) for r in order]
     latest = diff_runs(runs[order[-2]], runs[order[-1]]) if len(order) > 1 else None
-    return History(runs=points, ordered_by="start time" if by_time else "run id", latest=latest)
+    return History(runs=points, ordered_by="start time" if by_time else "run id", latest=latest,
+                   skipped=tuple(skipped))
 
 
 def chart_svg(history: History, adapters: set[str] | None = None, title: str = "pass rate per implementation and "
@@ -68,8 +86,7 @@ def chart_svg(history: History, adapters: set[str] | None = None, title: str = "
 
     series = history.series(adapters)
     labels = [p.run for p in history.runs]
-    with matplotlib.rc_context({"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none",
-                                "font.family": "DejaVu Sans", "font.size": 9}):
+    with matplotlib.rc_context(chart_rc(9)):
         fig = Figure(figsize=(9, 4.2), layout="constrained")
         ax = fig.subplots()
         xs = list(range(len(labels)))

@@ -11,28 +11,38 @@ row, cell, column and cluster has an id, so that a link opens the same view.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
+from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
+from parquet_conformance.reports.focus import failing_families, failures, fixed
 from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
 from parquet_conformance.reports.text import (
     ABOUT,
+    MARK_ORDER,
+    MARKS_LEGEND,
+    MEANING,
     Line,
     Links,
+    corpus_href,
     environment,
     family_name,
     lines,
+    mark_text,
     overhead_chart_svg,
+    severity,
     sizes,
+    track_counts,
     version_key,
+    what_happened,
 )
 
-WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.HANG, Verdict.ACCEPTED_INVALID, Verdict.REJECTED_VALID,
-               Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS, Verdict.SKIP]
 ENGINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
 MESSAGE_SHOWN = 2000  # characters of an error message in the detail panel (results.json has all)
 
@@ -98,30 +108,52 @@ def shared_engines(families: list[Family]) -> dict[str, tuple[str, list[str]]]:
 
 
 def worst(cells: list[Cell]) -> Verdict:
-    return min((c.verdict for c in cells), key=WORST_FIRST.index)
+    return min((c.verdict for c in cells), key=severity)
 
 
-def detail_text(cells: list[Cell], doc: ResultsDocument) -> str:
-    """What the detail panel shows for one (case, adapter): each role judged, the error, the data diff."""
+def cell_href(view: str) -> Callable[[Cell], str]:
+    """A link to a cell as this page's script reads it: the view, its implementation, the cell."""
+    return lambda c: "#" + urlencode({"view": view, "impl": c.adapter, "cell": f"cell:{c.case}:{c.adapter}"})
+
+
+def sharing_text(shared: list[str]) -> str:
+    return "only here: no other implementation fails this case" if not shared else (
+        f"shared with {len(shared)}: {', '.join(shared)} fail this case too")
+
+
+def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set[str]]) -> str:
+    """What the detail panel shows for one (case, adapter): each role judged with what happened, the root cause of
+    its error first, the error, the attempts, the data diff; its mark and whether other implementations share it."""
     first = cells[0]
-    lines = [f"{first.adapter}: {first.implementation} {first.version or '(no version)'}, on {first.case}"]
+    lines = [f"{first.implementation} {first.version or '(no version)'}"]  # the panel's title names adapter and case
     for c in cells:
-        lines.append(f"role {c.role}: expected {c.expected}, outcome {c.outcome}, verdict {c.verdict}"
-                     + (f", {c.rows} rows" if c.rows is not None else "") + f", {c.attempts} attempt(s)")
-        if c.verdict == Verdict.HARNESS_ERROR:
-            lines.append("not judged: parquet-conformance failed here, not the implementation")
-        if c.error_class or c.error_message:
+        passed = c.verdict == Verdict.PASS  # a pass needs fewer words (most cells pass: the page stays small)
+        lines.append(f"role {c.role}: {c.verdict}" + ("" if passed else f" ({MEANING.get(c.verdict, c.verdict)})"))
+        lines.append(f"  {what_happened(c)}")
+        mark = doc.mark_of(c)
+        if mark is not None and doc.comparison is not None:
+            lines.append(f"  {mark_text(mark, doc.comparison)}")
+        if c.verdict.is_failure:
+            own = family_name(c.adapter, c.version)
+            lines.append(f"  {sharing_text(sorted(families.get(c.case, set()) - {own}))}")
+        if (c.error_class or c.error_message) and not (passed and "\n" not in (c.error_message or "").strip()):
             message = c.error_message or ""
+            root = root_cause(message)
+            if root:
+                lines.append(f"  root cause: {root}")
             if len(message) > MESSAGE_SHOWN:
                 message = message[:MESSAGE_SHOWN] + f"… ({len(message)} characters in results.json)"
-            lines.append(f"{c.error_class or '-'}: {message}")
+            lines.append(f"  error: {c.error_class or '-'}: {message}")
         if c.disagreement:
-            lines.append(f"attempts disagree: {c.disagreement}")
-        if c.previous_case:
-            lines.append(f"the worker read {c.previous_case} just before")
+            lines.append(f"  attempts disagree: {c.disagreement}")
+        if not passed or c.attempts > 1:
+            lines.append(f"  {c.attempts} {'attempt' if c.attempts == 1 else 'attempts'}: the run's read"
+                         + (" and a fresh worker's or --repeat rounds'" if c.attempts > 1 else ""))
+        if c.previous_case and not passed:
+            lines.append(f"  before this file the same worker process read {c.previous_case}")
         diff = doc.diff_of(c)
         if diff is not None:
-            lines.append(describe(diff))
+            lines.append("  " + describe(diff).replace("\n", "\n  "))
     return "\n".join(lines)
 
 
@@ -143,7 +175,8 @@ def overhead_view(rows: list[Overhead] | None) -> OverheadView | None:
     return OverheadView(lines(rows), sizes(rows), svg[svg.index("<svg"):])
 
 
-def render(doc: ResultsDocument, links: Links | None = None) -> str:
+def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corpus") -> str:
+    """`corpus`: where the run's corpus is, relative to the page (its case files and expected data are linked)."""
     links = links or Links()
     families = columns(doc)
     order = [c for f in families for c in f.columns]
@@ -154,12 +187,23 @@ def render(doc: ResultsDocument, links: Links | None = None) -> str:
     by_adapter: dict[str, list[Cluster]] = {}
     for k in clusters(doc):
         by_adapter.setdefault(k.adapter, []).append(k)
-    rows = [(case, {a: (worst(cs), cs, detail_text(cs, doc)) for a, cs in grid.get(case.id, {}).items()})
+    failing = failing_families(doc)
+    rows = [(case, {a: (worst(cs), cs, detail_text(cs, doc, failing)) for a, cs in grid.get(case.id, {}).items()})
             for case in sorted_cases(doc.cases)]
+    marks = {(m.case, m.adapter): m.mark for m in sorted(doc.comparison.marks, key=lambda m: MARK_ORDER[m.mark],
+                                                          reverse=True)} if doc.comparison else {}
+    roles = sorted({c.role for c in doc.cells} | {r for c in doc.cases for r in c.expect})
     return environment().get_template("report.html.j2").render(
         doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
         tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),
-        clusters=by_adapter, links=links, overhead=overhead_view(doc.overhead))
+        clusters=by_adapter, links=links, overhead=overhead_view(doc.overhead), counts=track_counts(doc),
+        pages={s.adapter: failures(doc, s.adapter, failing) for s in doc.adapters},
+        fixed={s.adapter: fixed(doc, s.adapter) for s in doc.adapters}, marks=marks, mark_text=mark_text,
+        mark_count=Counter(m.mark for m in doc.comparison.marks) if doc.comparison else Counter(),
+        roles=[(r, doc.roles.get(r, "")) for r in roles], corpus=corpus, marks_legend=MARKS_LEGEND,
+        sharing_text=sharing_text, now={(c.case, c.adapter, c.role): c for c in doc.cells},
+        what=lambda c: what_happened(c, doc.diff_of(c)), cell_href=cell_href,
+        reproduce={a.adapter: doc.reproduce.get(a.adapter, f"--adapter {a.adapter}") for a in doc.adapters})
 
 
 def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:
@@ -174,7 +218,7 @@ class Html:
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "report.html"
         # errors="replace": a lone surrogate from another tool's cells becomes "?"
-        path.write_text(render(doc), errors="replace")
+        path.write_text(render(doc, corpus=corpus_href(doc, out)), errors="replace")
         return [path]
 
 

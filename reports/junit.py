@@ -1,37 +1,82 @@
-"""junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message."""
+"""junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message, drawn for CI tools'
+list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
+cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), and a
+cell not judged is an error. The suite's properties name the implementation, its version, the run, the corpus and
+what the run is compared with; against an expected-failure list a known failure is skipped with type "xfail" (as
+pytest writes an expected failure), against a previous run it stays a failure whose message says it is known."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections import Counter
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Verdict
-from parquet_conformance.reports.datadiff import headline
-from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import detail, xml_text
+from parquet_conformance.reports.model import Mark, ResultsDocument
+from parquet_conformance.reports.text import (
+    corpus_href,
+    detail,
+    file_name,
+    mark_text,
+    repro_command,
+    shorten,
+    what_happened,
+    xml_text,
+)
+
+MESSAGE = 500  # characters of a message attribute
 
 
-def suite(doc: ResultsDocument, adapter: str) -> bytes:
+def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
+    """`corpus`: the run's corpus relative to the folder of report.html (where reproduction commands run)."""
     mine = [c for c in doc.cells if c.adapter == adapter]
-    verdicts = Counter(c.verdict for c in mine)
+    score = next(a for a in doc.adapters if a.adapter == adapter)
+    listed = doc.comparison is not None and doc.comparison.kind == "expected-failures"
     root = ET.Element("testsuite", name=xml_text(f"parquet-conformance.{adapter}"), tests=str(len(mine)),
-                      failures=str(sum(v for k, v in verdicts.items() if k.is_failure)),
-                      skipped=str(verdicts[Verdict.SKIP]), errors=str(verdicts[Verdict.HARNESS_ERROR]),
                       time=f"{sum(c.duration_s for c in mine):.3f}")
+    props = ET.SubElement(root, "properties")
+    for name, value in (("adapter", adapter), ("implementation", score.implementation),
+                        ("version", score.version or ""), ("track", score.track), ("run", doc.run.id),
+                        ("run.started", doc.run.started or ""), ("corpus.digest", doc.run.corpus_digest),
+                        ("generator.version", doc.run.generator_version),
+                        ("compared.with", doc.comparison.what if doc.comparison else "")):
+        ET.SubElement(props, "property", name=name, value=xml_text(value))
+    counts = {"failures": 0, "skipped": 0, "errors": 0}
     for c in mine:
         case = ET.SubElement(root, "testcase", classname=xml_text(f"{adapter}.{c.group}"),
                              name=xml_text(f"{c.case} [{c.role}]"), time=f"{c.duration_s:.3f}")
+        mark = doc.mark_of(c)
+        if c.verdict != Verdict.PASS or mark is not None:  # a pass needs no words (6,000 of them would)
+            cp = ET.SubElement(case, "properties")
+            for name, value in (("verdict", str(c.verdict)), ("expected", str(c.expected)), ("outcome", str(c.outcome)),
+                                ("attempts", str(c.attempts)), *((("mark", str(mark.mark)),) if mark else ())):
+                ET.SubElement(cp, "property", name=name, value=xml_text(value))
+        diff = doc.diff_of(c)
+        line = what_happened(c, diff)
         if c.verdict == Verdict.SKIP:
-            ET.SubElement(case, "skipped", message=xml_text((c.error_message or "unavailable")[:500]))
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", message=xml_text(shorten(c.error_message or "unavailable", MESSAGE)))
+        elif c.verdict == Verdict.FLAKY:  # neither a pass nor a failure: skipped, with the outcomes seen
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", type="flaky",
+                          message=xml_text(shorten(f"flaky: {c.disagreement or 'attempts disagree'}", MESSAGE)))
         elif c.verdict == Verdict.HARNESS_ERROR:  # JUnit's <error>: the test could not run, nothing was judged
-            ET.SubElement(case, "error", message="harness-error: parquet-conformance failed, not the implementation",
-                          type="harness-error").text = xml_text(detail(c))
+            counts["errors"] += 1
+            ET.SubElement(case, "error", message=xml_text(shorten(
+                f"not judged: parquet-conformance failed, not the implementation: {c.error_message or ''}", MESSAGE)),
+                type="harness-error").text = xml_text(detail(c))
+        elif c.verdict.is_failure and listed and mark is not None and mark.mark == Mark.KNOWN:
+            counts["skipped"] += 1  # an expected failure, as pytest writes an xfail
+            ET.SubElement(case, "skipped", type="xfail", message=xml_text(shorten(
+                f"known failure, listed: {c.verdict}: {line}", MESSAGE)))
         elif c.verdict != Verdict.PASS:
-            diff = doc.diff_of(c)
-            message = c.verdict.value + (f": {headline(diff)}" if diff else "")
-            ET.SubElement(case, "failure", message=xml_text(message[:500]),
-                          type=c.verdict.value).text = xml_text(detail(c, diff))
+            counts["failures"] += 1
+            said = f"{mark.mark.upper() if mark.mark == Mark.NEW else mark.mark}: " if mark else ""
+            text = detail(c, diff) + (f"\n{mark_text(mark, doc.comparison)}" if mark and doc.comparison else "")
+            command = repro_command(doc, c, corpus)
+            text += f"\nreproduce it (from the folder of report.html): {command}" if command else ""
+            ET.SubElement(case, "failure", message=xml_text(shorten(f"{said}{c.verdict}: {line}", MESSAGE)),
+                          type=c.verdict.value).text = xml_text(text)
+    root.attrib.update({k: str(v) for k, v in counts.items()})
     ET.indent(root)
     out: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return out
@@ -45,8 +90,8 @@ class JUnit:
         folder.mkdir(exist_ok=True)
         paths = []
         for a in doc.adapters:
-            path = folder / f"{a.adapter}.xml"  # adapter names are checked names: no path can come of one
-            path.write_bytes(suite(doc, a.adapter))
+            path = folder / f"{file_name(a.adapter)}.xml"  # a name from a results dataset may be anything
+            path.write_bytes(suite(doc, a.adapter, corpus_href(doc, out)))
             paths.append(path)
         return paths
 

@@ -1,60 +1,145 @@
-"""summary.md: scores and failures for a pull-request comment; per adapter its error clusters and its failing
-cells (a wrong-data cell with its data diff), capped per adapter so that no adapter is hidden by another's."""
+"""summary.md: a run for a pull-request comment or a CI job summary. It opens with what a CI user asks first, the
+failures that are new against the previous run or the expected-failure list (and what got fixed), then the scores,
+the flaky cells (apart from passes and failures), the cells not judged, and per adapter its error clusters and its
+failing cells (capped per adapter, so that no adapter hides another; the rest is in report.html's implementation
+view), and a legend."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.clusters import clusters
-from parquet_conformance.reports.datadiff import headline
-from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import cell_text, detail
+from parquet_conformance.reports.model import Mark, ResultsDocument
+from parquet_conformance.reports.text import (
+    EXPECTATIONS,
+    MARKS_LEGEND,
+    MEANING,
+    SYMBOL,
+    cell_text,
+    mark_text,
+    percent,
+    severity,
+    shorten,
+    track_counts,
+    what_happened,
+)
 
 PER_ADAPTER = 20
 CLUSTERS = 8  # clusters listed per adapter
+NEW_SHOWN = 30  # new and changed failures listed at the top
+WHY = 200  # characters of a reason in a table
+
+
+def impl_link(adapter: str) -> str:
+    return f"report.html#view=impl&impl={adapter}"  # adapter names are checked names: nothing to escape in a URL
 
 
 def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
     run = doc.run
-    lines = [f"## parquet-conformance run `{cell_text(run.id)}`", "",
-             f"{len(doc.cases)} cases x {len(doc.adapters)} adapters = {len(doc.cells)} cells "
-             f"(generator {cell_text(run.generator_version)}, corpus seed {run.seed}).", "",
-             "| adapter | implementation | version | pass | fail | skip | harness errors | pass rate | failures |",
-             "|---|---|---|---:|---:|---:|---:|---:|---|"]
+    lines = [f"## parquet-conformance run {cell_text(run.id)}", ""]
+    k = doc.comparison
+    if k is None:
+        lines += ["Nothing to compare with (no earlier run in the results dataset, no `--baseline` or "
+                  "`--expected-failures`): no failure is marked new or known.", ""]
+    else:
+        count = Counter(m.mark for m in k.marks)
+        lines += [f"**Compared with {cell_text(k.what)}: {count[Mark.NEW]} new "
+                  f"{'failure' if count[Mark.NEW] == 1 else 'failures'}**, {count[Mark.CHANGED]} changed, "
+                  f"{count[Mark.FIXED]} fixed, {count[Mark.KNOWN]} known"
+                  + (f", {count[Mark.UNSEEN]} failing in cells it does not have" if count[Mark.UNSEEN] else "")
+                  + ".", ""]
+        cells = {(c.case, c.adapter, c.role): c for c in doc.cells}
+        loud = sorted((m for m in k.marks if m.mark in (Mark.NEW, Mark.CHANGED)),
+                      key=lambda m: (m.mark != Mark.NEW, severity(cells[(m.case, m.adapter, m.role)].verdict)))
+        if loud:
+            lines += [f"### New and changed failures ({len(loud)})", "",
+                      f"| adapter | case | role | verdict | vs {cell_text(k.what)} | what happened |",
+                      "|---|---|---|---|---|---|"]
+            for m in loud[:NEW_SHOWN]:
+                c = cells[(m.case, m.adapter, m.role)]
+                what = shorten(what_happened(c, doc.diff_of(c)), WHY)
+                lines.append(f"| {cell_text(c.adapter)} | {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} | "
+                             f"{cell_text(mark_text(m, k))} | {cell_text(what)} |")
+            if len(loud) > NEW_SHOWN:
+                lines.append(f"| … {len(loud) - NEW_SHOWN} more: report.html#view=changes | | | | | |")
+            lines.append("")
+        fixed = [m for m in k.marks if m.mark == Mark.FIXED]
+        if fixed:
+            shown = ", ".join(f"{cell_text(m.adapter)} {cell_text(m.case)} [{cell_text(m.role)}]" for m in fixed[:20])
+            lines += [f"**Fixed ({len(fixed)})**: {shown}" + (f", … {len(fixed) - 20} more" if len(fixed) > 20 else "")
+                      + ".", ""]
+    lines += ["### Scores", "", "; ".join(cell_text(t.text) for t in track_counts(doc))
+              + f" (generator {cell_text(run.generator_version)}, corpus seed {run.seed}, corpus "
+              f"{cell_text(run.corpus_digest[:16])}). Pass rate: pass / (pass + fail); flaky, skipped and not "
+              "judged cells are counted apart.", "",
+              "| adapter | implementation | version | pass rate | pass | fail | flaky |"
+              + (" new | fixed |" if k else "") + " skip | not judged | failures |",
+              "|---|---|---|---:|---:|---:|---:|" + ("---:|---:|" if k else "") + "---:|---:|---|"]
     for a in doc.adapters:
-        rate = f"{a.pass_rate:.1%}" if a.pass_rate is not None else "–"
-        fails = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items()) or "–"
+        fails = ", ".join(f"{name.removeprefix('fail:')} {n}" for name, n in a.failures.items()) or "–"
+        marks = ""
+        if k:
+            mine = Counter(m.mark for m in k.marks if m.adapter == a.adapter)
+            marks = f" {mine[Mark.NEW]} | {mine[Mark.FIXED]} |"
         lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
-                     f"{a.passed} | {a.fail} | {a.skip} | {a.harness_errors} | {rate} | {fails} |")
+                     f"{percent(a.pass_rate)} | {a.passed} | {a.fail} | {a.flaky} |{marks} {a.skip} | "
+                     f"{a.harness_errors} | {fails} |")
+    flaky = [c for c in doc.cells if c.verdict == Verdict.FLAKY]
+    if flaky:  # apart from passes and failures: the attempts at each disagree
+        lines += ["", f"**{len(flaky)} flaky {'cell' if len(flaky) == 1 else 'cells'}** (their attempts disagree: "
+                  "counted apart, neither pass nor failure).", "", "| case | adapter | role | outcomes seen |",
+                  "|---|---|---|---|"]
+        lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text(c.role)} | "
+                  f"{cell_text(shorten(c.disagreement or '', 300))} |" for c in flaky[:per_adapter]]
+        if len(flaky) > per_adapter:
+            lines.append(f"| … {len(flaky) - per_adapter} more: report.html, verdict filter flaky | | | |")
     ours = [c for c in doc.cells if c.verdict == Verdict.HARNESS_ERROR]
     if ours:  # shown apart: these say nothing about any implementation
-        lines += ["", f"**{len(ours)} cells could not be judged (harness errors: parquet-conformance failed, not the "
-                  "implementation).**", "", "| case | adapter | why |", "|---|---|---|"]
-        lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text((c.error_message or '')[:200])} |"
+        lines += ["", f"**{len(ours)} {'cell' if len(ours) == 1 else 'cells'} could not be judged** (harness errors: "
+                  "parquet-conformance failed, not the implementation).", "", "| case | adapter | why |",
+                  "|---|---|---|"]
+        lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text(shorten(c.error_message or '', WHY))} |"
                   for c in ours[:per_adapter]]
     groups = clusters(doc)
     for a in doc.adapters:
-        failing = [c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure]
+        failing = sorted((c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure),
+                         key=lambda c: severity(c.verdict))
         if not failing:
             continue
-        mine = [k for k in groups if k.adapter == a.adapter and k.verdict.is_failure]
-        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing cells in {len(mine)} "
-                  "clusters</summary>", "", "| cluster (numbers, paths, offsets stripped) | verdict | cells |",
-                  "|---|---|---:|"]
-        lines += [f"| {cell_text(k.signature)} | {k.verdict} | {len(k.cases)} |" for k in mine[:CLUSTERS]]
-        if len(mine) > CLUSTERS:
-            lines.append(f"| … {len(mine) - CLUSTERS} more clusters in report.html | | |")
-        lines += ["", "| case | role | verdict | expected | why |", "|---|---|---|---|---|"]
+        own = [g for g in groups if g.adapter == a.adapter and g.verdict.is_failure]
+        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing "
+                  f"{'cell' if len(failing) == 1 else 'cells'} in {len(own)} "
+                  f"{'cluster' if len(own) == 1 else 'clusters'}</summary>", "",
+                  "| cluster (numbers, paths, offsets, object ids stripped) | verdict | cells |", "|---|---|---:|"]
+        lines += [f"| {cell_text(g.signature)} | {g.verdict} | {len(g.cases)} |" for g in own[:CLUSTERS]]
+        if len(own) > CLUSTERS:
+            lines.append(f"| … {len(own) - CLUSTERS} more clusters: report.html#view=clusters | | |")
+        lines += ["", "| case | role | verdict |" + (" vs " + cell_text(k.what) + " |" if k else "")
+                  + " what happened |", "|---|---|---|" + ("---|" if k else "") + "---|"]
         for c in failing[:per_adapter]:
-            diff = doc.diff_of(c)
-            why = headline(diff) if diff else (
-                detail(c).split("\n", 1)[-1] if c.error_class or c.error_message else detail(c))
-            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} | {c.expected} | "
-                         f"{cell_text(why[:200])} |")
+            said = doc.mark_of(c)
+            mark = (f" {said.mark if said else ''} |" if k else "")
+            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} |{mark} "
+                         f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
-            lines.append(f"| … {len(failing) - per_adapter} more in results.json | | | | |")
+            lines.append(f"| … {len(failing) - per_adapter} more: {impl_link(a.adapter)} | | |" + (" |" if k else "")
+                         + " |")
         lines += ["", "</details>"]
+    lines += ["", "<details><summary>Legend</summary>", "", "| verdict | symbol in report.html | meaning |",
+              "|---|---|---|"]
+    lines += [f"| {v} | {cell_text(SYMBOL.get(v, v))} | {cell_text(MEANING.get(v, v))} |"
+              for v in Verdict]
+    lines += ["", "| expectation | meaning |", "|---|---|"]
+    lines += [f"| {e} | {cell_text(text)} |" for e, text in EXPECTATIONS.items()]
+    roles = sorted({c.role for c in doc.cells} | {r for c in doc.cases for r in c.expect})
+    lines += ["", "| role | a reader that |", "|---|---|"]
+    lines += [f"| {cell_text(r)} | {cell_text(doc.roles.get(r, 'a role of this run'))} |" for r in roles]
+    if k:
+        lines += ["", f"| against {cell_text(k.what)} | meaning |", "|---|---|"]
+        lines += [f"| {m} | {cell_text(text)} |" for m, text in MARKS_LEGEND.items()]
+    lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 

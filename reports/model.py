@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict, WriterCell
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-RESULTS_VERSION = 5  # 5: `writers`; 4: `overhead`; 3: `diffs`, `sample`, `started`; 2: `track` in cells, cases...
+# 6: `writers` (the writer x reader matrix); 5: `flaky` in scores (apart from `fail`), `comparison`, `roles`,
+#    `reproduce`, the cases' files, `reused_from`, `fingerprint`, `case_sha256` in cells;
+# 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
+RESULTS_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -24,10 +28,11 @@ class AdapterScore:
     track: str
     passed: int = field(metadata={"json": "pass"})
     fail: int
+    flaky: int  # cells whose attempts disagree: counted apart, neither a pass nor a failure
     skip: int
     harness_errors: int  # cells our side could not judge: counted in no score
     total: int
-    pass_rate: float | None  # pass / (cells judged: neither skipped nor harness errors)
+    pass_rate: float | None  # pass / (pass + fail): flaky, skipped and harness-error cells are left out
     failures: dict[str, int]  # failing verdict -> count
 
 
@@ -41,12 +46,65 @@ class CaseSummary:
     expect: dict[str, Expectation]
     citations: list[Citation]
     notes: str
+    file: str = ""  # the case file, relative to the corpus root ("": a run stored before it was kept)
+    expected_data: str = ""  # its base's expected data (canonical JSON), relative to the corpus root
+    op: str = "read"  # what a reader is asked to do with the file (a track may define more)
+    judged_on_file: list[str] = field(default_factory=list)  # roles judged on the file itself (no data diff)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> CaseSummary:
         return cls(id=str(obj["id"]), track=str(obj["track"]), title=str(obj["title"]), group=str(obj["group"]),
                    kind=Kind(obj["kind"]), expect={str(r): Expectation(w) for r, w in obj["expect"].items()},
-                   citations=[Citation.from_json(c) for c in obj["citations"]], notes=str(obj["notes"]))
+                   citations=[Citation.from_json(c) for c in obj["citations"]], notes=str(obj["notes"]),
+                   file=str(obj.get("file", "")), expected_data=str(obj.get("expected_data", "")),
+                   op=str(obj.get("op", "read")), judged_on_file=[str(r) for r in obj.get("judged_on_file", [])])
+
+
+class Mark(StrEnum):
+    """A cell against what the run is compared with (reports/compare.py): a previous run, or an expected-failure
+    list read by the gate's rule (conformance/harness/gate.py decide)."""
+
+    NEW = "new"  # fails, and passed before (or is not listed)
+    KNOWN = "known"  # fails as before (or as listed)
+    CHANGED = "changed"  # fails otherwise than before (or than the verdict pinned)
+    FIXED = "fixed"  # passes, and failed before (or is listed)
+    UNSEEN = "unseen"  # fails, and the previous run has no such cell (a case or an implementation added)
+
+
+@dataclass(frozen=True)
+class CellMark:
+    case: str
+    adapter: str
+    role: str
+    mark: Mark
+    before: str | None  # the cell's verdict in the run compared with, or the verdict a list pins (None: none)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> CellMark:
+        before = obj.get("before")
+        return cls(str(obj["case"]), str(obj["adapter"]), str(obj["role"]), Mark(obj["mark"]),
+                   None if before is None else str(before))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a run's failures are compared with, and each failing (or fixed) cell's mark."""
+
+    kind: Literal["run", "expected-failures"]
+    against: str  # the previous run's id, or the expected-failure list's file name(s)
+    marks: list[CellMark]  # every failing cell's, and every fixed cell's; flaky cells have none (counted apart)
+
+    @property
+    def what(self) -> str:
+        """In words, for a heading: "run r2", "the expected-failure list x.txt"."""
+        return f"run {self.against}" if self.kind == "run" else f"the expected-failure list {self.against}"
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Comparison:
+        kind = obj["kind"]
+        if kind not in ("run", "expected-failures"):
+            raise ValueError(f"comparison kind {kind!r}")
+        return cls(kind, str(obj["against"]), [CellMark.from_json(m) for m in obj["marks"]])
 
 
 @dataclass(frozen=True)
@@ -114,14 +172,31 @@ class ResultsDocument:
     cells: list[Cell]
     diffs: list[DataDiff] = field(default_factory=list)
     overhead: list[Overhead] = field(default_factory=list)  # skip overhead (bench/skip_overhead.py), when measured
+    comparison: Comparison | None = None  # new, known, fixed: against a previous run or an expected-failure list
+    roles: dict[str, str] = field(default_factory=dict)  # role -> what a reader in it knows (the tracks' words)
+    reproduce: dict[str, str] = field(default_factory=dict)  # adapter -> its options of `parquet-conformance read`
     writers: WritersMatrix | None = None  # the writer x reader matrix, when the run had one (`run --writers`)
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
         return self._diffs.get((cell.case, cell.adapter, cell.role))
 
+    def mark_of(self, cell: Cell) -> CellMark | None:
+        return self._marks.get((cell.case, cell.adapter, cell.role))
+
+    def case_of(self, case_id: str) -> CaseSummary | None:
+        return self._cases.get(case_id)
+
     @cached_property
     def _diffs(self) -> dict[tuple[str, str, str], DataDiff]:
         return {(d.case, d.adapter, d.role): d for d in self.diffs}
+
+    @cached_property
+    def _marks(self) -> dict[tuple[str, str, str], CellMark]:
+        return {(m.case, m.adapter, m.role): m for m in self.comparison.marks} if self.comparison else {}
+
+    @cached_property
+    def _cases(self) -> dict[str, CaseSummary]:
+        return {c.id: c for c in self.cases}
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -136,7 +211,7 @@ class ResultsDocument:
         """What a run keeps beside its cells (results/run=ID/_document.json), so that the document is rebuilt later
         from the results dataset alone: the cases' summaries, the data diffs, the skip overhead."""
         out = self.to_json()
-        return {k: out[k] for k in ("cases", "diffs", "overhead", "writers")}
+        return {k: out[k] for k in ("cases", "diffs", "overhead", "comparison", "roles", "reproduce", "writers")}
 
     @classmethod
     def from_parts(cls, run: RunInfo, cells: list[Cell], parts: dict[str, Any]) -> ResultsDocument:
@@ -146,6 +221,9 @@ class ResultsDocument:
                    cases=[CaseSummary.from_json(c) for c in parts["cases"]], cells=cells,
                    diffs=[DataDiff.from_json(d) for d in parts["diffs"]],
                    overhead=[Overhead.from_json(o) for o in parts["overhead"]],
+                   comparison=Comparison.from_json(parts["comparison"]) if parts.get("comparison") else None,
+                   roles={str(k): str(v) for k, v in parts.get("roles", {}).items()},
+                   reproduce={str(k): str(v) for k, v in parts.get("reproduce", {}).items()},
                    writers=WritersMatrix.from_json(parts["writers"]) if parts.get("writers") else None)
 
 
@@ -156,10 +234,11 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
     out = []
     for adapter, mine in by_adapter.items():
         verdicts = Counter(c.verdict for c in mine)
-        judged = sum(n for v, n in verdicts.items() if v.judged)
+        fail = sum(n for v, n in verdicts.items() if v.is_failure)
+        judged = verdicts[Verdict.PASS] + fail
         out.append(AdapterScore(
             adapter=adapter, implementation=mine[0].implementation, version=mine[0].version, track=mine[0].track,
-            passed=verdicts[Verdict.PASS], fail=judged - verdicts[Verdict.PASS], skip=verdicts[Verdict.SKIP],
+            passed=verdicts[Verdict.PASS], fail=fail, flaky=verdicts[Verdict.FLAKY], skip=verdicts[Verdict.SKIP],
             harness_errors=verdicts[Verdict.HARNESS_ERROR], total=len(mine),
             pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
             failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))

@@ -1,9 +1,11 @@
 """`report --site DIR`: the cross-vendor compatibility report as a static site, for any static host.
 
     DIR/index.html             the matrix and the scores (report.html, with links to the pages below)
-    DIR/impl/<adapter>.html    an implementation: its score, engine, error clusters, failing cells with their data
-                               diffs, and its history over the runs of the results dataset (impl/<adapter>.svg)
-    DIR/case/<case id>.html    a case: its title, expectations, citations, and every implementation's outcome
+    DIR/impl/<adapter>.html    an implementation: its score, engine, error clusters, the cells that did not pass (what
+                               happened, new or known, only here or shared), and its history over the runs of the
+                               results dataset (impl/<adapter>.svg): report.html's implementation view as a page
+    DIR/case/<case id>.html    a case: its title, expectations, citations (linked), its file and expected data in the
+                               run's corpus, and every implementation's outcome with the command that reproduces it
 
 Every page is self-contained (inline style, no script but the matrix's own, no external resource) and links the
 others relatively, so the folder can be served from anywhere or opened from disk.
@@ -11,19 +13,41 @@ others relatively, so the folder can be served from anywhere or opened from disk
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.datadiff import describe
+from parquet_conformance.reports.focus import failing_families, failures, fixed
 from parquet_conformance.reports.history import History, chart_svg
 from parquet_conformance.reports.html import columns, render
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import Links, environment, family_name
+from parquet_conformance.reports.text import (
+    Links,
+    corpus_href,
+    environment,
+    family_name,
+    file_name,
+    mark_text,
+    repro_command,
+)
 
 
 def case_path(case_id: str) -> str:
-    return f"case/{case_id}.html"  # case ids are checked names: letters, digits, '.', '_', '+', '-', '/'
+    """A case's page: its id's segments as folders, each a file name (a long or odd one hashed), at most 8 deep."""
+    segments = case_id.split("/")
+    if len(segments) > 8:
+        segments = [file_name(case_id)]
+    return "case/" + "/".join(file_name(s) for s in segments) + ".html"
+
+
+def impl_path(adapter: str) -> str:
+    return f"impl/{file_name(adapter)}.html"
+
+
+def case_href(root: str, cell: Cell) -> str:
+    return root + case_path(cell.case)
 
 
 def up(page: str) -> str:
@@ -41,35 +65,37 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
         path.write_text(text, errors="replace")
         written.append(path)
 
-    page("index.html", render(doc, Links(case=case_path, impl=lambda a: f"impl/{a}.html")))
+    corpus = corpus_href(doc, out)  # from the site's root; a page deeper down goes up first
+    page("index.html", render(doc, Links(case=case_path, impl=impl_path), corpus=corpus))
     families = {c.adapter: (f, c) for f in columns(doc) for c in f.columns}
     groups = clusters(doc)
+    failing_by_case = failing_families(doc)
     by_case: dict[str, list[Cell]] = {}
     for cell in doc.cells:
         by_case.setdefault(cell.case, []).append(cell)
     for a in doc.adapters:
-        rel = f"impl/{a.adapter}.html"
+        rel = impl_path(a.adapter)
         family, column = families[a.adapter]
         chart = None
         if history is not None:
             releases = {s.adapter for p in history.runs for s in p.scores
                         if family_name(s.adapter, s.version) == family.name}
             (out / "impl").mkdir(parents=True, exist_ok=True)
-            svg = out / "impl" / f"{a.adapter}.svg"
+            svg = out / "impl" / f"{file_name(a.adapter)}.svg"
             svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"))
             written.append(svg)
             chart = svg.name
         changes = [c for c in history.latest.changes if c.adapter == a.adapter] if history and history.latest else []
-        failing = [c for c in doc.cells if c.adapter == a.adapter and (c.verdict.is_failure or not c.verdict.judged)
-                   and c.verdict != "skip"]
         page(rel, env.get_template("site_impl.html.j2").render(
             doc=doc, score=a, family=family, column=column, clusters=[k for k in groups if k.adapter == a.adapter],
-            failing=failing, diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), chart=chart,
-            history=history, changes=changes, root=up(rel), case_path=case_path))
+            failing=failures(doc, a.adapter, failing_by_case), fixed=fixed(doc, a.adapter), chart=chart,
+            history=history, changes=changes, root=up(rel), case_path=case_path, mark_text=mark_text,
+            case_href=partial(case_href, up(rel)), sharing_title=", ".join))
     for case in doc.cases:
         rel = case_path(case.id)
         cells = sorted(by_case.get(case.id, []), key=lambda c: (c.adapter, c.role))
         page(rel, env.get_template("site_case.html.j2").render(
-            doc=doc, case=case, cells=cells,
-            diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel)))
+            doc=doc, case=case, cells=cells, corpus=up(rel) + corpus, mark_text=mark_text,
+            diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel),
+            command=partial(repro_command, doc)))
     return written

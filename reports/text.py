@@ -4,17 +4,35 @@ environment, and the skip-overhead table and chart that report.html and skip-ove
 
 from __future__ import annotations
 
-import html
+import hashlib
 import io
+import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import PackageNotFoundError, metadata
+from pathlib import Path
+from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
+from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
-from parquet_conformance.reports.datadiff import describe
-from parquet_conformance.reports.model import DataDiff
+from parquet_conformance.corpus.model import NAME_RE
+from parquet_conformance.reports.datadiff import describe, headline
+from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
+
+MAX_FILE_NAME = 100  # characters of a name a report makes a file of; longer or odd names are hashed
+
+
+def chart_rc(font_size: int) -> Any:
+    """matplotlib settings of every chart: the same data gives the same bytes (a fixed hash salt, text kept as
+    text), and names are drawn as given: math text would read `$...$` in a version string as a formula."""
+    return {"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none", "font.family": "DejaVu Sans",
+            "font.size": font_size, "text.parse_math": False, "text.usetex": False}
 
 # XML 1.0 cannot carry these at all, escaped or not.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -39,9 +57,21 @@ def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     return text
 
 
+def file_name(name: str) -> str:
+    """A name (an adapter, a segment of a case id) fit to be one file name: itself when it is a checked name of at
+    most MAX_FILE_NAME characters; else a readable prefix and a digest of the whole, so that no name from a results
+    dataset, however long or odd, can make a path too long or lead out of its folder."""
+    if NAME_RE.fullmatch(name) and len(name) <= MAX_FILE_NAME:
+        return name
+    prefix = re.sub(r"[^A-Za-z0-9._+-]+", "-", name)[:40].strip(".-") or "name"
+    return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
 def cell_text(text: object) -> str:
-    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, HTML escaped, no control characters."""
-    return " ".join(html.escape(xml_text(str(text))).replace("|", "\\|").replace("`", "\\`").split())
+    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, `<` and `&` escaped (nothing else: an
+    escaped quote or `>` shows as `&quot;` where Markdown is not rendered as HTML), no control characters."""
+    text = xml_text(str(text)).replace("&", "&amp;").replace("<", "&lt;")  # no tag and no entity can start
+    return " ".join(text.replace("|", "\\|").replace("`", "\\`").split())
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
@@ -54,11 +84,236 @@ def family_name(adapter: str, version: str | None) -> str:
     return adapter.removesuffix(f"-{version}") if version else adapter
 
 
-SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.HANG: "hang",
-          Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc", Verdict.WRONG_METADATA: "meta",
-          Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unhandled",
+          Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
+          Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+# Worst first: which verdict a (case, adapter) with several roles shows, and the order of lists. A verdict not named
+# here sorts after the named failures (a new failure needs no line here to be drawn).
+WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
+               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
+               Verdict.SKIP]
+MEANING = {  # the legend, in words; a verdict without a line here is shown by its name
+    Verdict.PASS: "did what the case expects",
+    Verdict.WRONG_DATA: "returned other data than the case's (the worst: a user would not notice)",
+    Verdict.CRASH: "lost control: a signal, an abort, a panic, a stack overflow, or out of memory",
+    Verdict.UNHANDLED: "raised an error it does not raise on purpose (a NullPointerException, a TypeError, an "
+                       "IndexError): lost control as a crash does, but the process survived",
+    Verdict.HANG: "gave no answer in time",
+    Verdict.REJECTED_VALID: "refused a file it must read",
+    Verdict.ACCEPTED_INVALID: "read a file it must reject",
+    Verdict.WRONG_METADATA: "an aware reader used the footer the case forbids",
+    Verdict.FLAKY: "its attempts disagree: counted apart, neither a pass nor a failure",
+    Verdict.SKIP: "not judged: the implementation is unavailable here, or fails the same way on the unmodified base",
+    Verdict.HARNESS_ERROR: "not judged: parquet-conformance failed here, not the implementation",
+}
+EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
+                "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
+                          "expectation"}
+TERMS = {  # words the detail panel and the summaries use
+    "attempts": "how often the cell was read: the run's read, --repeat rounds, and a read in a fresh worker "
+                "process for every cell that did not pass (attempts that disagree make the cell flaky)",
+    "read just before": "the case the same worker process read before this one: a reader that keeps state between "
+                        "files may fail because of it (the fresh worker's read tells)",
+    "root cause": "the deepest error a chained error names (Java's Caused by, Python's __cause__), shown first",
+}
+
+
+def severity(verdict: Verdict) -> int:
+    """A verdict's place in WORST_FIRST; a verdict it does not name comes right after the failures it names."""
+    if verdict in WORST_FIRST:
+        return WORST_FIRST.index(verdict)
+    return WORST_FIRST.index(Verdict.WRONG_METADATA) if verdict.is_failure else len(WORST_FIRST)
+
+
 def css_class(verdict: Verdict) -> str:
     return verdict.value.replace(":", "-")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def percent(rate: float | None) -> str:
+    """A pass rate as a percentage with one decimal that never rounds up to 100% nor down to 0% (685/688 is 99.5%,
+    not 100%)."""
+    if rate is None:
+        return "–"
+    shown = round(rate * 100, 1)
+    if shown >= 100 and rate < 1:
+        return "99.9%"
+    if shown <= 0 and rate > 0:
+        return "0.1%"
+    return f"{shown:.1f}%"
+
+
+def shorten(text: str, limit: int) -> str:
+    """One line of at most `limit` characters, cut at a word and ended with "…" where it was cut."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[:limit - 1]
+    if " " in cut[limit // 2:]:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def error_line(cell: Cell) -> str:
+    """A cell's error in one line: its root cause first for a chained error, else its message's first line."""
+    message = cell.error_message or ""
+    first = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
+    root = root_cause(message)
+    line = f"{root} (root cause; {first})" if root else first
+    return ": ".join(p for p in (cell.error_class, line) if p)
+
+
+def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
+    """What the cell shows, in one line: the expectation, the outcome and the error or the data."""
+    if cell.verdict == Verdict.FLAKY:
+        got = f"attempts that disagree: {cell.disagreement or cell.outcome}"
+    elif diff is not None and cell.expected == "reject":  # judged wrong data: it read other data than the base's
+        got = f"{diff.returned_rows} rows from a file it must reject, and not the base's data: {headline(diff)}"
+    elif diff is not None:
+        got = f"{diff.returned_rows} rows of other data: {headline(diff)}"
+    elif cell.verdict == Verdict.WRONG_METADATA:
+        got = f"a read from the {cell.metadata} footer"
+    elif cell.rows is not None:
+        got = f"a read of {cell.rows} rows" + (" of other data" if cell.verdict == Verdict.WRONG_DATA else "")
+    elif cell.error_class or cell.error_message:
+        got = f"{cell.outcome}: {error_line(cell)}"
+    else:
+        got = str(cell.outcome)
+    return f"expected {cell.expected} ({cell.role}), got {got}"
+
+
+# -- new, known, fixed ---------------------------------------------------------------------------
+
+MARK_ORDER = {Mark.NEW: 0, Mark.CHANGED: 1, Mark.UNSEEN: 2, Mark.KNOWN: 3, Mark.FIXED: 4}  # the loudest first
+MARKS_LEGEND = {Mark.NEW: "fails now, passed before (or is not in the expected-failure list)",
+                Mark.CHANGED: "fails otherwise than before (or than the verdict listed)",
+                Mark.KNOWN: "fails as before (or as listed)",
+                Mark.FIXED: "passes now, failed before (or is listed: remove it from the list)",
+                Mark.UNSEEN: "fails; the earlier run has no such cell (a case or an implementation added)"}
+
+def mark_text(mark: CellMark, comparison: Comparison) -> str:
+    """A cell's mark in words: "new failure (passed in run r2)"."""
+    before = f" {mark.before}" if mark.before else ""
+    listed = comparison.kind == "expected-failures"
+    match mark.mark:
+        case Mark.NEW:
+            return "new failure: " + ("not in the expected-failure list" if listed else
+                                      f"it passed in {comparison.what}")
+        case Mark.KNOWN:
+            return "known failure: " + (f"listed{before}" if listed else f"it failed the same way in {comparison.what}")
+        case Mark.CHANGED:
+            return f"changed failure: {'listed as' if listed else 'it was'}{before or ' another failure'}" + (
+                "" if listed else f" in {comparison.what}")
+        case Mark.FIXED:
+            return f"fixed: {'listed' if listed else 'it failed in ' + comparison.what}{before and ' as' + before}"
+        case Mark.UNSEEN:
+            return f"not compared: {comparison.what} has no such cell (a case or an implementation added)"
+    return str(mark.mark)
+
+
+
+@dataclass(frozen=True)
+class TrackCount:
+    """A track's cells in the header: cases x implementations, and the cells judged (one per role a case names)."""
+
+    track: str
+    cases: int
+    adapters: int
+    pairs: int  # (case, adapter) cells of the matrix that ran
+    judged: int  # cells judged: an aware reader is judged once in each role a case names
+
+    @property
+    def text(self) -> str:
+        grid = self.cases * self.adapters
+        ran = "" if self.pairs == grid else f" ({self.pairs} ran)"
+        return (f"{self.track}: {plural(self.cases, 'case')} × {plural(self.adapters, 'implementation')} = "
+                f"{plural(grid, 'cell')}{ran}"
+                + ("" if self.judged == self.pairs else f", judged in {self.judged} (case, role) cells"))
+
+
+def track_counts(doc: ResultsDocument) -> list[TrackCount]:
+    out = []
+    for track in sorted({c.track for c in doc.cases} | {a.track for a in doc.adapters}):
+        cells = [c for c in doc.cells if c.track == track]
+        out.append(TrackCount(track, sum(c.track == track for c in doc.cases),
+                              sum(a.track == track for a in doc.adapters), len({(c.case, c.adapter) for c in cells}),
+                              len(cells)))
+    return out
+
+
+
+def corpus_href(doc: ResultsDocument, page_dir: Path) -> str:
+    """The run's corpus relative to a page's folder (report.html's: the run's --out, where the corpus usually is)."""
+    if not doc.run.corpus:
+        return "corpus"
+    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page_dir.resolve())).as_posix()
+
+
+def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> str | None:
+    """The one-line `parquet-conformance read` that reproduces a cell, run from where `corpus` (the run's corpus,
+    relative) is; None for a run stored without its case files' names. report.html's script builds the same line."""
+    case = doc.case_of(cell.case)
+    if case is None or not case.file:
+        return None
+    options = doc.reproduce.get(cell.adapter, f"--adapter {shlex.quote(cell.adapter)}")
+    op = f" --op {shlex.quote(case.op)}" if case.op != "read" else ""
+    return f"parquet-conformance read {shlex.quote(f'{corpus}/{case.file}')} {options}{op}"
+
+
+# -- links: citations to their sources, docs/ references to the project's documentation ----------
+
+_SOURCE = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+) (?:PR #(?P<pr>\d+) )?(?P<path>[^\s()@]+)"
+                     r"(?: \((?P<at>[0-9a-f]{7,40})\)| @ (?P<at2>[0-9a-f]{7,40}))?$")
+DOCS_REF = re.compile(r"\bdocs/[\w.-]+\.md(?:#[\w-]+)?")
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def citation_url(source: str, section: str = "") -> str | None:
+    """Where a citation's source is: `owner/repo path (commit)`, `owner/repo path @ commit`, `owner/repo path` (the
+    default branch) or `owner/repo PR #N ...` on GitHub, at its section for a Markdown file; None for a source that
+    is no such path (a seed, a document named in words)."""
+    m = _SOURCE.match(source.strip())
+    if not m:
+        return None
+    if m.group("pr"):
+        return f"https://github.com/{m.group('repo')}/pull/{m.group('pr')}"
+    path = m.group("path")
+    url = f"https://github.com/{m.group('repo')}/blob/{m.group('at') or m.group('at2') or 'HEAD'}/{path}"
+    return url + (f"#{anchor(section)}" if section and path.endswith(".md") else "")
+
+
+@cache
+def docs_base() -> str | None:
+    """Where this project's docs/ folder is on the web: the package's Source (or Homepage) URL, when it declares one
+    ([project.urls] in pyproject.toml); None when it does not, and docs/ references stay text."""
+    try:
+        urls = metadata("parquet-conformance").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    by_name = {k.strip().lower(): v.strip() for k, _, v in (u.partition(",") for u in urls)}
+    base = by_name.get("source") or by_name.get("homepage")
+    return f"{base.rstrip('/')}/blob/HEAD/" if base and base.startswith("https://github.com/") else None
+
+
+def linked(text: str) -> Markup:
+    """Text with its docs/….md references made links (when docs_base() knows where they are) or code, escaped."""
+    out, last = [], 0
+    for m in DOCS_REF.finditer(text):
+        out.append(escape(text[last:m.start()]))
+        base = docs_base()
+        ref = escape(m.group(0))
+        out.append(Markup(f'<a href="{escape(base + m.group(0))}">{ref}</a>' if base else
+                          f'<code title="in the parquet-conformance repository">{ref}</code>'))
+        last = m.end()
+    out.append(escape(text[last:]))
+    return Markup("").join(out)
 
 
 Link = Callable[[str], str]
@@ -76,7 +331,9 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
                              undefined=jinja2.StrictUndefined)
-    env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict))
+    env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict), meaning=MEANING, percent=percent,
+                       plural=plural, citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
+    env.filters["linked"] = linked
     return env
 
 
@@ -133,8 +390,7 @@ def overhead_chart_svg(rows: list[Overhead]) -> str:
     cols = sizes(rows)
     ncols = min(4, len(adapters)) or 1
     nrows = max(1, -(-len(adapters) // ncols))
-    with matplotlib.rc_context({"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none",
-                                "font.family": "DejaVu Sans", "font.size": 8}):
+    with matplotlib.rc_context(chart_rc(8)):
         fig = Figure(figsize=(2.6 * ncols, 2.2 * nrows), layout="constrained")
         axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
         for i, ax in enumerate(axes.flat):

@@ -236,7 +236,7 @@ class WritersReport:
                                         refusals=refusals(doc), file=_file, short=_short,
                                         writers=writer_rows(doc.writers), counts=verdict_counts(doc.writers),
                                         why=why, table=_table, label=_writer_label, shown=MESSAGE_SHOWN,
-                                        variants=VARIANTS))
+                                        variants=VARIANTS, verdicts=[str(v) for v in WriterVerdict]))
         md.write_text(markdown(doc))
         return [html, md]
 

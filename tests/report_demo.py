@@ -7,6 +7,11 @@ a history has three points, newly failing and newly fixed cells, and cells in on
     toy-1.0            a wrong value in row 2 of ext/file-metadata/flat/* (wrong-data, with a data diff)
     toy-2.0            garbage instead of an answer on corrupt/tiny/8-bytes (a harness error)
     moody              carries state between files on base/nested (flaky: a fresh worker refuses it)
+    sparky             refuses ext/column-meta-data/flat/* with a py4j-shaped Java chain (the root cause ~300 frames
+                       down, a new object id each time: one cluster)
+
+r3's reports are written again once r1 and r2 are in the dataset (`report --rewrite`), so that they compare r3 with
+r2: new, fixed and known failures.
 
     python -m tests.report_demo OUT      # writes OUT/corpus and OUT/results (runs r1, r2, r3), and the reports of r3
 """
@@ -31,7 +36,9 @@ FAKES = {
     "toy-1.0": f"wrong-value --real --version=1.0 {ENGINE} --bad=ext/file-metadata/flat",
     "toy-2.0": f"garbage --real --version=2.0 {ENGINE} --bad=corrupt/tiny/8-bytes",
     "moody": "stateful --real --version=0.1 --bad=base/nested",
+    "sparky": "chained --real --version=3.5 --engine='parquet-java (a fake Spark)' --bad=ext/column-meta-data/flat",
 }
+CHANGED = "ext/column-meta-data/flat/spec-header"  # sparky crashed on it in r2
 STARTED = {"r1": "2026-11-01T09:00:00+00:00", "r2": "2026-11-08T09:00:00+00:00"}
 
 
@@ -45,11 +52,17 @@ def run_command(corpus: Path, out: Path, run_id: str = "r3") -> list[str]:
 
 def earlier(cells: list[Cell], run: str) -> list[Cell]:
     """The cells as an earlier run had them: toy 1.0 had no bug yet; pyarrow refused base/flat in r1 and r2 (fixed
-    in r3); moody was added in r3 (absent from r2, so its cells are in only one run)."""
+    in r3); moody was added in r3 (absent from r2, so its cells are in only one run); sparky failed its cases the
+    same way in r2 (known failures) but for one it crashed on (a changed failure)."""
     out = []
     for c in cells:
         if c.adapter == "moody" and run == "r2":
             continue
+        if c.adapter == "sparky" and run == "r1":
+            continue
+        if c.adapter == "sparky" and c.case == CHANGED and c.verdict.is_failure:
+            c = dataclasses.replace(c, verdict=Verdict.CRASH, outcome="crash", error_class=None,
+                                    error_message="thread 'main' panicked at src/footer.rs:42:9")
         if c.adapter == "toy-1.0" and c.verdict == Verdict.WRONG_DATA:
             c = dataclasses.replace(c, verdict=Verdict.PASS, outcome="read", sample=None)
         if c.adapter == "pyarrow" and (c.case == "base/flat" or (run, c.case) == ("r1", "base/dictionary")):
@@ -74,6 +87,10 @@ def make(out: Path) -> Path:
     for run in ("r1", "r2"):
         info = dataclasses.replace(record.info, id=run, started=STARTED[run])
         store.write(run, earlier(cells, run), RunRecord(info, record.cases, record.corpus_cases))
+    proc = subprocess.run([*CLI, "report", "--rewrite", str(out), "--run", "r3"], capture_output=True, text=True,
+                          timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the demo's rewrite failed: {proc.stderr[-3000:]}")
     return out
 
 

@@ -3,7 +3,8 @@ globs to a behaviour (the first that matches; `*` for the rest). Its answers are
 fed in tests/test_one_judge.py, so that every entry point judges the same attempts.
 
 Behaviours: `real` (pyarrow reads the file: read, or its refusal), `wrong` (real data with one value changed),
-`refuse` (a refusal), `crash` (the process aborts).
+`refuse` (a refusal), `crash` (the process aborts), `flaky` (a refusal the first time any worker meets the case, a
+real read after: a marker file beside the script remembers it, so the run's fresh-worker confirmation disagrees).
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def answer(case: str, path: str) -> dict:
         os.abort()
     if behaviour == "refuse":
         return {"outcome": "rejected", "error": {"class": "ScriptedError", "message": f"refused {case}"}}
+    if behaviour == "flaky":
+        marker = f"{sys.argv[1]}.{case.replace('/', '_')}.seen"
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            return {"outcome": "rejected", "error": {"class": "ScriptedError", "message": f"refused {case} once"}}
     got = real(path)
     if behaviour == "wrong" and got["outcome"] == "read" and got["rows"]:
         got["rows"][0] = [{"int": "-999"}, *got["rows"][0][1:]]

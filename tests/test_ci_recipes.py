@@ -92,7 +92,9 @@ def test_the_action_fails_on_an_unexpected_pass_and_still_posts(release: tuple[P
               "expected-failures": str(expected), "only": ONLY, "install": "false"}
     steps = dict(run_action(inputs, tmp_path))
     assert steps["Gate on the expected failures"] == 1 and steps["Post summary.md"] == 0
-    assert "| sample |" in (tmp_path / "step-summary.md").read_text()
+    posted = (tmp_path / "step-summary.md").read_text()
+    assert "| sample |" in posted  # the summary says what the gate says: the listed cell is fixed
+    assert "Compared with the expected-failure list failures.txt: 0 new failures**, 0 changed, 1 fixed" in posted
     (tmp_path / "again").mkdir()
     wrong = run_action(inputs | {"corpus-sha256": "0" * 64}, tmp_path / "again")  # another release's digest
     assert dict(wrong)["Fetch the pinned corpus"] == 1 and "Run the worker over the corpus" not in dict(wrong)

@@ -424,8 +424,11 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
         "file": "cases/regression/arrow-gh-1234.parquet", "size": found.stat().st_size,
         "sha256": hashlib.sha256(found.read_bytes()).hexdigest(), "seed": 0,
         "mutations": [{"mutation": "copy", "source": "regressions/files/regression/arrow-gh-1234.parquet"}],
-        "expect": {"legacy": "reject", "aware:flatbuf": "either"}, "decode": {}, "citations": entry["citations"],
-        "notes": "from a fuzzer", "extensions": None, "large": False, "op": "read"}
+        # the metadata role is derived from the file itself (corpus/build.derived): our decoder rejects it too
+        "expect": {"legacy": "reject", "aware:flatbuf": "either", "metadata": "reject"}, "decode": {},
+        "citations": entry["citations"], "notes": "from a fuzzer", "extensions": None, "large": False, "op": "read",
+        "data_unknown": False, "expect_hash": {"metadata": case["expect_hash"]["metadata"]}}
+    assert re.fullmatch(r"[0-9a-f]{64}", case["expect_hash"]["metadata"])
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]
     assert cli("corpus", "verify", str(tmp_path / "corpus")).returncode == 0

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 LEDGER = Path(__file__).parent / "requirements.json"
 SEEDS = Path(os.environ.get("PARQUET_CONFORMANCE_SEEDS", REPO.parent / "shared" / "seeds"))
 GIT = {"apache/parquet-format": os.environ.get("PARQUET_FORMAT_GIT"), "apache/thrift": os.environ.get("THRIFT_GIT")}
-UPSTREAM = re.compile(r"(apache/parquet-format|apache/thrift) (\S+) \(([0-9a-f]{7,40})\)")
+UPSTREAM = re.compile(r"(apache/parquet-format|apache/thrift)(?: PR #\d+)? (\S+) \(([0-9a-f]{7,40})\)")
 PATHS = {"parquet.thrift": "src/main/thrift/parquet.thrift"}
 
 

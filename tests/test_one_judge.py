@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.app.fuzz import EXAMPLE, example_manifest, judge_example
+from parquet_conformance.conformance.app.pytest_plugin import item_outcome
 from parquet_conformance.conformance.app.versions import judge_trial, read_trial
 from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.gate import Status
 from parquet_conformance.conformance.harness.results import read_cells
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest
@@ -45,8 +47,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return where, f"{sys.executable} {WORKER} {script}"
 
 
-def run_verdicts(where: Path, command: str) -> dict[str, str]:
-    out = where / "run"
+def run_verdicts(where: Path, command: str, out_name: str = "run") -> dict[str, str]:
+    out = where / out_name
     if not (out / "results").is_dir():
         proc = subprocess.run([*CLI, "run", "--master", "none", "--corpus", str(where / "corpus"), "--out", str(out),
                                "--adapter-cmd", f"scripted={command}"], capture_output=True, text=True)
@@ -70,10 +72,13 @@ def plugin(where: Path, command: str, expected: Path) -> tuple[int, dict[str, st
     return proc.returncode, verdicts
 
 
-def check(where: Path, expected: Path) -> int:
-    proc = subprocess.run([*CLI, "check", "--adapter", "scripted", "--results", str(where / "run" / "results"),
-                           "--expected-failures", str(expected)], capture_output=True, text=True)
-    return proc.returncode
+def check(where: Path, expected: Path, *more: str, out_name: str = "run") -> int:
+    return checked(where, expected, *more, out_name=out_name).returncode
+
+
+def checked(where: Path, expected: Path, *more: str, out_name: str = "run") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "check", "--adapter", "scripted", "--results", str(where / out_name / "results"),
+                           "--expected-failures", str(expected), *more], capture_output=True, text=True)
 
 
 def test_the_same_attempts_give_the_same_verdicts_everywhere(setup: tuple[Path, str]) -> None:
@@ -119,3 +124,37 @@ def test_check_and_the_plugin_agree_on_a_pinned_verdict(setup: tuple[Path, str])
     right = where / "right.txt"
     right.write_text(re.sub("spec-header fail:crash", "spec-header fail:wrong-data", pinned.read_text()))
     assert (check(where, right), plugin(where, command, right)[0]) == (0, 0)
+
+
+@pytest.mark.parametrize("status", list(Status))
+def test_check_and_the_plugin_agree_on_every_status(status: Status) -> None:
+    """The plugin fails a case exactly where `check` exits 1 (a wrong cell) or 3 (a cell not judged); a flaky cell
+    fails neither (check prints it, the plugin skips it with its outcomes)."""
+    check_fails = not status.ok or status == Status.UNJUDGED
+    assert (item_outcome({status}) == "fail") == check_fails
+    assert (item_outcome({status}) == "flaky") == (status == Status.FLAKY)
+    assert item_outcome({status, Status.FLAKY}) == ("fail" if check_fails else "flaky")
+
+
+def test_a_flaky_cell_is_reported_apart_and_fails_the_gate_only_when_asked(setup: tuple[Path, str]) -> None:
+    where, _ = setup
+    script = where / "flaky-script.json"
+    script.write_text(json.dumps({"ext/file-metadata/flat/zigzag-header": "flaky", "*": "real"}))
+    verdicts = run_verdicts(where, f"{sys.executable} {WORKER} {script}", "flaky-run")
+    assert verdicts["ext/file-metadata/flat/zigzag-header"] == "flaky"
+    listed = where / "flaky-listed.txt"  # listed or not, a flaky cell is neither known nor an unexpected pass
+    for text in ("", "ext/file-metadata/flat/zigzag-header\n"):
+        listed.write_text(text)
+        proc = checked(where, listed, out_name="flaky-run")
+        assert proc.returncode == 0, proc.stdout
+        assert re.search(r"^FLAKY +ext/file-metadata/flat/zigzag-header \[legacy\]: 2 attempts disagree: the run: "
+                         r"rejected .* fresh worker: read", proc.stdout, re.M)
+        assert "1 flaky" in proc.stdout and "UNEXPECTED" not in proc.stdout
+        assert check(where, listed, "--fail-on-flaky", out_name="flaky-run") == 1
+    listed.write_text("ext/file-metadata/flat/zigzag-header flaky\n")  # it cannot be pinned
+    proc = checked(where, listed, out_name="flaky-run")
+    assert proc.returncode == 2 and "cannot be pinned" in proc.stderr
+    written = where / "flaky-written.txt"
+    assert check(where, written, "--write-expected-failures", out_name="flaky-run") == 0
+    assert "#   ext/file-metadata/flat/zigzag-header legacy" in written.read_text()
+    assert not re.search(r"^ext/file-metadata/flat/zigzag-header", written.read_text(), re.M)

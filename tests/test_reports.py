@@ -103,12 +103,12 @@ def test_reports_show_data_diffs_and_clusters(demo: Path) -> None:
     assert 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in failure.get("message", "")
     assert "columns that differ (over every row): i32" in (failure.text or "")
     summary = (demo / "summary.md").read_text()
-    assert "toy-1.0: 2 failing cells in 1 clusters" in summary
+    assert "toy-1.0: 2 failing cells in 1 cluster" in summary
     assert "| returned other data in i32 | fail:wrong-data | 2 |" in summary
-    assert "row 2 i32: expected {&quot;int&quot;:&quot;-36&quot;}" in summary
+    assert 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in summary  # quotes as quotes
     found = {(k.adapter, k.verdict): len(k.cases) for k in clusters(doc)}
     assert found == {("moody", Verdict.FLAKY): 1, ("toy-1.0", Verdict.WRONG_DATA): 2,
-                     ("toy-2.0", Verdict.HARNESS_ERROR): 1}
+                     ("toy-2.0", Verdict.HARNESS_ERROR): 1, ("sparky", Verdict.REJECTED_VALID): 2}
 
 
 def test_versions_are_sub_columns_and_shared_engines_are_named(demo: Path) -> None:
@@ -127,13 +127,14 @@ def test_report_diff_keeps_cells_of_one_run_apart(demo: Path) -> None:
     diff = diff_runs(runs["r2"], runs["r3"])
     assert {(c.case, c.adapter, c.kind) for c in diff.changes} == {
         ("base/flat", "pyarrow", "fix"), ("ext/file-metadata/flat/spec-header", "toy-1.0", "regression"),
-        ("ext/file-metadata/flat/zigzag-header", "toy-1.0", "regression")}
+        ("ext/file-metadata/flat/zigzag-header", "toy-1.0", "regression"),
+        ("ext/column-meta-data/flat/spec-header", "sparky", "change")}
     assert diff.only_before == [] and {c.adapter for c in diff.only_after} == {"moody"}
     import subprocess
 
     proc = subprocess.run([*CLI, "report", "--diff", "r2", "r3", "--results", str(demo / "results")],
                           capture_output=True, text=True, check=True)
-    assert "3 changed cells between r2 and r3: 2 regression, 1 fix, 0 change" in proc.stdout
+    assert "4 changed cells between r2 and r3: 2 regression, 1 fix, 1 change" in proc.stdout
     assert re.search(r"^24 cells only in r3 .*moody", proc.stdout, re.M)
 
 
@@ -188,11 +189,13 @@ def test_report_errors_are_one_line(tmp_path: Path) -> None:
     import subprocess
 
     for args in (["--history", str(tmp_path / "none")], ["--site", str(tmp_path / "s"), "--results", str(tmp_path)],
-                 ["--rewrite", str(tmp_path / "none")]):
+                 ["--rewrite", str(tmp_path / "none")], ["--upstream", "polars", str(tmp_path / "u"), "--results",
+                                                         str(tmp_path)]):
         proc = subprocess.run([*CLI, "report", *args], capture_output=True, text=True)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     proc = subprocess.run([*CLI, "report"], capture_output=True, text=True)
-    assert proc.returncode == 2 and "one of the arguments --rewrite --diff --history --site is required" in proc.stderr
+    assert proc.returncode == 2
+    assert "one of the arguments --rewrite --diff --history --site --upstream is required" in proc.stderr
 
 
 def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: Path) -> None:
@@ -211,5 +214,193 @@ def test_the_site_has_a_page_per_implementation_and_case(demo: Path, tmp_path: P
     impl = (site / "impl" / "toy-1.0.html").read_text()
     assert 'src="toy-1.0.svg"' in impl and "returned other data in i32" in impl
     for page in [site / "index.html", *site.rglob("*.html")]:  # self-contained: nothing fetched from elsewhere
-        text = page.read_text()
-        assert not re.search(r'(src|href)="(https?:)?//', text), page
+        text = page.read_text()  # (a link to a cited source is followed, not fetched)
+        assert not re.search(r'src="(https?:)?//|<link[^>]+href="(https?:)?//', text), page
+
+
+def test_flaky_cells_are_counted_apart_in_every_format(demo: Path) -> None:
+    """Issue 21 item 4: moody's flaky cell is neither a pass nor a failure in the scores, results.json, JUnit,
+    summary.md and report.html."""
+    doc = stored_document(demo / "results", "r3")
+    moody = next(a for a in doc.adapters if a.adapter == "moody")
+    assert (moody.flaky, moody.fail, "flaky" in moody.failures) == (1, 0, False)
+    assert moody.pass_rate == 1.0 and moody.passed + moody.flaky + moody.skip == moody.total
+    scores = {a["adapter"]: a for a in json.loads((demo / "results.json").read_text())["adapters"]}
+    assert (scores["moody"]["flaky"], scores["moody"]["fail"]) == (1, 0)
+    suite = ET.parse(demo / "junit" / "moody.xml").getroot()
+    skipped = suite.find("testcase[@name='base/nested [legacy]']/skipped")
+    assert skipped is not None and skipped.get("type") == "flaky"
+    assert skipped.get("message", "").startswith("flaky: the run: read")
+    assert (suite.get("failures"), suite.find("testcase[@name='base/nested [legacy]']/failure")) == ("0", None)
+    summary = (demo / "summary.md").read_text()
+    assert "| pass | fail | flaky |" in summary and "**1 flaky cell**" in summary
+    assert re.search(r"^\| base/nested \| moody \| legacy \| the run: read", summary, re.M)
+    html = (demo / "report.html").read_text()
+    assert "<th>flaky</th>" in html
+
+
+def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
+    """Issue 25 item 3: r3 against r2 (found in the dataset by `report --rewrite`): toy 1.0's wrong data is new,
+    sparky's crash became a refusal (changed), its other refusal is known, pyarrow's base/flat is fixed."""
+    doc = stored_document(demo / "results", "r3")
+    assert doc.comparison is not None and doc.comparison.what == "run r2"
+    marks = {(m.case, m.adapter): (m.mark, m.before) for m in doc.comparison.marks}
+    assert marks == {("ext/file-metadata/flat/spec-header", "toy-1.0"): ("new", "pass"),
+                     ("ext/file-metadata/flat/zigzag-header", "toy-1.0"): ("new", "pass"),
+                     ("ext/column-meta-data/flat/spec-header", "sparky"): ("changed", "fail:crash"),
+                     ("ext/column-meta-data/flat/zigzag-header", "sparky"): ("known", "fail:rejected-valid"),
+                     ("base/flat", "pyarrow"): ("fixed", "fail:rejected-valid")}
+    summary = (demo / "summary.md").read_text()
+    assert summary.index("**Compared with run r2: 2 new failures**, 1 changed, 1 fixed, 1 known.") < summary.index(
+        "### New and changed failures (3)") < summary.index("### Scores")
+    assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| fail:wrong-data \| new failure: "
+                     r"it passed in run r2 \| expected read \(legacy\), got 24 rows of other data", summary, re.M)
+    assert "**Fixed (1)**: pyarrow base/flat [legacy]." in summary
+    html = (demo / "report.html").read_text()
+    assert re.search(r'class="cell fail-wrong-data mark-new"[^>]*id="cell:ext/file-metadata/flat/spec-header:toy-1\.0"',
+                     html)
+    assert re.search(r'id="comparison">Compared with run r2:\s*<a href="#view=changes"[^>]*><b>2 new failures</b>',
+                     html)
+    failures = {}
+    for name in ("toy-1.0", "sparky", "pyarrow"):
+        suite = ET.parse(demo / "junit" / f"{name}.xml").getroot()
+        props = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+        assert props["run"] == "r3" and props["compared.with"] == "run r2" and props["corpus.digest"] == \
+            doc.run.corpus_digest and props["version"] == next(a.version for a in doc.adapters if a.adapter == name)
+        for case in suite.iter("testcase"):
+            failure = case.find("failure")
+            if failure is not None:
+                failures[(name, case.get("name"))] = failure.get("message", "")
+    assert failures[("toy-1.0", "ext/file-metadata/flat/spec-header [legacy]")].startswith(
+        'NEW: fail:wrong-data: expected read (legacy), got 24 rows of other data: columns i32 differ; row 2 i32')
+    assert failures[("sparky", "ext/column-meta-data/flat/zigzag-header [legacy]")].startswith(
+        "known: fail:rejected-valid: expected read (legacy), got rejected: py4j.protocol.Py4JJavaError: "
+        "java.io.IOException: can not read class org.apache.parquet.format.FileMetaData")  # the root cause first
+    assert failures[("sparky", "ext/column-meta-data/flat/spec-header [legacy]")].startswith("changed: ")
+    assert all("\n" not in m and len(m) <= 500 for m in failures.values())  # one line each
+
+
+def test_an_expected_failure_list_marks_listed_failures_known(demo: Path, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    out = tmp_path / "out"
+    shutil.copytree(demo / "results", out / "results")
+    listed = tmp_path / "sparky-failures.txt"
+    listed.write_text("ext/column-meta-data/flat/zigzag-header legacy fail:rejected-valid\nbase/nested\n")
+    proc = subprocess.run([*CLI, "report", "--rewrite", str(out), "--run", "r3", "--expected-failures",
+                           f"sparky={listed}"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "compared with the expected-failure list sparky-failures.txt (sparky)" in proc.stdout
+    doc = stored_document(out / "results", "r3")  # kept with the run: the site draws it too
+    assert doc.comparison is not None and doc.comparison.kind == "expected-failures"
+    marks = {(m.case, m.adapter): m.mark for m in doc.comparison.marks}
+    assert marks[("ext/column-meta-data/flat/zigzag-header", "sparky")] == "known"
+    assert marks[("ext/column-meta-data/flat/spec-header", "sparky")] == "new"  # not listed
+    assert marks[("ext/file-metadata/flat/zigzag-header", "toy-1.0")] == "new"  # toy has no list
+    assert ("base/nested", "sparky") in marks and marks[("base/nested", "sparky")] == "fixed"  # listed, passes
+    suite = ET.parse(out / "junit" / "sparky.xml").getroot()
+    known = suite.find("testcase[@name='ext/column-meta-data/flat/zigzag-header [legacy]']/skipped")
+    assert known is not None and known.get("type") == "xfail" and known.get("message", "").startswith(
+        "known failure, listed: fail:rejected-valid: expected read (legacy)")
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+    summary = (out / "summary.md").read_text()
+    assert "**Compared with the expected-failure list sparky-failures.txt (sparky): 3 new failures**" in summary
+    bad = tmp_path / "typo.txt"
+    bad.write_text("no/such/case\n")
+    proc = subprocess.run([*CLI, "report", "--rewrite", str(out), "--expected-failures", str(bad)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "no/such/case is not a case of the corpus" in proc.stderr
+
+
+def test_the_words_a_user_reads(demo: Path) -> None:
+    """Issue 25 item 5: cell arithmetic per track, no pass rate rounded up to 100%, a legend for verdicts and roles
+    on the page and in summary.md, the root cause of a chained error first, and no Python repr anywhere."""
+    from parquet_conformance.reports.text import percent
+
+    assert (percent(685 / 688), percent(1.0), percent(0.9996), percent(0.0001), percent(None)) == (
+        "99.6%", "100.0%", "99.9%", "0.1%", "–")
+    html = (demo / "report.html").read_text()
+    assert ("parquet: 24 cases × 6 implementations = 144 cells</span>; <span class=\"count-line\">skiff: 3 cases × 1 "
+            "implementation = 3 cells") in html
+    assert 'id="legend"' in html and "<dt>legacy</dt><dd>a reader that knows no extension" in html
+    assert "<dt>attempts</dt>" in html and "the same worker process read" in html
+    detail = re.search(r'id="cell:ext/column-meta-data/flat/zigzag-header:sparky"[^>]*data-detail="([^"]*)"', html)
+    assert detail is not None and "root cause: java.io.IOException: can not read class" in detail.group(1)
+    summary = (demo / "summary.md").read_text()
+    assert "<details><summary>Legend</summary>" in summary and "| legacy | a reader that knows no extension" in summary
+    texts = [html, summary, *(p.read_text() for p in (demo / "junit").glob("*.xml"))]
+    for text in texts:
+        assert not re.search(r"<(Verdict|Expectation|Kind|OutcomeKind|Mark)\.|\{'[a-z_]+': ", text)
+
+
+def test_the_metadata_role_and_reject_cases_are_not_diffed_against_the_base(demo: Path) -> None:
+    """A cell judged on the file's own footer (the metadata role's expect_hash) has no data diff against the base's
+    data: that is not what it must give."""
+    import dataclasses
+
+    from parquet_conformance.corpus.dist import read_manifest
+    from parquet_conformance.reports.document import diffs
+
+    root, manifest = read_manifest(demo / "corpus")
+    case = next(c for c in manifest.cases if "metadata" in c.expect_hash)
+    _, cells = read_cells(demo / "results", "r3")
+    wrong = next(c for c in cells if c.verdict == Verdict.WRONG_DATA)
+    as_metadata = dataclasses.replace(wrong, case=case.id, role="metadata")
+    as_legacy = dataclasses.replace(wrong, case=case.id)
+    assert [d.role for d in diffs([as_metadata, as_legacy], manifest, root)] == ["legacy"]
+
+
+def test_what_the_new_parts_carry_is_escaped_everywhere(tmp_path: Path) -> None:
+    """Hostile text in what issue 25 added to the document (reproduction options, role words, a comparison's name,
+    citations, notes with docs references) breaks no format: no markup runs, tables keep their shape."""
+    from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo
+    from parquet_conformance.corpus.model import Citation, Expectation, Kind
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.model import (
+        RESULTS_FORMAT,
+        RESULTS_VERSION,
+        CaseSummary,
+        CellMark,
+        Comparison,
+        Mark,
+        ResultsDocument,
+        scores,
+    )
+
+    evil = "</script><script>alert(1)</script> | `x` & <u>"
+    cells = [Cell(case=f"ext/c{i}", track="parquet", group="ext", kind=Kind.GOLDEN, adapter="evil",
+                  implementation=evil, version="1", role="legacy", expected=Expectation.READ, outcome=o, verdict=v,
+                  error_class=evil, error_message=f"{evil}\nCaused by: {evil}", rows=None, data_hash=None,
+                  duration_s=0.0, metadata=None, attempts=2, previous_case=evil, disagreement=evil)
+             for i, (v, o) in enumerate([(Verdict.REJECTED_VALID, OutcomeKind.REJECTED),
+                                         (Verdict.FLAKY, OutcomeKind.REJECTED), (Verdict.PASS, OutcomeKind.READ)])]
+    cases = [CaseSummary(id=c.case, track="parquet", title=evil, group="ext", kind=Kind.GOLDEN,
+                         expect={"legacy": Expectation.READ},
+                         citations=[Citation(f"apache/parquet-format {evil}.md", evil, evil)],
+                         notes=f"see docs/spec-notes.md#baseline {evil}", file=f"cases/{c.case}.parquet",
+                         expected_data="expected/flat.json") for c in cells]
+    comparison = Comparison("expected-failures", evil, [CellMark("ext/c0", "evil", "legacy", Mark.NEW, evil),
+                                                        CellMark("ext/c2", "evil", "legacy", Mark.FIXED, evil)])
+    run = RunInfo("r", evil, 0, "none", "/nowhere/corpus", None, ["parquet"], "0" * 64)
+    doc = ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells, comparison=comparison,
+                          roles={"legacy": evil}, reproduce={"evil": f"--adapter-cmd 'evil={evil}'"})
+    write_reports(doc, tmp_path)
+    html = (tmp_path / "report.html").read_text()
+    assert "<script>alert(1)" not in html and html.count("<script") == 2 and "<u>" not in html
+    data = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert data is not None and json.loads(data.group(1))["reproduce"]["evil"] == f"--adapter-cmd 'evil={evil}'"
+    summary = (tmp_path / "summary.md").read_text()
+    assert "<script>" not in summary and "<u>" not in summary
+    table: int | None = None
+    for line in summary.splitlines():  # every row of a table has its header's columns
+        pipes = len(re.findall(r"(?<!\\)\|", line)) if line.startswith("|") else None
+        if pipes is None:
+            table = None
+        elif table is None:
+            table = pipes
+        else:
+            assert pipes == table, line
+    suite = ET.parse(tmp_path / "junit" / "evil.xml").getroot()
+    failure = suite.find("testcase/failure")
+    assert failure is not None and failure.get("message", "").startswith("NEW: fail:rejected-valid: expected read")

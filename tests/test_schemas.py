@@ -20,6 +20,8 @@ from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Man
 from parquet_conformance.reports.model import (
     AdapterScore,
     CaseSummary,
+    CellMark,
+    Comparison,
     DataDiff,
     ResultsDocument,
     RowDiff,
@@ -109,6 +111,8 @@ def names(record: type) -> set[str]:
     ("results.md", "Case summary", CaseSummary, set()),
     ("results.md", "results.json", ResultsDocument, set()),
     ("results.md", "Data diff", DataDiff, set()),
+    ("results.md", "Comparison", Comparison, set()),
+    ("results.md", "Cell mark", CellMark, set()),
     ("results.md", "Row diff", RowDiff, set()),
     ("results.md", "Writer x reader matrix", WritersMatrix, set()),
     ("results.md", "Writer cell", WriterCell, set()),

@@ -21,8 +21,8 @@ from parquet_conformance.conformance.harness.model import (
     Error,
     Rejected,
     Verdict,
-    WriteRow,
     WriterCell,
+    WriteRow,
     WriterVerdict,
     Wrote,
 )
@@ -117,6 +117,7 @@ def test_a_footer_that_does_not_decode_is_corrupt_and_rejected() -> None:
 
 @pytest.mark.parametrize(("outcome", "verdict"), [("rejected", WriterVerdict.REFUSED), ("crash", WriterVerdict.CRASH),
                                                   ("oom", WriterVerdict.CRASH), ("timeout", WriterVerdict.HANG),
+                                                  ("unhandled-error", WriterVerdict.UNHANDLED),
                                                   ("unavailable", WriterVerdict.SKIP),
                                                   ("harness-error", WriterVerdict.HARNESS_ERROR)])
 def test_a_failure_to_write_is_judged_as_a_reads_outcome(outcome: str, verdict: WriterVerdict) -> None:
@@ -186,8 +187,8 @@ def test_the_writers_report_draws_the_grid_and_the_headline(tmp_path: Path) -> N
              _cell(cases[0], "fastparquet", Verdict.REJECTED_VALID, "rejected", "no lists"),
              _cell(cases[1], "pyarrow", Verdict.PASS)]
     main = [_cell("base/nested", "fastparquet", Verdict.REJECTED_VALID, "rejected", "no lists")]
-    matrix = WritersMatrix("written/r1", {"default": "defaults"}, [writer], [], {c: f"cases/{c}.parquet" for c in cases},
-                           cells)
+    matrix = WritersMatrix("written/r1", {"default": "defaults"}, [writer], [],
+                           {c: f"cases/{c}.parquet" for c in cases}, cells)
     doc = ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, RunInfo("r1", "0", 0, "none", "", None, ["parquet"], ""),
                           [], [], main, writers=matrix)
     assert [(w, r) for w, r, _ in headline(doc)] == [("duckdb 2", "pyarrow")]  # fastparquet fails the table itself

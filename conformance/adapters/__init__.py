@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import hashlib
 import importlib
 import shutil
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
 from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.build import cache_root
 from parquet_conformance.generators.canonical import canonical_table
@@ -45,6 +50,22 @@ class AdapterUnavailable(Exception):
 class NotExpressible(Exception):
     """An adapter cannot hand a table to its library to write (its `write_source` or `write` has no way to say one of
     its types in the library's input): the table is declined as the library declines one."""
+
+class AdapterError(Exception):
+    """The adapter's own code failed around the library's call (not the library): a harness error."""
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue
+    (`report --upstream`, conformance/app/upstream.py). `text` is the script with the slots the finding fills
+    (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@); `install` and `run` may name {version}."""
+
+    language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
+    script: str  # its file name in the finding's folder
+    text: str
+    install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
+    run: str  # how it runs from the finding's folder, e.g. "python repro.py"
 
 
 class Adapter:
@@ -65,6 +86,9 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
+    # Workers per worker set: a latency-bound adapter (a JVM planning each read) gets more than one, each reading
+    # every n-th case in its own lane (harness/execute.WorkerSet), so that its waits overlap.
+    copies = 1
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
     # Writing (conformance/app/writers.py): the profiles of its track it writes (empty: it does not write) and
     # whether `run --writers` includes it without --writer.
@@ -76,10 +100,18 @@ class Adapter:
         a worker that cannot read Arrow gets its own document instead, made here, in the harness (a mistake in it is
         a harness error, never the writer's)."""
         return None
+    # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
+    # error. Applied in the Python worker; a worker in another language applies the same rule itself.
+    refusals: Refusals = GENERIC
 
     def command(self) -> list[str]:
         """The worker's command line."""
         raise NotImplementedError
+
+    def reproducer(self) -> Reproducer | None:
+        """The script a vendor runs to see a finding with the library alone, reading the file as `read` does; None:
+        this adapter has none."""
+        return None
 
     def requirements(self, version: str) -> list[str]:
         """What the environment of a release installs: the library at that version, and the pins it needs."""
@@ -114,6 +146,28 @@ class Adapter:
 
         return list(self.roles) or [track.get(self.track).default_role]
 
+    def library_version(self) -> str | None:
+        """The library's version as pinned or installed, known without starting the worker (None: unknown)."""
+        if self.release:
+            return self.release
+        if self.package and self.index == "pypi":
+            try:
+                return metadata.version(self.package)
+            except metadata.PackageNotFoundError:
+                return None
+        return None
+
+    def fingerprint(self) -> str | None:
+        """What this adapter's answers depend on, known before its worker starts: its name, the library's version,
+        the Python it runs in, and our own code (every file of the package: an edit of ours may change a
+        conversion). A later run reuses an earlier attempt only when the fingerprints agree (docs/results.md);
+        None (a library whose version is unknown until it runs) is never reused."""
+        version = self.library_version()
+        if version is None:
+            return None
+        text = f"{self.name}|{self.package}|{version}|{sys.version}|{code_digest()}"
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
     def describe(self) -> dict[str, Any]:
         """What the worker announces; empty roles stand for the track's default role."""
         return {"adapter": self.name, "implementation": self.implementation, "engine": self.engine or None,
@@ -139,7 +193,11 @@ class PythonAdapter(Adapter):
 
     def read(self, path: str) -> Any:
         """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
-        raise NotImplementedError
+        raise AdapterError(f"adapter {self.name!r} has no read")  # ours, not the library's: a harness error
+
+    def outcome(self, error: BaseException) -> Outcome:
+        """What an error the library raised means: its declared `refusals` decide (Spark asks the JVM's rule)."""
+        return classify(self.refusals, error)
 
     def run(self, op: str, path: str) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name,
@@ -183,6 +241,19 @@ class CommandAdapter(Adapter):
 
     def command(self) -> list[str]:
         raise NotImplementedError
+
+
+@functools.cache
+def code_digest() -> str:
+    """The sha256 of every file of this package that can change an answer or a verdict (Python, Java, JavaScript),
+    computed once per process."""
+    root = Path(__file__).resolve().parents[2]  # the folder holding generators/, corpus/, conformance/, reports/
+    h = hashlib.sha256()
+    for folder in ("generators", "corpus", "conformance", "reports"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in (".py", ".java", ".mjs", ".json") and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def require_program(name: str) -> str:

@@ -36,6 +36,32 @@ def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], reco
     return mine
 
 
+def expected_lists(given: list[str], adapters: list[str], known: set[str]) -> tuple[dict[str, list[gate.Entry]],
+                                                                                  list[str]]:
+    """`run`'s and `report --rewrite`'s `--expected-failures [ADAPTER=]FILE` (repeatable): adapter -> its entries (a
+    list without ADAPTER= is every other adapter's), and the lists' file names as the reports show them."""
+    lists: dict[str, list[gate.Entry]] = {}
+    shared: list[gate.Entry] | None = None
+    names = []
+    for text in given:
+        name, sep, rest = text.partition("=")
+        named = bool(sep) and name in adapters
+        path = Path(rest if named else text)
+        if not path.is_file():
+            raise UsageError(f"--expected-failures {text}: no such file")
+        entries = gate.load_expected(path, known)
+        names.append(f"{path.name} ({name})" if named else path.name)
+        if named:
+            lists[name] = entries
+        elif shared is not None:
+            raise UsageError("--expected-failures: one list without ADAPTER= at most (name the adapter: NAME=FILE)")
+        else:
+            shared = entries
+    if shared is not None:
+        lists.update({a: shared for a in adapters if a not in lists})
+    return lists, names
+
+
 def command(args: argparse.Namespace) -> int:
     path = Path(args.expected_failures)
     results = Path(args.results)
@@ -50,7 +76,7 @@ def command(args: argparse.Namespace) -> int:
         return 0
     if path.is_dir():
         raise UsageError(f"{path}: is a directory, not an expected-failure list")
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"{path}: no such file (create it with --write-expected-failures)")
     known = set(record.corpus_cases) if record else {c.case for c in cells}
     result = gate.check(mine, gate.load_expected(path, known))
@@ -65,7 +91,12 @@ def command(args: argparse.Namespace) -> int:
     for c in result.unjudged:
         print(f"HARNESS ERROR      {c.case} [{c.role}]: {c.error_message} "
               f"(parquet-conformance failed, not {args.adapter})")
-    status = "ok" if result.ok and not result.unjudged else "FAILED" if not result.ok else "INCOMPLETE"
+    for c in result.flaky:
+        print(f"FLAKY              {c.case} [{c.role}]: {c.attempts} attempts disagree: {c.disagreement}")
+    failed = not result.ok or (args.fail_on_flaky and bool(result.flaky))
+    status = "FAILED" if failed else "INCOMPLETE" if result.unjudged else "ok"
     print(f"gate {status}: {args.adapter} in run {run_id}, {len(mine)} cells, "
-          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.unjudged)} not judged")
-    return 1 if not result.ok else 3 if result.unjudged else 0
+          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.flaky)} flaky"
+          f"{' (failing the gate: --fail-on-flaky)' if args.fail_on_flaky and result.flaky else ''}, "
+          f"{len(result.unjudged)} not judged")
+    return 1 if failed else 3 if result.unjudged else 0

@@ -11,10 +11,22 @@ Errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
+from typing import NoReturn
 
 from parquet_conformance.corpus.model import GENERATOR_VERSION
+from parquet_conformance.corpus.options import SEED_MAX, integer, output_dir, seconds, stored_path
+
+SEED = integer(0, SEED_MAX)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its errors in one line, as every other error (the usage is in --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"parquet-conformance: error: {' '.join(message.split())}\n")
 
 
 def add_adapter_options(p: argparse.ArgumentParser) -> None:
@@ -23,6 +35,17 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--adapter-cmd", action="append", metavar="NAME=COMMAND",
                    help="an external adapter speaking docs/adapter-protocol.md, e.g. myreader='java -jar r.jar'; it "
                         "reads the track --track names (default: the first registered, parquet)")
+
+
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """What the reports mark each failure new, known or fixed against (`run`, `report --rewrite`)."""
+    p.add_argument("--baseline", metavar="RESULTS_DIR",
+                   help="compare with the latest run of this results dataset (default: the run before this one in "
+                        "OUT/results, when there is one)")
+    p.add_argument("--expected-failures", action="append", metavar="[ADAPTER=]FILE",
+                   help="compare with an expected-failure list (docs/ci-gate.md) instead: known failures are the "
+                        "listed ones (repeatable: ADAPTER=FILE for one adapter; a list without ADAPTER= is every "
+                        "other adapter's)")
 
 
 def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
@@ -68,7 +91,7 @@ examples:
       --payload-file p.bin --dry-run"""
 
 
-def add_extend(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_extend(sub: argparse._SubParsersAction[Parser]) -> None:
     """The `extend` subcommand (its handler: conformance/app/extend.py)."""
     p = sub.add_parser("extend", help="append a vendor's payload as field 32767 to any struct of an existing file",
                        description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -95,7 +118,7 @@ def add_extend(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="parquet-conformance",
         description="Conformance suite for Apache Parquet binary protocol extensions (Thrift field 32767), and "
                     "any other registered wire-format track: generates golden and corrupted files with "
@@ -108,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Write every case of the selected tracks' catalogs into DIR (cases/, bases/, "
                                      "expected/, manifest.json, SHA256SUMS). Same version + seed = byte-identical "
                                      "output. DIR must be empty, absent, or an earlier corpus (which is replaced).")
-    gen.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    gen.add_argument("--seed", type=int, default=0, help="seed for random payloads (default 0)")
+    gen.add_argument("--out", required=True, metavar="DIR", type=output_dir, help="output directory")
+    gen.add_argument("--seed", type=SEED, default=0, help="seed for random payloads (default 0)")
     gen.add_argument("--only", metavar="PATTERN",
                      help="globs over case ids, comma-separated, e.g. 'ext/size/*,corrupt/*'")
     gen.add_argument("--large", action="store_true", help="also write the 64 MiB and 128 MiB extension cases")
@@ -143,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rd = sub.add_parser("read", help="read one file with one adapter and print the outcome",
                         description="One cell: the adapter's worker reads FILE; the outcome is read (rows, "
-                                    "data_hash of the canonical data), rejected (error class and message), crash, "
+                                    "data_hash of the canonical data), rejected (error class and message), "
+                                    "unhandled-error (an error the library does not raise on purpose), crash, "
                                     "timeout, oom, unavailable or harness-error (our side failed).")
     rd.add_argument("file", metavar="FILE")
     add_adapter_options(rd)
@@ -158,21 +182,32 @@ def build_parser() -> argparse.ArgumentParser:
                                      "adapter on every case of its track in isolated workers inside Spark tasks, "
                                      "judge each cell, append the cells to OUT/results/run=ID/ and write every "
                                      "registered report (report.html, results.json, summary.md, junit/).")
-    run.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: OUT/corpus, generated if absent)")
-    run.add_argument("--out", default="out/latest", metavar="DIR", help="output directory (default out/latest)")
+    run.add_argument("--corpus", metavar="DIR", type=stored_path,
+                     help="an existing corpus (default: OUT/corpus, generated if absent)")
+    run.add_argument("--out", default="out/latest", metavar="DIR", type=output_dir,
+                     help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
-    run.add_argument("--seed", type=int, default=0, help="seed when generating the corpus")
+    run.add_argument("--seed", type=SEED, default=0, help="seed when generating the corpus")
     run.add_argument("--master", default="local[*]",
                      help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
                           "Connect server), or none (no Spark)")
     run.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server (the same as --master sc://...)")
     run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
-    run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time)")
+    run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time): at most 100 letters, "
+                                                    "digits, '.', '_', '+', '-', a letter or digit first")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
-    run.add_argument("--repeat", type=int, default=1, metavar="N",
+    run.add_argument("--repeat", type=integer(1, 1000), default=1, metavar="N",
                      help="go through the matrix N times (later rounds in shuffled order); a cell whose attempts "
                           "disagree is flaky (every non-pass cell is also re-run in a fresh worker)")
     add_track_option(run, many=True)
+    run.add_argument("--fresh", action="store_true",
+                     help="run every cell, reusing nothing: by default a cell whose inputs are unchanged since the "
+                          "latest earlier run in OUT/results (the case's bytes, the adapter's library version, Python "
+                          "and our code) is not run again; its attempts are replayed from that run (docs/results.md)")
+    run.add_argument("--hang-limit", type=float, metavar="S",
+                     help="seconds a confirming worker may take before a cell is a hang (default: 10x the adapter's "
+                          "slowest answered cell in the run, at least 10 s, at most its timeout)")
+    add_comparison_options(run)
     run.add_argument("--versions", metavar="FILE",
                      help="a version matrix (TOML: adapter -> list of versions or {from, to}): every release runs "
                           "in its own cached environment, as its own row NAME-VERSION; see docs/adapters.md")
@@ -193,26 +228,30 @@ def build_parser() -> argparse.ArgumentParser:
                                     "and reference reader (read / reject / either), read by every selected adapter "
                                     "in persistent workers inside Spark tasks. Each distinct finding (implementation, "
                                     "verdict, normalised message) is confirmed in a fresh worker, shrunk against that "
-                                    "adapter alone, and saved as a regression case (corpus/regressions) that "
-                                    "`parquet-conformance read` reproduces and `run` judges. Writes OUT/findings.json "
-                                    "and OUT/findings.html. --examples N is reproducible: the same seed gives the same "
-                                    "examples and findings; --time S is not (how many batches of examples finish in S "
-                                    "seconds depends on the machine).")
+                                    "adapter alone, and saved as a regression case in OUT/regressions that "
+                                    "`parquet-conformance read` reproduces and `corpus add-regression --from` "
+                                    "ships. Writes OUT/findings.json and OUT/findings.html. --examples N is "
+                                    "reproducible: the same seed gives the same examples and findings; --time S is "
+                                    "not (how many batches of examples finish in S seconds depends on the machine).")
     mode_fz = fz.add_mutually_exclusive_group(required=True)
-    mode_fz.add_argument("--examples", type=int, metavar="N", help="search N examples (reproducible)")
-    mode_fz.add_argument("--time", type=float, metavar="S", help="search for S seconds (not reproducible in count)")
-    fz.add_argument("--seed", type=int, default=0, help="the run seed; each batch's seed derives from it (default 0)")
+    mode_fz.add_argument("--examples", type=integer(1, 10**9), metavar="N",
+                         help="search N examples (reproducible)")
+    mode_fz.add_argument("--time", type=seconds(), metavar="S",
+                         help="search for S seconds (not reproducible in count)")
+    fz.add_argument("--seed", type=SEED, default=0, help="the run seed; each batch's seed derives from it (default 0)")
     fz.add_argument("--master", default="local[*]", help="Spark master (default local[*]), or none (no Spark)")
     fz.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
-    fz.add_argument("--out", default="out/fuzz", metavar="DIR", help="findings.json and findings.html go here")
+    fz.add_argument("--out", default="out/fuzz", metavar="DIR", type=output_dir,
+                    help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
     fz.add_argument("--no-shrink", action="store_true", help="confirm findings, do not shrink them")
     fz.add_argument("--no-save", action="store_true", help="do not save findings as regression cases")
-    fz.add_argument("--shrink-time", type=float, default=60.0, metavar="S",
+    fz.add_argument("--shrink-time", type=seconds(zero=True), default=60.0, metavar="S",
                     help="seconds of shrinking per finding at most (default 60)")
-    fz.add_argument("--budget", type=float, default=300.0, metavar="S",
+    fz.add_argument("--budget", type=seconds(zero=True), default=300.0, metavar="S",
                     help="seconds for confirming, shrinking and saving all findings after the search, most severe "
-                         "first (crash, hang, wrong data); findings past it are listed, not saved (default 300)")
+                         "first (crash, unhandled error, hang, wrong data); findings past it are listed, not saved "
+                         "(default 300)")
     add_adapter_options(fz)  # default for fuzz: the track fuzzer's fast in-process readers
     fz.set_defaults(handler="fuzz:command")
 
@@ -238,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
     bis.set_defaults(handler="versions:command")
 
-    rep = sub.add_parser("report", help="compare runs, draw their history, or write the static site",
+    rep = sub.add_parser("report",
+                         help="compare runs, draw their history, write the static site or upstream reproducers",
                          description="Reports over a results dataset (OUT/results of `run`). --diff: the cells whose "
                                      "verdict changed between two runs (regressions, fixes, other changes), apart "
                                      "from the cells present in only one of them. --history RESULTS_DIR: per "
@@ -249,18 +289,28 @@ def build_parser() -> argparse.ArgumentParser:
                                      "history, a page per case with its citations and every implementation's "
                                      "outcome). --rewrite OUT: a run's reports again (report.html, summary.md, ...) "
                                      "from OUT/results, with what OUT holds since (skip-overhead.json of "
-                                     "bench/skip_overhead.py).")
+                                     "bench/skip_overhead.py). --upstream NAME OUT: for each confirmed failure of one "
+                                     "implementation (an adapter of the run, or its implementation), a folder in OUT "
+                                     "that a vendor "
+                                     "pastes into an issue: the smallest case file, a script in the library's own API "
+                                     "importing nothing of ours (exit 0 when fixed, 1 when it reproduces), the "
+                                     "expected data, the versions and the spec's sentence.")
     mode = rep.add_mutually_exclusive_group(required=True)
     mode.add_argument("--rewrite", metavar="OUT", help="a run's output folder: write its reports again")
     mode.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), help="the two run ids to compare")
     mode.add_argument("--history", metavar="RESULTS_DIR", help="a results dataset: chart and changes over its runs")
-    mode.add_argument("--site", metavar="DIR", help="write the static site of a run into DIR")
+    mode.add_argument("--site", metavar="DIR", type=output_dir, help="write the static site of a run into DIR")
+    mode.add_argument("--upstream", nargs=2, metavar=("NAME", "OUT"),
+                      help="an implementation's confirmed failures as upstream-ready folders in OUT (one per failure: "
+                           "its smallest file, a script in the library's own API, the expected data, the spec)")
     rep.add_argument("--results", default="out/latest/results", metavar="DIR",
-                     help="the results dataset (--diff, --site; default out/latest/results)")
-    rep.add_argument("--run", metavar="RUN_ID", help="--site, --rewrite: the run to show (default: the latest)")
-    rep.add_argument("--out", metavar="DIR",
+                     help="the results dataset (--diff, --site, --upstream; default out/latest/results)")
+    rep.add_argument("--run", metavar="RUN_ID",
+                     help="--site, --rewrite, --upstream: the run to show (default: the latest)")
+    rep.add_argument("--out", metavar="DIR", type=output_dir,
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
+    add_comparison_options(rep)  # --rewrite
     rep.set_defaults(handler="report:command")
 
     chk = sub.add_parser("check", help="the CI gate: verdicts vs an expected-failure list",
@@ -275,6 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--write-expected-failures", action="store_true", help="write FILE from the run instead")
     chk.add_argument("--results", default="out/latest/results", metavar="DIR", help="the results dataset")
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
+    chk.add_argument("--fail-on-flaky", action="store_true",
+                     help="fail the gate (exit 1) on a flaky cell too; by default flaky cells are printed, not failed")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")
@@ -293,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("dir", metavar="DIR")
     imp.add_argument("--source", required=True, metavar="NAME",
                      help="where the files come from, e.g. apache-parquet-testing@<commit>: the citation and case ids")
-    imp.add_argument("--out", required=True, metavar="OUT", help="the corpus directory to write (empty or absent)")
+    imp.add_argument("--out", required=True, metavar="OUT", type=output_dir,
+                     help="the corpus directory to write (empty or absent)")
     add_track_option(imp, many=False)
     add_adapter_options(imp)
     imp.set_defaults(handler="imports:command")
@@ -316,6 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("parquet-conformance: interrupted", file=sys.stderr)
         return 130
+    except OSError as e:  # the system refused: a full disk, a file-size limit, a folder made read-only meanwhile
+        end_progress()
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        full = e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS)
+        what = e.strerror or errno.errorcode.get(e.errno or 0) or (str(e).splitlines() or [type(e).__name__])[0][:200]
+        print(f"parquet-conformance: error: {'cannot write: ' if full else ''}{where}{what}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -19,9 +19,10 @@ def user_errors() -> tuple[type[Exception], ...]:
     from parquet_conformance.conformance.harness.gate import GateError
     from parquet_conformance.conformance.harness.results import ResultsError
     from parquet_conformance.corpus.dist import DistError
+    from parquet_conformance.corpus.documents import DocumentError
     from parquet_conformance.corpus.registry import RegistryError
 
-    return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError
+    return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError, DocumentError
 
 
 def progress_line(text: str) -> None:

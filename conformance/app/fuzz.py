@@ -59,7 +59,7 @@ TASK_SCHEMA = pa.schema([("batch", pa.int64()), ("seed", pa.int64()), ("examples
 RESULT_SCHEMA = pa.schema([("result", pa.string())])
 Say = Callable[[str], None]
 # Crashes and hangs are confirmed, shrunk and saved first: the budget goes to them if it runs out.
-SEVERITY = (Verdict.CRASH, Verdict.HANG, Verdict.WRONG_DATA)
+SEVERITY = (Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.WRONG_DATA)
 RUN = Attempt()  # the run's own attempt: persistent workers
 
 
@@ -176,7 +176,7 @@ class Probe:
         for name in names:
             own = self.baseline(name, manifest, base)
             row = self.workers.run_one(name, case, path, attempt)
-            if row.outcome in (OutcomeKind.CRASH, OutcomeKind.OOM) and not attempt.fresh:
+            if row.outcome in (OutcomeKind.CRASH, OutcomeKind.UNHANDLED, OutcomeKind.OOM) and not attempt.fresh:
                 self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
             for cell in judge_example(manifest, own, row):
                 yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance.app import console
 from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
-from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout
+from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout, Unhandled
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
@@ -35,7 +35,7 @@ def vote(name: str, outcome: object, version: str) -> Vote | None:
             return Vote(name, "read", h, version)
         case Rejected(error=e):
             return Vote(name, "rejected", None, f"{version}: {e.cls}: {e.message[:160]}")
-        case Crash() | Timeout() | OutOfMemory():
+        case Crash() | Unhandled() | Timeout() | OutOfMemory():
             return Vote(name, str(outcome.kind), None, version)
     return None
 

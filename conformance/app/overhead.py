@@ -15,7 +15,7 @@ and without /proc there is no figure. reports/overhead.py renders the rows.
 
 from __future__ import annotations
 
-import json
+import os
 import statistics
 import tempfile
 import time
@@ -25,11 +25,14 @@ from pathlib import Path
 from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.model import Overhead, Read
 from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.corpus import documents
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.track import Track
 
 FILE = "skip-overhead.json"
+MAX_FILE = 16 << 20  # a row per adapter, base and size: a few KiB
 
 SIZES: tuple[int | None, ...] = (None, 0, 1 << 20, 16 << 20, 64 << 20)
 FLAG_FACTOR = 10.0
@@ -118,12 +121,13 @@ def _bytes_read(worker: Worker) -> int | None:
 
 
 def load(out: Path) -> list[Overhead]:
-    """OUT/skip-overhead.json's rows; none without one; UsageError (one line) for a file that is not one."""
+    """OUT/skip-overhead.json's rows; none without one; UsageError (one line naming the file and the field) for a
+    file that is not one: held to the JSON Schema of a list of Overhead rows, within MAX_FILE bytes."""
     path = out / FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return []
     try:
-        return [Overhead.from_json(obj) for obj in json.loads(path.read_text())]
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as e:  # not rows of this module
-        raise UsageError(f"{path}: not a skip-overhead file of bench/skip_overhead.py ({type(e).__name__}: "
-                         f"{str(e)[:200]})") from None
+        rows = documents.read_json(path, MAX_FILE, documents.records_schema(Overhead))
+    except DocumentError as e:
+        raise UsageError(f"not a skip-overhead file of bench/skip_overhead.py: {e}") from None
+    return [Overhead.from_json(obj) for obj in rows]

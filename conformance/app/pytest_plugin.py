@@ -109,6 +109,7 @@ class ConformanceRun:
         self.judging = Judge.of(self.manifest)
         only = opt("parquet_conformance_only")
         cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
+        self.known = {c.id for c in self.manifest.cases}  # a partial corpus may lack a base's baseline case
         baselines = {b.baseline_case for b in self.manifest.bases.values()}
         # Baselines first: a case is also judged against the reader's own reading of its base.
         self.cases = sorted(cases, key=lambda c: c.id not in baselines)
@@ -170,7 +171,7 @@ class ConformanceRun:
         """The case's cells (one per role judged), each with what the gate makes of it."""
         rows = [self.read(case)]
         baseline = self.manifest.bases[case.base].baseline_case
-        if baseline and baseline != case.id and rows[0].outcome == "read":
+        if baseline and baseline != case.id and rows[0].outcome == "read" and baseline in self.known:
             rows.append(self.read(self.manifest.case(baseline)))
         out = []
         for cell in (c for c in self.judging.cells(rows) if c.case == case.id):
@@ -228,6 +229,20 @@ def _run(config: pytest.Config) -> ConformanceRun:
     return run
 
 
+def item_outcome(statuses: set[Status]) -> str:
+    """What pytest makes of a case from the gate's statuses of its cells: "fail" exactly where `check` fails or
+    cannot judge (exit 1 or 3), "xfail" for a known failure, "skip" for an unavailable reader, "flaky" (a skip with
+    the attempts; `check` prints it and passes without --fail-on-flaky), else "pass". The session reads each case
+    once, so its own cells are never flaky; the rule is the gate's all the same (tests/test_one_judge.py)."""
+    if any(not s.ok for s in statuses) or Status.UNJUDGED in statuses:
+        return "fail"
+    if statuses == {Status.SKIPPED}:
+        return "skip"
+    if Status.FLAKY in statuses:
+        return "flaky"
+    return "xfail" if Status.KNOWN in statuses else "pass"
+
+
 class CaseItem(pytest.Item):
     def __init__(self, *, case: CaseEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -238,13 +253,15 @@ class CaseItem(pytest.Item):
         judged = run.judge(self.case)
         self.user_properties += [("verdict", str(c.verdict)) for c, _ in judged] + [
             ("outcome", str(run.rows[self.case.id].outcome))]
-        statuses = {s for _, s in judged}
-        if statuses == {Status.SKIPPED}:
-            pytest.skip(f"reader unavailable: {run.rows[self.case.id].error_message}")
-        if any(not s.ok for s in statuses) or Status.UNJUDGED in statuses:
-            raise CaseFailed(run.explain(self.case, judged))
-        if Status.KNOWN in statuses:
-            pytest.xfail(f"listed in {run.expected_file}: " + ", ".join(str(c.verdict) for c, _ in judged))
+        match item_outcome({s for _, s in judged}):
+            case "fail":
+                raise CaseFailed(run.explain(self.case, judged))
+            case "skip":
+                pytest.skip(f"reader unavailable: {run.rows[self.case.id].error_message}")
+            case "flaky":
+                pytest.skip("flaky: " + "; ".join(c.disagreement or "" for c, s in judged if s == Status.FLAKY))
+            case "xfail":
+                pytest.xfail(f"listed in {run.expected_file}: " + ", ".join(str(c.verdict) for c, _ in judged))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: TracebackStyle | None = None) -> str | TerminalRepr:

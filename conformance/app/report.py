@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,21 +20,60 @@ def command(args: argparse.Namespace) -> int:
         return history(args)
     if args.rewrite:
         return rewrite(args)
+    if args.upstream:
+        return upstream(args)
     return site(args)
 
 
+def upstream(args: argparse.Namespace) -> int:
+    """One folder per confirmed failure of an implementation (conformance/app/upstream.py)."""
+    from parquet_conformance.conformance.app.upstream import write_upstream
+    from parquet_conformance.reports.document import stored_document
+
+    name, out = args.upstream
+    doc = stored_document(Path(args.results), args.run)
+    try:
+        written = write_upstream(doc, name, Path(out))
+    except OSError as e:
+        raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
+    for finding, folder in written:
+        more = f" (and {len(finding.others)} other cases)" if finding.others else ""
+        print(f"{folder.name}: {finding.verdict.value} {finding.case.id}{more}")
+    print(f"wrote {len(written)} findings of {name} in run {doc.run.id} to {out}: start at {Path(out) / 'README.md'}")
+    return 0
+
+
 def rewrite(args: argparse.Namespace) -> int:
-    """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json)."""
+    """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json) and what it
+    is compared with: --expected-failures or --baseline when given; else the comparison kept with the run, or the
+    run before it in the dataset when none was (the run was the first). The run keeps the new comparison."""
     from parquet_conformance.conformance.app import overhead
+    from parquet_conformance.conformance.app.check import expected_lists
+    from parquet_conformance.conformance.harness.results import read_record, write_document_parts
     from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.compare import compare
     from parquet_conformance.reports.document import stored_document
 
     out = Path(args.rewrite)
-    if not (out / "results").is_dir():
+    results = out / "results"
+    if not results.is_dir():
         raise UsageError(f"{out}: no results folder (the --out of a run)")
-    doc = stored_document(out / "results", args.run)
-    paths = write_reports(replace(doc, overhead=overhead.load(out) or doc.overhead), out)
-    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}")
+    baseline = Path(args.baseline) if args.baseline else None
+    if baseline is not None and not baseline.is_dir():
+        raise UsageError(f"--baseline {baseline}: no results dataset there (OUT/results of a run)")
+    doc = stored_document(results, args.run)
+    record = read_record(results, doc.run.id)
+    known = set(record.corpus_cases) if record else {c.case for c in doc.cells}
+    lists, names = expected_lists(args.expected_failures or [], [a.adapter for a in doc.adapters], known)
+    comparison = doc.comparison
+    if lists or baseline is not None or comparison is None:
+        comparison = compare(doc.cells, doc.run.id, doc.run.started, results, baseline, lists, names)
+    doc = replace(doc, overhead=overhead.load(out) or doc.overhead, comparison=comparison)
+    if comparison is not None and record is not None:
+        write_document_parts(results, doc.run.id, doc.parts())
+    paths = write_reports(doc, out)
+    against = f", compared with {comparison.what}" if comparison else ""
+    print(f"wrote {len(paths)} reports of run {doc.run.id} to {out}{against}")
     return 0
 
 
@@ -63,6 +103,12 @@ def diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def warn_skipped(reasons: tuple[str, ...]) -> None:
+    """A run of the dataset that could not be read is left out of a history, with a warning: one line each."""
+    for reason in reasons:
+        print(f"parquet-conformance: warning: {' '.join(reason.split())[:300]}", file=sys.stderr)
+
+
 def plotting() -> None:
     try:
         import matplotlib  # noqa: F401
@@ -77,6 +123,7 @@ def history(args: argparse.Namespace) -> int:
     results = Path(args.history)
     out = Path(args.out) if args.out else results.resolve().parent
     history = load_history(results)
+    warn_skipped(history.skipped)
     paths = write_history(history, out)
     end_progress()
     latest = history.latest
@@ -105,6 +152,7 @@ def site(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: exists and is not a directory")
     doc = stored_document(results, args.run)
     history = load_history(results)
+    warn_skipped(history.skipped)
     if len(history.runs) > 1:
         plotting()
     progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")

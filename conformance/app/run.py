@@ -12,26 +12,46 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
 import importlib.util
 import random
+import shlex
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from parquet_conformance.conformance.app import overhead
+from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_locally
+from parquet_conformance.conformance.harness.confirm import (
+    confirmation_tasks,
+    disagreements,
+    fresh_jobs,
+    hang_limits,
+    reusable,
+)
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, run_locally
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
-from parquet_conformance.conformance.harness.results import RunRecord, Store, check_run_id, new_run_id
+from parquet_conformance.conformance.harness.results import (
+    ResultsError,
+    RunRecord,
+    Store,
+    check_run_id,
+    new_run_id,
+    read_cells,
+    read_record,
+    read_runs_in_order,
+)
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.reports import write_reports
+from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
 from parquet_conformance.reports.model import WritersMatrix
 
@@ -60,6 +80,10 @@ class RunOptions:
     tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
     writers: str | None = None  # the writer x reader matrix (conformance/app/writers.py): globs over written case ids
     writer_names: tuple[str, ...] = ()  # --writer: these writers (default: every default writer)
+    fresh: bool = False  # run every cell, reusing nothing from earlier runs (harness/confirm.py)
+    hang_limit: float | None = None  # seconds a confirming process may take before a cell is a hang
+    baseline: Path | None = None  # a results dataset whose latest run the reports compare with (default: OUT's)
+    expected_failures: tuple[str, ...] = ()  # [ADAPTER=]FILE: compare with these lists instead of a previous run
 
 
 @dataclass
@@ -67,13 +91,16 @@ class Timings:
     generation_s: float = 0.0
     spark_start_s: float = 0.0
     cells_s: float = 0.0
-    confirm_s: float = 0.0  # re-running non-pass cells in fresh workers
-    confirmed: int = 0  # non-pass cells, each settled by a fresh worker's attempt
-    rerun: int = 0  # of which re-run for it (the others were already the first read of a new worker process)
+    confirm_s: float = 0.0  # the confirmation pass and the single-cell re-runs where it disagreed
+    confirmed: int = 0  # non-pass cells, each confirmed (now or in the run their attempts were reused from)
+    rerun: int = 0  # of which read again in the confirmation pass (the others: settled, or reused)
+    disagreed: int = 0  # of those, re-run alone because the confirmation disagreed
+    reused: int = 0  # cells whose attempts were reused from an earlier run (their inputs unchanged)
     reports_s: float = 0.0
     writers_s: float = 0.0  # the writer x reader matrix: writing, judging, reading
     writing_s: float = 0.0  # of which writing and judging the files
     writers_cells: int = 0
+    prepared: dict[str, float] = field(default_factory=dict)  # the one-time preparations, and their seconds
 
 
 @dataclass
@@ -109,6 +136,11 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     root, manifest, digest = dist.open_corpus(corpus)
+    # What the reports compare with is checked before anything runs: a typo must not cost a run.
+    lists, list_names = expected_lists(list(opts.expected_failures), [s.name for s in opts.specs],
+                                       {c.id for c in manifest.cases})
+    if opts.baseline is not None and not opts.baseline.is_dir():
+        raise RunError(f"--baseline {opts.baseline}: no results dataset there (OUT/results of a run)")
     cases = selected(manifest, opts.only, opts.specs, none_ok=opts.writers is not None)
     wanted = {c.id for c in cases}
     names = {s.name for s in opts.specs}
@@ -116,6 +148,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     for s in opts.specs:
         by_track.setdefault(s.build().track, []).append(s.name)
     judge = Judge.of(manifest)
+    measured = overhead.load(opts.out)  # a file that is not one is refused now, not after every cell ran
     # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
     started = store.begin(run_id, resume=opts.resume is not None,
                           now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
@@ -129,7 +162,8 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         def stage(rows: list[OutcomeRow]) -> None:
             store.stage(run_id, [r for r in rows if r.key not in done])
 
-        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str, root: Path = root) -> None:
+        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str, run_specs: list[AdapterSpec],
+                    tasks: list[list[Job]] | None = None, root: Path = root) -> None:
             def tick(finished: int, total: int) -> None:
                 if progress:
                     progress(f"[{finished}/{total}] {what}, {time.monotonic() - t0:.0f}s")
@@ -137,41 +171,74 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             if not jobs:
                 return
             if opts.master == "none":
-                run_locally(jobs, root, opts.specs, stage, tick, progress)
+                before = 0
+                for part in tasks or [jobs]:  # a task each: the confirmation pass, one new worker per adapter
+                    run_locally(part, root, run_specs, stage, functools.partial(offset_tick, tick, before, len(jobs)),
+                                progress)
+                    before += len(part)
             else:
                 from parquet_conformance.conformance.harness.spark import run_on_spark
 
-                started = run_on_spark(jobs, root, opts.specs, stage, master=opts.master, conf=opts.conf,
-                                       progress=tick, say=progress, log=opts.out / "logs" / f"spark-{run_id}.log")
+                started = run_on_spark(jobs, root, run_specs, stage, master=opts.master, conf=opts.conf,
+                                       progress=tick, say=progress, log=opts.out / "logs" / f"spark-{run_id}.log",
+                                       tasks=tasks)
                 timings.spark_start_s = timings.spark_start_s or started
 
-        prepare_adapters(opts.specs, progress)
+        specs = [s.with_fingerprint() for s in opts.specs]
+
+        def confirm(judge: Judge, manifest: Manifest, root: Path, rows_of: Callable[[], list[OutcomeRow]],
+                    ) -> tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]:
+            """Every non-pass cell not yet settled read again (one new worker per adapter, under the hang limit), and
+            those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
+            rows = rows_of()
+            nonpass = to_confirm(judge.cells(rows))
+            unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
+            limits = hang_limits(rows, specs, opts.hang_limit)
+            confirming = [replace(s, timeout_s=limits[s.name]) for s in specs]
+            tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed)
+            execute([j for t in tasks for j in t], "cells confirmed (one new worker per adapter)", confirming, tasks,
+                    root=root)
+            disagreed = disagreements(rows_of())
+            execute(fresh_jobs(disagreed, manifest), "cells re-run alone (their confirmation disagreed)", confirming,
+                    root=root)
+            return nonpass, unconfirmed, disagreed
+
+        if not opts.fresh and opts.repeat == 1:
+            replayed = reused_attempts(store, run_id, cases, specs)
+            stage(replayed)
+            done |= {r.key for r in replayed}
+            if replayed and progress:
+                progress(f"{len({(r.case, r.adapter) for r in replayed})} cells unchanged since an earlier run: "
+                         "their attempts reused (--fresh runs them again)")
+        timings.prepared = prepare_adapters([s for s in specs if any((c.id, s.name, 0, False, False) not in done
+                                                                     for c in cases if c.track == s.build().track)],
+                                            progress)
         t1 = time.monotonic()
         for rnd in range(opts.repeat):
             # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
             # other predecessors in its persistent worker.
             order = sorted(cases, key=lambda c: -c.size) if rnd == 0 else random.Random(rnd).sample(cases, len(cases))
-            execute([(c, Attempt(round=rnd)) for c in order
-                     if any((c.id, n, rnd, False) not in done for n in by_track.get(c.track, ()))],
-                    "cases done" if opts.repeat == 1 else f"cases done in round {rnd + 1} of {opts.repeat}")
+            jobs = []
+            for c in order:
+                todo = tuple(n for n in by_track.get(c.track, ()) if (c.id, n, rnd, False, False) not in done)
+                if todo:
+                    jobs.append((c, Attempt(todo if len(todo) < len(by_track[c.track]) else None, round=rnd)))
+            execute(jobs, "cases done" if opts.repeat == 1 else f"cases done in round {rnd + 1} of {opts.repeat}",
+                    specs)
         timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
         t2 = time.monotonic()
-        rows = staged()
-        nonpass = to_confirm(judge.cells(rows))
-        unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
-        by_case: dict[str, list[str]] = {}
-        for case_id, adapter in sorted(unconfirmed):
-            by_case.setdefault(case_id, []).append(adapter)
-        execute([(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()],
-                "cells confirmed in fresh workers")
+        nonpass, unconfirmed, disagreed = confirm(judge, manifest, root, staged)
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
+        timings.disagreed = len(disagreed)
         cells = judge.cells(staged())
+        timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
             from parquet_conformance.conformance.app.writers import run_writers, writer_specs
 
-            matrix = run_writers(opts.out, run_id, writer_specs(list(opts.writer_names), opts.specs), opts.specs,
-                                 opts.writers, opts.master, opts.conf, execute,
+            matrix = run_writers(opts.out, run_id, writer_specs(list(opts.writer_names), opts.specs), specs,
+                                 opts.writers, opts.master, opts.conf,
+                                 lambda jobs, what, at: execute(jobs, what, specs, root=at), confirm,
                                  lambda: [r for r in store.staged(run_id) if r.adapter in names], cells, progress,
                                  opts.out / "logs" / f"spark-{run_id}.log")
             timings.writers_s, timings.writers_cells = matrix.writing_s + matrix.reading_s, len(matrix.cells)
@@ -180,7 +247,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
-        doc = results_document(cells, manifest, info, root, overhead.load(opts.out),
+        comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
+        doc = results_document(cells, manifest, info, root, measured, comparison,
+                               {s.name: shlex.join(s.options()) for s in opts.specs},
                                writers_part(matrix, opts.out) if matrix else None)
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())
@@ -201,17 +270,49 @@ def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
                          regressions=matrix.regressions)
 
 
-def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> None:
+def offset_tick(tick: Callable[[int, int], None], before: int, total: int, finished: int, _: int) -> None:
+    """Progress of one task among several run one after another: its count after those before it."""
+    tick(before + finished, total)
+
+
+def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
+    """The attempts of the latest earlier run in this results dataset (by its recorded start) whose inputs are
+    unchanged (harness/confirm.py reusable); none when there is no earlier run."""
+    try:
+        runs = [r for r in read_runs_in_order(store.results) if r != run_id]
+    except ResultsError:
+        return []
+    if not runs:
+        return []
+    earlier = runs[-1]
+    _, cells = read_cells(store.results, earlier)
+    record = read_record(store.results, earlier)
+    started = record.info.started if record and record.info.started else "start unknown"
+    return reusable(cells, f"{earlier} (started {started})", cases, specs)
+
+
+PREPARED_SHOWN_S = 1.0  # a preparation that took longer is the one-time kind (a compile, an install): it is timed
+
+
+def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> dict[str, float]:
     """What an adapter's worker needs before it can start (a compiled Java worker, an npm prefix, a release's
     environment) is made here, on the driver, where its progress is seen; the workers then find it cached. An
-    adapter that cannot be prepared is left to its worker, which reports it unavailable."""
+    adapter that cannot be prepared is left to its worker, which reports it unavailable. Returns the seconds of
+    each preparation that took longer than PREPARED_SHOWN_S (the one-time steps: later runs find them cached)."""
+    took = {}
     for i, spec in enumerate(specs, 1):
         if spec.command is not None:
             continue
         if progress:
             progress(f"[{i}/{len(specs)}] preparing {spec.name}")
+        t0 = time.monotonic()
         with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
             spec.build().command()
+        if (seconds := time.monotonic() - t0) > PREPARED_SHOWN_S:
+            took[spec.name] = seconds
+            if progress:
+                progress(f"[{i}/{len(specs)}] prepared {spec.name} in {seconds:.1f}s (once: cached for later runs)")
+    return took
 
 
 def command(args: argparse.Namespace) -> int:
@@ -219,25 +320,34 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError("give --run-id or --resume, not both")
     if args.repeat < 1:
         raise UsageError("--repeat wants a positive number of rounds")
+    if args.hang_limit is not None and not (0 < args.hang_limit < 1e6):
+        raise UsageError("--hang-limit wants a positive number of seconds")
     if args.remote and not args.remote.startswith("sc://"):
         raise UsageError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
     opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
                       corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
                       master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
-                      repeat=args.repeat, tracks=tuple(args.track or ()),
+                      repeat=args.repeat, tracks=tuple(args.track or ()), fresh=args.fresh, hang_limit=args.hang_limit,
+                      baseline=Path(args.baseline) if args.baseline else None,
+                      expected_failures=tuple(args.expected_failures or ()),
                       writers=args.writers, writer_names=tuple(args.writer or ()))
     result = run_job(opts, progress_line)
     end_progress()
     t = result.timings
     print(summary_table(result.cells))
     flaky = [c for c in result.cells if c.verdict == "flaky"]
-    print(f"{len(result.cells)} cells, {len(result.cells) / max(t.cells_s, 1e-9):.1f} cells/s; time: generation "
-          f"{t.generation_s:.1f}s, Spark start {t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming "
-          f"{t.confirmed} non-pass cells ({t.rerun} re-run in fresh workers) {t.confirm_s:.1f}s, "
+    ran = len(result.cells) - t.reused
+    print(f"{len(result.cells)} cells ({ran} run, {t.reused} reused from an earlier run with the same inputs), "
+          f"{ran / max(t.cells_s, 1e-9):.1f} cells/s; time: generation {t.generation_s:.1f}s, Spark start "
+          f"{t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming {t.confirmed} non-pass cells ({t.rerun} read "
+          f"again, one new worker per adapter; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
           f"reports {t.reports_s:.1f}s" + (f"; writer x reader matrix {t.writers_s:.1f}s (writing and judging "
                                             f"{t.writing_s:.1f}s, {t.writers_cells} reader cells with their "
                                             f"confirmations {t.writers_s - t.writing_s:.1f}s): writers.html"
                                             if opts.writers is not None else ""))
+    if t.prepared:
+        slowest = sorted(t.prepared.items(), key=lambda kv: -kv[1])
+        print("one-time preparation (cached for later runs): " + ", ".join(f"{n} {s:.1f}s" for n, s in slowest))
     print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
@@ -248,9 +358,9 @@ def command(args: argparse.Namespace) -> int:
 def summary_table(cells: list[Cell]) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'skip':>5} {'ours':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
-        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.skip:>5} "
+        lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.flaky:>5} {a.skip:>5} "
                      f"{a.harness_errors:>5}  {detail}")
     return "\n".join(lines)

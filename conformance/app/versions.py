@@ -31,8 +31,9 @@ from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeRow, Read, Unavailable
 from parquet_conformance.conformance.harness.workers import Worker
-from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import dist, documents
 from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 
@@ -60,24 +61,34 @@ def released(name: str, start: str | None = None, stop: str | None = None) -> li
     return found
 
 
+MAX_MATRIX = 1 << 20  # a version matrix: a line per adapter
+
+
 def matrix_specs(path: Path) -> list[AdapterSpec]:
-    """The adapters of a version-matrix file (see the module's doc)."""
+    """The adapters of a version-matrix file (see the module's doc): a regular file of UTF-8 TOML within
+    MAX_MATRIX bytes, registered adapters, versions of envs.VERSION_RE; one line naming the file otherwise."""
     try:
-        table = tomllib.loads(path.read_text())
-    except OSError as e:
-        raise UsageError(f"{path}: {e.strerror or e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UsageError(f"{path}: not TOML: {e}") from None
+        table = tomllib.loads(documents.read_bytes(path, MAX_MATRIX).decode("utf-8"))
+    except DocumentError as e:
+        raise UsageError(str(e)) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    except (tomllib.TOMLDecodeError, RecursionError) as e:
+        raise UsageError(f"{path}: not TOML: {str(e)[:200]}") from None
     specs = []
     for name, wanted in table.items():
-        AdapterSpec(name).build()  # an unknown adapter is an error now
-        if isinstance(wanted, list) and all(isinstance(v, str) for v in wanted):
-            versions = wanted
-        elif isinstance(wanted, dict) and set(wanted) <= {"from", "to"} and all(
-                isinstance(v, str) for v in wanted.values()):
-            versions = released(name, wanted.get("from"), wanted.get("to"))
-        else:
-            raise UsageError(f"{path}: {name} wants a list of versions or {{ from = \"V\", to = \"V\" }}")
+        try:
+            AdapterSpec(name).build()  # an unknown adapter is an error now
+            if isinstance(wanted, list) and all(isinstance(v, str) for v in wanted):
+                versions = [envs.check_version(v) for v in wanted]
+            elif isinstance(wanted, dict) and set(wanted) <= {"from", "to"} and all(
+                    isinstance(v, str) for v in wanted.values()):
+                start, stop = wanted.get("from"), wanted.get("to")
+                versions = released(name, start and envs.check_version(start), stop and envs.check_version(stop))
+            else:
+                raise UsageError(f"{name} wants a list of versions or {{ from = \"V\", to = \"V\" }}")
+        except (ValueError, UsageError) as e:  # SpecError, a version of no release's form
+            raise UsageError(f"{path}: {e}") from None
         specs.append(AdapterSpec(name))
         specs += [AdapterSpec.parse(f"{name}=={v}") for v in dict.fromkeys(versions)]
     return specs

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt
-from parquet_conformance.conformance.harness.judge import Judge, fails_alike, to_confirm
+from parquet_conformance.conformance.harness.judge import Judge, fails_alike
 from parquet_conformance.conformance.harness.model import WRITTEN, Cell, OutcomeRow, Verdict, WriterCell, WriteRow
 from parquet_conformance.conformance.harness.writing import jobs_of, write_locally, write_on_spark
 from parquet_conformance.corpus import dist
@@ -34,7 +34,9 @@ from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.corpus.track import Track, Writable
 
 Progress = Callable[[str], None]
-Execute = Callable[[list[tuple[CaseEntry, Attempt]], str, Path], None]
+Execute = Callable[[list[tuple[CaseEntry, Attempt]], str, Path], None]  # jobs, what (progress), the corpus root
+# The run's confirmation (conformance/app/run.py): the judge, the manifest, its root, the rows so far.
+Confirm = Callable[[Judge, Manifest, Path, Callable[[], list[OutcomeRow]]], object]
 WRITERS_FILE = "writers.json"  # the writer cells, beside the written corpus's manifest (a resumed run reads them)
 
 
@@ -71,7 +73,8 @@ def writable_track(specs: list[AdapterSpec]) -> Track:
 
 
 def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: list[AdapterSpec], only: str | None,
-                master: str, conf: dict[str, str], execute: Execute, staged: Callable[[], list[OutcomeRow]],
+                master: str, conf: dict[str, str], execute: Execute, confirm: Confirm,
+                staged: Callable[[], list[OutcomeRow]],
                 main_cells: list[Cell], progress: Progress | None = None, log: Path | None = None) -> WritersResult:
     """Writes (unless a resumed run wrote before), judges the writers, runs the readers on the written corpus."""
     track = writable_track(writers)
@@ -95,16 +98,10 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
     t1 = time.monotonic()
     done = {r.key for r in mine()}
     order = sorted(cases, key=lambda c: -c.size)
-    execute([(c, Attempt()) for c in order if any((c.id, n, 0, False) not in done for n in names)],
+    execute([(c, Attempt()) for c in order if any((c.id, n, 0, False, False) not in done for n in names)],
             "written files read", root)
     judge = Judge.of(manifest)
-    rows = mine()
-    unsettled = to_confirm(judge.cells(rows)) - {(r.case, r.adapter) for r in rows if r.settled}
-    by_case: dict[str, list[str]] = {}
-    for case_id, adapter in sorted(unsettled):
-        by_case.setdefault(case_id, []).append(adapter)
-    execute([(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()],
-            "written files' cells confirmed in fresh workers", root)
+    confirm(judge, manifest, root, mine)  # as the run confirms its own cells
     cells = judge.cells(mine())
     result = WritersResult(root=root, manifest=manifest, writers=writer_cells, cells=cells,
                            profiles=dict(track.write_profiles()), writing_s=writing_s,

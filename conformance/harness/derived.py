@@ -6,26 +6,18 @@ with results.json's, as files for other languages).
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from enum import Enum
-from typing import Any, Literal, get_args, get_origin
+from typing import Any, get_args, get_origin
 
 import pyarrow as pa
 
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow
-from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Citation, Manifest
+from parquet_conformance.corpus.documents import JSON_SCHEMA, document_schema, json_type, unwrap_optional
+from parquet_conformance.corpus.model import manifest_schema
 
-JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
-
-
-def _optional(hint: Any) -> tuple[Any, bool]:
-    if get_origin(hint) in (typing.Union, types.UnionType):
-        args = [a for a in get_args(hint) if a is not type(None)]
-        if len(args) < len(get_args(hint)):
-            return (args[0] if len(args) == 1 else typing.Union[tuple(args)]), True  # noqa: UP007
-    return hint, False
+__all__ = ["OUTCOME_SCHEMA", "RESULT_SCHEMA", "arrow_schema", "document_schema", "manifest_schema", "protocol_schema"]
 
 
 def _hints(cls: type) -> dict[str, Any]:
@@ -56,7 +48,7 @@ def arrow_schema(cls: type) -> pa.Schema:
     hints = _hints(cls)
     cols = []
     for f in dataclasses.fields(cls):
-        hint, nullable = _optional(hints[f.name])
+        hint, nullable = unwrap_optional(hints[f.name])
         cols.append(pa.field(f.name, _arrow_type(hint), nullable=nullable))
     return pa.schema(cols)
 
@@ -65,77 +57,7 @@ OUTCOME_SCHEMA = arrow_schema(OutcomeRow)
 RESULT_SCHEMA = arrow_schema(Cell)
 
 
-# -- JSON Schema -------------------------------------------------------------------------------
-
-
-def _json_type(hint: Any, defs: dict[str, Any]) -> dict[str, Any]:
-    hint, nullable = _optional(hint)
-    out: dict[str, Any]
-    if hint is Any or hint is object:
-        out = {}
-    elif isinstance(hint, type) and issubclass(hint, Enum):
-        out = {"enum": [m.value for m in hint]}
-    elif get_origin(hint) is Literal:
-        out = {"enum": list(get_args(hint))}
-    elif hint is str:
-        out = {"type": "string"}
-    elif hint is bool:
-        out = {"type": "boolean"}
-    elif hint is int:
-        out = {"type": "integer"}
-    elif hint is float:
-        out = {"type": "number"}
-    elif get_origin(hint) in (list, tuple):
-        out = {"type": "array", "items": _json_type(get_args(hint)[0], defs)}
-    elif get_origin(hint) is dict:
-        out = {"type": "object", "additionalProperties": _json_type(get_args(hint)[1], defs)}
-    elif get_origin(hint) in (typing.Union, types.UnionType):
-        out = {"anyOf": [_json_type(a, defs) for a in get_args(hint)]}
-    elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        defs.setdefault(hint.__name__, None)
-        if defs[hint.__name__] is None:
-            defs[hint.__name__] = object_schema(hint, defs)
-        out = {"$ref": f"#/$defs/{hint.__name__}"}
-    else:
-        raise TypeError(f"no JSON Schema for {hint!r}")
-    if nullable:
-        return {"anyOf": [out, {"type": "null"}]}
-    return out
-
-
-def _json_name(f: dataclasses.Field[Any]) -> str:
-    return str(f.metadata.get("json", f.name))
-
-
-def object_schema(cls: type, defs: dict[str, Any], *, open_: bool = True) -> dict[str, Any]:
-    """A record as a JSON object: every field a property; required unless it has a default. `open_`: later
-    versions may add keys (readers ignore what they do not know)."""
-    hints = _hints(cls)
-    props, required = {}, []
-    for f in dataclasses.fields(cls):
-        props[_json_name(f)] = _json_type(hints[f.name], defs)
-        no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        # A discriminator (a Literal, or a field marked required) is required even when the record defaults it.
-        if no_default or get_origin(hints[f.name]) is Literal or f.metadata.get("required"):
-            required.append(_json_name(f))
-    schema: dict[str, Any] = {"type": "object", "properties": props, "required": required}
-    if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):
-        schema["description"] = " ".join(cls.__doc__.split())
-    if not open_:
-        schema["additionalProperties"] = False
-    return schema
-
-
-def document_schema(title: str, root: type, extra_defs: tuple[type, ...] = ()) -> dict[str, Any]:
-    defs: dict[str, Any] = {}
-    schema = object_schema(root, defs)
-    for cls in extra_defs:
-        _json_type(cls, defs)
-    return {"$schema": JSON_SCHEMA, "title": title, **schema, "$defs": dict(sorted(defs.items()))}
-
-
-def manifest_schema() -> dict[str, Any]:
-    return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
+# -- JSON Schema (derived by corpus/documents.py, which also checks documents against it) --------------
 
 
 def protocol_schema() -> dict[str, Any]:
@@ -145,7 +67,7 @@ def protocol_schema() -> dict[str, Any]:
                 protocol.StartReply, protocol.UnavailableReply, protocol.DataAnswer, protocol.WrittenAnswer,
                 protocol.ErrorAnswer)
     for cls in messages:
-        _json_type(cls, defs)
+        json_type(cls, defs)
     # A `read` answer carries the track's data fields (Parquet: columns, rows) beside these.
     return {"$schema": JSON_SCHEMA, "title": "parquet-conformance adapter protocol, version "
             f"{protocol.PROTOCOL_VERSION}: one JSON object per line",

@@ -14,9 +14,9 @@ import copy
 import shlex
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ class AdapterSpec:
     timeout_s: float | None = None
     release: str | None = None  # a released version, run in an environment of its own (conformance/harness/envs.py)
     of: str | None = None  # the registered adapter a release belongs to
+    fingerprint: str | None = None  # Adapter.fingerprint, computed once on the driver (with_fingerprint)
 
     @staticmethod
     def parse(text: str) -> AdapterSpec:
@@ -75,6 +76,16 @@ class AdapterSpec:
     def __post_init__(self) -> None:
         if not NAME_RE.fullmatch(self.name):
             raise SpecError(f"adapter name {self.name!r}: use letters, digits, '.', '_', '+', '-'")
+
+    def options(self) -> list[str]:
+        """How a command line of parquet-conformance (`read`, `run`) names this adapter again: what a report's
+        reproduction command uses."""
+        if self.command is not None:
+            return ["--adapter-cmd", f"{self.name}={self.command}", *(["--track", self.track] if self.track else [])]
+        if self.release is not None and self.of is not None:
+            npm = getattr(self.build(), "index", "pypi") == "npm"
+            return ["--adapter", f"{self.of}{'@' if npm else '=='}{self.release}"]
+        return ["--adapter", self.name]
 
     def argv(self) -> list[str] | None:
         if self.command is None:
@@ -107,6 +118,11 @@ class AdapterSpec:
         adapter = self.build()
         return Worker(adapter, self.argv(), tracks.get(adapter.track).normalize)
 
+    def with_fingerprint(self) -> AdapterSpec:
+        """The spec with its adapter's fingerprint (None for an external command: its version is unknown until it
+        runs), so that its attempts record what they depended on."""
+        return replace(self, fingerprint=None if self.command is not None else self.build().fingerprint())
+
 
 def describe(spec: AdapterSpec) -> dict[str, Any]:
     """Start the adapter's worker once: its description, or why it is unavailable."""
@@ -134,12 +150,14 @@ Progress = Callable[[str, str], None]
 
 @dataclass(frozen=True)
 class Attempt:
-    """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `fresh` runs
-    each in a new worker process that reads only this case (the confirmation of a non-pass cell)."""
+    """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `confirm` marks
+    the confirmation pass (run in worker processes of their own, made for the pass: see run_locally and
+    spark._cells_in_task); `fresh` runs each in a new worker process that reads only this case."""
 
     adapters: tuple[str, ...] | None = None
     round: int = 0
     fresh: bool = False
+    confirm: bool = False
 
 
 PACE_MIN_CELLS = 20  # observed cells before an adapter's limit adapts
@@ -162,37 +180,68 @@ class Pace:
 
 
 class WorkerSet:
-    """One persistent worker per adapter; `run` gives one outcome row per adapter of the case's track."""
+    """Persistent workers per adapter; `run_many` gives, per case, one outcome row per adapter of the case's track.
+
+    Each worker has a lane: a thread of its own for the life of the set, in which it is read and, after a death,
+    started again, reading its queue of cases in order (so its history is the order given). Every (case, adapter)
+    is queued on its lane at once: an adapter works through the cases at its own pace, and one adapter's latency (a
+    JVM planning a Spark job, a Node round trip) overlaps the others' work instead of adding to it. An adapter with
+    `copies` > 1 (a latency-bound one: spark) has that many workers, each its own lane, taking the cases in turn. A
+    worker is always spawned by a thread that outlives it (its lane, or the caller of start_all): the reaper's
+    parent-death signal follows the spawning thread (workers.Worker.launch)."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
         self.specs = {spec.name: spec for spec in specs}
-        self.workers = {name: spec.worker() for name, spec in self.specs.items()}
+        self.copies = {name: [spec.worker() for _ in range(max(1, spec.build().copies))]
+                       for name, spec in self.specs.items()}
+        self.workers = {name: copies[0] for name, copies in self.copies.items()}  # the first copy of each
         self.pace = {name: Pace() for name in self.specs}
+        self.lanes = {(name, k): ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lane-{name}-{k}")
+                      for name, copies in self.copies.items() for k in range(len(copies))}
 
     def start_all(self) -> dict[str, float]:
-        """Starts every worker at once (a JVM starting does not hold back the others); the seconds each took
-        (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
+        """Starts every worker at once (a JVM starting does not hold back the others); the seconds each adapter's
+        took (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
         the caller's thread (see Worker.launch); only the waiting is done by a thread each."""
         t0 = time.monotonic()
-        asked = {name: worker.launch() for name, worker in self.workers.items()}
+        every = [(name, w) for name, copies in self.copies.items() for w in copies]
+        asked = [w.launch() for _, w in every]
 
-        def wait(name: str) -> float:
+        def wait(i: int) -> float:
             with contextlib.suppress(AdapterUnavailable):
-                self.workers[name].await_start(asked[name])
+                every[i][1].await_start(asked[i])
             return time.monotonic() - t0
 
-        with ThreadPoolExecutor(max_workers=max(1, len(self.workers))) as pool:
-            return dict(zip(self.workers, pool.map(wait, self.workers), strict=True))
+        with ThreadPoolExecutor(max_workers=max(1, len(every))) as pool:
+            took = list(pool.map(wait, range(len(every))))
+        out: dict[str, float] = {}
+        for (name, _), seconds in zip(every, took, strict=True):
+            out[name] = max(out.get(name, 0.0), seconds)
+        return out
+
+    def names(self, case: CaseEntry, attempt: Attempt) -> list[str]:
+        return [n for n, w in self.workers.items() if w.adapter.track == case.track
+                and (attempt.adapters is None or n in attempt.adapters)]
 
     def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
             progress: Progress | None = None) -> list[OutcomeRow]:
-        names = [n for n, w in self.workers.items() if w.adapter.track == case.track
-                 and (attempt.adapters is None or n in attempt.adapters)]
-        return [self.run_one(name, case, path, attempt, progress) for name in names]
+        return next(self.run_many([(case, path, attempt)], progress))
+
+    def run_many(self, items: Iterable[tuple[CaseEntry, Path, Attempt]],
+                 progress: Progress | None = None) -> Iterator[list[OutcomeRow]]:
+        """Every (case, adapter) of the items queued on its lane at once; the rows yielded per case, in the items'
+        order (a case's files must stay until its rows are yielded)."""
+        pending = []
+        for i, (case, path, attempt) in enumerate(items):
+            pending.append([self.lanes[n, i % len(self.copies[n])].submit(
+                self.run_one, n, case, path, attempt, progress, i % len(self.copies[n]))
+                for n in self.names(case, attempt)])
+        for futures in pending:
+            yield [f.result() for f in futures]
 
     def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
-                progress: Progress | None = None) -> OutcomeRow:
-        worker = self.specs[name].worker() if attempt.fresh else self.workers[name]
+                progress: Progress | None = None, copy: int = 0) -> OutcomeRow:
+        worker = self.specs[name].worker() if attempt.fresh else self.copies[name][copy]
         full = worker.adapter.timeout_s
         limit = full if attempt.fresh else self.pace[name].limit(full)
         if progress:
@@ -211,11 +260,15 @@ class WorkerSet:
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=roles,
             outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
-            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s)
+            previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s,
+            confirming=attempt.confirm, fingerprint=self.specs[name].fingerprint, case_sha256=case.sha256 or None)
 
     def close(self) -> None:
-        for worker in self.workers.values():
-            worker.close()
+        for copies in self.copies.values():
+            for worker in copies:
+                worker.close()
+        for lane in self.lanes.values():
+            lane.shutdown(wait=False)
 
 
 Job = tuple[CaseEntry, Attempt]
@@ -227,11 +280,12 @@ def run_locally(jobs: list[Job], root: Path, specs: list[AdapterSpec], stage: Ca
     come."""
     workers = WorkerSet(specs)
     try:
-        if say and not any(a.fresh for _, a in jobs):
+        if say and not any(a.fresh or a.confirm for _, a in jobs):
             say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
             workers.start_all()
-        for i, (case, attempt) in enumerate(jobs, 1):
-            stage(workers.run(case, (root / case.file).resolve(), attempt))
+        items = [(case, (root / case.file).resolve(), attempt) for case, attempt in jobs]
+        for i, rows in enumerate(workers.run_many(items), 1):
+            stage(rows)
             if progress:
                 progress(i, len(jobs))
     finally:

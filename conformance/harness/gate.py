@@ -6,16 +6,24 @@ A line is `CASE [ROLE] [VERDICT]`: without ROLE it covers every role the case is
 pins the failure (failing differently is a change); `#` starts a comment. A list that names a case
 the corpus does not have, a verdict that does not exist, or one cell twice is refused whole: a
 typo must not silently widen the gate.
+
+A flaky cell (attempts at it disagreed) is neither a pass nor a failure: the gate reports it with its attempts and
+does not fail on it unless asked (`check --fail-on-flaky`); a list cannot pin it, and a listed cell that turns flaky
+is reported as flaky, not as an unexpected pass (docs/ci-gate.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE
+
+MAX_LIST = 16 << 20  # an expected-failure list: a line per failing cell
 
 
 class GateError(ValueError):
@@ -41,6 +49,7 @@ class Status(StrEnum):
     UNEXPECTED_FAILURE = "unexpected-failure"  # fails, and not listed
     UNEXPECTED_PASS = "unexpected-pass"  # listed, and passes: remove it from the list
     CHANGED_FAILURE = "changed-failure"  # listed with a pinned verdict, and fails otherwise
+    FLAKY = "flaky"  # its attempts disagree: reported apart, listed or not
     SKIPPED = "skipped"  # the implementation is unavailable here
     UNJUDGED = "unjudged"  # a harness error: the cell says nothing about the implementation
 
@@ -58,6 +67,8 @@ def decide(cell: Cell, entry: Entry | None) -> Status:
         return Status.UNJUDGED
     if cell.verdict == Verdict.SKIP:
         return Status.SKIPPED
+    if cell.verdict == Verdict.FLAKY:
+        return Status.FLAKY
     if not cell.verdict.is_failure:
         return Status.PASS if entry is None else Status.UNEXPECTED_PASS
     if entry is None:
@@ -72,6 +83,7 @@ class GateResult:
     changed_failures: list[tuple[Cell, Verdict]]  # (the cell, the verdict its entry pinned)
     not_run: list[Entry]
     unjudged: list[Cell]  # harness errors: the gate cannot say anything about these cells
+    flaky: list[Cell] = field(default_factory=list)  # attempts that disagree: failing the gate only when asked
 
     @property
     def ok(self) -> bool:
@@ -101,6 +113,8 @@ def parse_expected(text: str, known_cases: set[str] | None = None) -> list[Entry
             except ValueError:
                 raise GateError(f"line {n}: {word!r} is not a verdict; failures are "
                                 f"{', '.join(v for v in Verdict if v.is_failure)}") from None
+            if verdict == Verdict.FLAKY:
+                raise GateError(f"line {n}: a flaky cell cannot be pinned; the gate reports it apart (unlisted)")
             if not verdict.is_failure:
                 raise GateError(f"line {n}: {verdict} is not a failure; list only failing cells")
         if rest:
@@ -118,8 +132,11 @@ def parse_expected(text: str, known_cases: set[str] | None = None) -> list[Entry
 
 
 def load_expected(path: Path, known_cases: set[str] | None = None) -> list[Entry]:
+    """The list in `path` (a regular file of UTF-8 text, at most MAX_LIST bytes); GateError naming the line."""
     try:
-        text = path.read_text()
+        text = documents.read_bytes(path, MAX_LIST).decode("utf-8")
+    except DocumentError as e:
+        raise GateError(str(e)) from None
     except UnicodeDecodeError:
         raise GateError(f"{path}: not UTF-8 text") from None
     try:
@@ -143,6 +160,8 @@ def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
                 result.changed_failures.append((cell, entry.verdict))
             case Status.UNJUDGED:
                 result.unjudged.append(cell)
+            case Status.FLAKY:
+                result.flaky.append(cell)
     result.not_run = [e for e in expected if not any(e.covers(c) for c in cells)]
     return result
 
@@ -151,6 +170,10 @@ def expected_failures_text(adapter: str, run_id: str, cells: list[Cell]) -> str:
     lines = [f"# Expected failures of {adapter} (parquet-conformance run {run_id}).",
              "# One cell per line: case id, role, pinned verdict. Regenerate with",
              f"#   parquet-conformance check --adapter {adapter} --expected-failures FILE --write-expected-failures"]
-    lines += [f"{c.case} {c.role} {c.verdict}" for c in sorted(cells, key=lambda c: (c.case, c.role))
-              if c.verdict.is_failure]
+    ordered = sorted(cells, key=lambda c: (c.case, c.role))
+    lines += [f"{c.case} {c.role} {c.verdict}" for c in ordered if c.verdict.is_failure]
+    flaky = [c for c in ordered if c.verdict == Verdict.FLAKY]
+    if flaky:  # not listed: a flaky cell is neither expected to fail nor to pass
+        lines += ["# Flaky in this run (attempts disagree; not listed, the gate reports them apart):"]
+        lines += [f"#   {c.case} {c.role}" for c in flaky]
     return "\n".join(lines) + "\n"

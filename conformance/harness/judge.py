@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import (
     WRITTEN,
     Cell,
@@ -34,6 +35,7 @@ from parquet_conformance.conformance.harness.model import (
     Rejected,
     Timeout,
     Unavailable,
+    Unhandled,
     Verdict,
     WriterCell,
     WriteRow,
@@ -46,8 +48,12 @@ from parquet_conformance.corpus.track import Written
 
 SIGNATURE_CHARS = 160
 _STRIP = [  # order matters: digests and addresses before plain numbers, paths before numbers in them
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "UUID"),
     (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "H"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "N"),
+    # object ids of a runtime: py4j's (o827.parquet), Java's identity hashes (Foo@6d06d69c, [B@1b6d3586)
+    (re.compile(r"\bo\d+\b"), "oN"),
+    (re.compile(r"@[0-9a-f]{5,8}\b"), "@H"),
     (re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.+@%=~-]+){2,}[/\\]?"), "PATH"),
     (re.compile(r"(?<!\w)[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)"), "N"),
     (re.compile(r"\s+"), " "),
@@ -55,8 +61,8 @@ _STRIP = [  # order matters: digests and addresses before plain numbers, paths b
 
 
 def normalise(text: str) -> str:
-    """A message with digests, addresses, paths and numbers replaced, whitespace folded, cut to SIGNATURE_CHARS:
-    what error clusters and fuzz findings are keyed by."""
+    """A message with digests, addresses, object ids, paths and numbers replaced, whitespace folded, cut to
+    SIGNATURE_CHARS: what error clusters and fuzz findings are keyed by."""
     for pattern, repl in _STRIP:
         text = pattern.sub(repl, text)
     text = text.strip()
@@ -64,8 +70,12 @@ def normalise(text: str) -> str:
 
 
 def error_text(error_class: str | None, error_message: str | None, outcome: str = "") -> str:
-    """An error in one line: its class and the first two lines of its message."""
+    """An error in one line: its class and the first two lines of its message, the root cause of a chained error
+    first (conformance/harness/chains.py)."""
     lines = [ln.strip() for ln in (error_message or "").splitlines() if ln.strip()][:2]
+    root = root_cause(error_message or "")
+    if root:
+        lines = [root, *lines[:1]]
     return ": ".join(p for p in [error_class, " / ".join(lines)] if p) or outcome
 
 
@@ -87,6 +97,8 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
             return Verdict.HARNESS_ERROR
         case Crash() | OutOfMemory():
             return Verdict.CRASH
+        case Unhandled():
+            return Verdict.UNHANDLED
         case Timeout():
             return Verdict.HANG
         case Read(data_hash=h, metadata=used):
@@ -148,7 +160,8 @@ class Judge:
     def baselines(self, rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], OutcomeRow]:
         """(adapter, base) -> the adapter's own attempt at that base's baseline case (the run's, not a confirmation)."""
         base_of = {b.baseline_case: name for name, b in self.manifest.bases.items() if b.baseline_case}
-        return {(r.adapter, base_of[r.case]): r for r in rows if r.case in base_of and r.round == 0 and not r.fresh}
+        return {(r.adapter, base_of[r.case]): r for r in rows
+                if r.case in base_of and r.round == 0 and not r.fresh and not r.confirming}
 
     def cells(self, rows: list[OutcomeRow]) -> list[Cell]:
         """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
@@ -157,6 +170,8 @@ class Judge:
         out = []
         for (case_id, adapter), every in attempts(rows).items():
             tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
+            if any(r.fresh for r in tries):  # a confirmation that disagreed was re-run alone: that one decides
+                tries = [r for r in tries if not r.confirming]
             case = self.manifest.case(case_id)
             first = tries[0]
             baseline = own.get((adapter, case.base))
@@ -174,7 +189,9 @@ class Judge:
                                 error_message=first.error_message, rows=first.rows, data_hash=first.data_hash,
                                 metadata=first.metadata, attempts=len(tries), previous_case=first.previous_case,
                                 disagreement=disagreement,
-                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None))
+                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None,
+                                reused_from=first.reused_from, fingerprint=first.fingerprint,
+                                case_sha256=first.case_sha256))
         return out
 
 
@@ -205,7 +222,8 @@ def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:
             return WriterVerdict.UNVERIFIED
         return WriterVerdict.PASS if written.same_data else WriterVerdict.WRONG_DATA
     return {OutcomeKind.REJECTED: WriterVerdict.REFUSED, OutcomeKind.CRASH: WriterVerdict.CRASH,
-            OutcomeKind.OOM: WriterVerdict.CRASH, OutcomeKind.TIMEOUT: WriterVerdict.HANG,
+            OutcomeKind.UNHANDLED: WriterVerdict.UNHANDLED, OutcomeKind.OOM: WriterVerdict.CRASH,
+            OutcomeKind.TIMEOUT: WriterVerdict.HANG,
             OutcomeKind.UNAVAILABLE: WriterVerdict.SKIP}.get(OutcomeKind(outcome), WriterVerdict.HARNESS_ERROR)
 
 
@@ -222,9 +240,10 @@ def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRo
 
 
 def attempts(rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], list[OutcomeRow]]:
-    """(case, adapter) -> its attempts, the run's own first (round 0, then later rounds, then fresh workers)."""
+    """(case, adapter) -> its attempts, the run's own first (round 0, then later rounds, then the confirmation
+    pass, then fresh single-cell workers)."""
     out: dict[tuple[str, str], list[OutcomeRow]] = {}
-    for r in sorted(rows, key=lambda r: (r.case, r.adapter, r.fresh, r.round)):
+    for r in sorted(rows, key=lambda r: (r.case, r.adapter, r.fresh, r.confirming, r.round)):
         out.setdefault((r.case, r.adapter), []).append(r)
     return out
 
@@ -236,7 +255,8 @@ def same_outcome(a: OutcomeRow, b: OutcomeRow) -> bool:
 
 
 def describe(r: OutcomeRow) -> str:
-    where = "a fresh worker" if r.fresh else f"round {r.round}" if r.round else "the run"
+    where = ("a fresh worker" if r.fresh else "the confirmation pass" if r.confirming else f"round {r.round}"
+             if r.round else "the run")
     detail = f"data {r.data_hash[:12]}" if r.data_hash else (r.error_class or r.error_message or "")[:160]
     return f"{where}: {r.outcome}" + (f" ({detail})" if detail else "")
 

@@ -11,17 +11,21 @@ their fields (conformance/harness/derived.py).
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-from parquet_conformance.corpus.model import Expectation, Kind, WriterFinding
+from parquet_conformance.corpus.model import NAME, Expectation, Kind, WriterFinding
+
+# When a run started: ISO 8601 with its offset, as the run job writes it (2026-11-01T09:00:00+00:00).
+STARTED = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
 
 
 class OutcomeKind(StrEnum):
     READ = "read"  # the implementation returned data
     REJECTED = "rejected"  # it refused the file with an error, as it would tell a user
-    CRASH = "crash"  # it lost control: a signal, an abort, a panic, an unchecked exception
+    CRASH = "crash"  # it died: a signal, an abort, an exit, a stack overflow
+    UNHANDLED = "unhandled-error"  # it lost control and its runtime caught it: an error it does not raise on purpose
     TIMEOUT = "timeout"  # no answer in time (the worker was killed)
     OOM = "oom"  # it ran out of memory
     UNAVAILABLE = "unavailable"  # its runtime is missing here
@@ -56,6 +60,15 @@ class Crash:
 
 
 @dataclass(frozen=True)
+class Unhandled:
+    """An error outside the library's declared refusals (docs/adapters.md#error-taxonomy): a null dereference, a type,
+    index or key error, a panic caught at a binding, an assertion."""
+
+    error: Error
+    kind: ClassVar[OutcomeKind] = OutcomeKind.UNHANDLED
+
+
+@dataclass(frozen=True)
 class Timeout:
     after_s: float
     kind: ClassVar[OutcomeKind] = OutcomeKind.TIMEOUT
@@ -79,7 +92,7 @@ class HarnessError:
     kind: ClassVar[OutcomeKind] = OutcomeKind.HARNESS_ERROR
 
 
-Outcome = Read | Rejected | Crash | Timeout | OutOfMemory | Unavailable | HarnessError
+Outcome = Read | Rejected | Crash | Unhandled | Timeout | OutOfMemory | Unavailable | HarnessError
 
 
 @dataclass(frozen=True)
@@ -94,6 +107,7 @@ class Verdict(StrEnum):
     PASS = "pass"
     WRONG_DATA = "fail:wrong-data"  # the worst: a reader returned other data
     CRASH = "fail:crash"  # a crash or running out of memory
+    UNHANDLED = "fail:unhandled-error"  # an unhandled error, whatever the expectation: neither a read nor a refusal
     HANG = "fail:hang"
     REJECTED_VALID = "fail:rejected-valid"
     ACCEPTED_INVALID = "fail:accepted-invalid"
@@ -104,8 +118,9 @@ class Verdict(StrEnum):
 
     @property
     def is_failure(self) -> bool:
-        """A failure of the implementation under test (a harness error is not one, nor can it be pinned)."""
-        return self.value.startswith("fail:") or self is Verdict.FLAKY
+        """A failure of the implementation under test: what an expected-failure list pins. Neither a harness error
+        nor a flaky cell is one: a flaky cell's attempts disagree, so it is counted apart (docs/ci-gate.md)."""
+        return self.value.startswith("fail:")
 
     @property
     def judged(self) -> bool:
@@ -116,8 +131,11 @@ class Verdict(StrEnum):
 @dataclass(frozen=True)
 class OutcomeRow:
     """One attempt of one adapter on one case, before judging: what executors produce and staging keeps.
-    Round 0 is the run's pass through the corpus (persistent workers), rounds 1.. are `--repeat` passes, and
-    `fresh` attempts are the confirmations of non-pass cells in a worker process that read nothing before."""
+    Round 0 is the run's pass through the corpus (persistent workers), rounds 1.. are `--repeat` passes;
+    `confirming` attempts are the confirmation pass (a new worker process per adapter reading its non-pass cells in
+    shuffled order: a history unlike the run's), and `fresh` ones are single cells in a process that read nothing
+    before (where a confirmation disagreed with the run). `reused_from`: the attempt was not made in this run but
+    replayed from that earlier run, whose inputs were the same (docs/results.md)."""
 
     case: str
     adapter: str
@@ -139,24 +157,32 @@ class OutcomeRow:
     cut_short: bool = False
     library_s: float | None = None  # of duration_s, what the worker says the library's own call took
     sample: str | None = None  # for a read: a bounded sample of the data returned (conformance/harness/sample.py)
+    confirming: bool = False
+    reused_from: str | None = None
+    # What the adapter's answers depend on, known before its worker starts (Adapter.fingerprint: the library's
+    # version, our code), and the case's sha256: a later run reuses an attempt only when both are the same.
+    fingerprint: str | None = None
+    case_sha256: str | None = None
 
     @classmethod
     def of(cls, case: str, adapter: str, implementation: str, version: str | None, roles: list[str],
            outcome: Outcome, duration_s: float, *, round: int = 0, fresh: bool = False,
-           previous_case: str | None = None, cut_short: bool = False, library_s: float | None = None) -> Self:
+           previous_case: str | None = None, cut_short: bool = False, library_s: float | None = None,
+           confirming: bool = False, fingerprint: str | None = None, case_sha256: str | None = None) -> Self:
         return cls(case=case, adapter=adapter, implementation=implementation, version=version, roles=list(roles),
                    duration_s=duration_s, round=round, fresh=fresh, previous_case=previous_case,
-                   cut_short=cut_short, library_s=library_s, **outcome_fields(outcome))
+                   cut_short=cut_short, library_s=library_s, confirming=confirming, fingerprint=fingerprint,
+                   case_sha256=case_sha256, **outcome_fields(outcome))
 
     @property
     def settled(self) -> bool:
-        """An attempt that counts as a fresh worker's word: a confirmation, or the first read of a new worker
-        process under the full limit (no history could have changed it)."""
-        return self.fresh or (self.previous_case is None and not self.cut_short)
+        """An attempt that counts as a confirmation already: a confirming or fresh attempt, or the first read of a
+        new worker process under the full limit (no history could have changed it)."""
+        return self.fresh or self.confirming or (self.previous_case is None and not self.cut_short)
 
     @property
-    def key(self) -> tuple[str, str, int, bool]:
-        return self.case, self.adapter, self.round, self.fresh
+    def key(self) -> tuple[str, str, int, bool, bool]:
+        return self.case, self.adapter, self.round, self.fresh, self.confirming
 
     @property
     def typed(self) -> Outcome:
@@ -197,6 +223,11 @@ class Cell:
     previous_case: str | None  # what the persistent worker read just before the run's attempt
     disagreement: str | None  # for a flaky cell: what the other attempts gave
     sample: str | None = None  # for a wrong-data or flaky read: a bounded sample of the data returned
+    # The run whose attempts this cell's verdict rests on when they were reused, not made in this run (its inputs
+    # were the same: case bytes, adapter fingerprint); None: measured in this run.
+    reused_from: str | None = None
+    fingerprint: str | None = None  # the adapter's, as its attempts were made (OutcomeRow.fingerprint)
+    case_sha256: str | None = None
 
     @property
     def typed(self) -> Outcome:
@@ -217,15 +248,17 @@ class Cell:
 class RunInfo:
     """What a run was: kept beside its cells in the results dataset and at the top of every report."""
 
-    id: str
+    id: str = field(metadata={"schema": NAME})
     generator_version: str
     seed: int
     master: str
     corpus: str
     only: str | None
-    tracks: list[str]
-    corpus_digest: str  # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
-    started: str | None = None  # UTC, ISO 8601: orders runs in a history (runs recorded before it have none)
+    tracks: list[str] = field(metadata={"schema": {"items": NAME}})
+    # sha256 of the corpus's manifest.json, as its SHA256SUMS records it
+    corpus_digest: str = field(metadata={"schema": {"pattern": "^([0-9a-f]{64})?$"}})
+    # UTC, ISO 8601: orders runs in a history (runs recorded before it have none)
+    started: str | None = field(default=None, metadata={"schema": {"pattern": STARTED}})
 
 
 def _present(cls: type, row: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +273,7 @@ def outcome_fields(outcome: Outcome) -> dict[str, Any]:
     match outcome:
         case Read(data_hash=h, rows=n, metadata=m, sample=s):
             out.update(data_hash=h, rows=n, metadata=m, sample=s)
-        case Rejected(error=e) | Crash(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
+        case Rejected(error=e) | Crash(error=e) | Unhandled(error=e) | OutOfMemory(error=e) | HarnessError(error=e):
             out.update(error_class=e.cls, error_message=e.message)
         case Timeout(after_s=s):
             out.update(error_message=f"no answer within {s:g}s")
@@ -259,6 +292,8 @@ def outcome_from_fields(kind: OutcomeKind, error_class: str | None, error_messag
             return Rejected(error)
         case OutcomeKind.CRASH:
             return Crash(error)
+        case OutcomeKind.UNHANDLED:
+            return Unhandled(error)
         case OutcomeKind.TIMEOUT:
             text = (error_message or "").removeprefix("no answer within ").removesuffix("s")
             return Timeout(float(text) if text.replace(".", "", 1).isdigit() else 0.0)
@@ -318,6 +353,7 @@ class WriterVerdict(StrEnum):
     NONCONFORMING = "fail:nonconforming"  # the file breaks a rule of the spec (findings)
     WRONG_DATA = "fail:wrong-data"  # the file is fine, its data is not the table's
     CRASH = "fail:crash"  # the writer crashed or ran out of memory
+    UNHANDLED = "fail:unhandled-error"  # the writer raised an error it does not raise on purpose (the taxonomy)
     HANG = "fail:hang"
     REFUSED = "refused"  # the writer declined the table (a type it lacks): no file, not a failure
     UNVERIFIED = "unverified"  # a file the spec allows whose data the track's reference cannot read back

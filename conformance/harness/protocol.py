@@ -3,6 +3,12 @@ one dataclass per message, the JSON Schema in conformance/harness/schemas/protoc
 them (conformance/harness/derived.py), and one parser per direction that turns any other JSON into a
 ProtocolError naming what is wrong.
 
+Parsing is total: any line (any bytes, depth, size or number) becomes a message, a ProtocolError (the cell is a
+harness error) or an OutOfStep (the line answers no request in flight: the worker is discarded and the cell goes to
+a fresh one); nothing else escapes. Each answer is held to its record's JSON Schema (corpus/documents.py), whose
+limits (MAX_* here, the name patterns of corpus/model.py) are docs/adapter-protocol.md's; the data is then the
+track's to check (`normalize`).
+
 Every string that crosses the boundary is sanitised here (`clean`): lone surrogates, NUL and
 other characters XML cannot carry become U+FFFD, and the sha256 of the raw text is kept in the
 message, so that no answer can break storage or a report after the fact.
@@ -16,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from parquet_conformance.conformance.harness import chains
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
@@ -24,18 +31,34 @@ from parquet_conformance.conformance.harness.model import (
     OutOfMemory,
     Read,
     Rejected,
+    Unhandled,
     Wrote,
 )
 from parquet_conformance.conformance.harness.sample import sample_of
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import PRINTABLE, DocumentError
+from parquet_conformance.corpus.model import ROLE
 from parquet_conformance.generators.canonical import data_hash
 
 PROTOCOL_VERSION = 1
-MAX_LINE = 16 << 20  # one answer line; a longer one is a protocol error (read in linear time up to here)
+MAX_LINE = 16 << 20  # one answer line; a longer one is out of step (read in linear time up to here)
+MAX_DEPTH = 64  # arrays and objects in one answer (the deepest data of the corpus nests 10)
 MAX_TEXT = 4000  # of an error message kept in a cell
+MAX_ID = 64  # characters of a request id
+MAX_DESCRIPTION = 200  # of an implementation's name, its engine, an error class
+MAX_VERSION = 100
+MAX_ROLES = 16
+DESCRIPTION = {"minLength": 1, "maxLength": MAX_DESCRIPTION, "pattern": PRINTABLE}
+ID = {"maxLength": MAX_ID}
 
 
 class ProtocolError(ValueError):
     """A message that is not what the protocol allows at this point."""
+
+
+class OutOfStep(ProtocolError):
+    """A line that answers no request in flight (unsolicited, a duplicate, for another id, or no answer at all: not
+    JSON, too long): the worker's stream can no longer be trusted, and the cell it was read for is not to blame."""
 
 
 # -- requests (harness -> worker) --------------------------------------------------------------
@@ -83,35 +106,38 @@ class StopRequest:
 
 @dataclass(frozen=True)
 class StartReply:
-    id: str
-    adapter: str
-    implementation: str
-    version: str
-    roles: list[str]
+    """The worker's self-description, checked at start: a bad one makes the adapter unavailable, with the reason."""
+
+    id: str = field(metadata={"schema": ID})
+    adapter: str = field(metadata={"schema": DESCRIPTION})
+    implementation: str = field(metadata={"schema": DESCRIPTION})
+    version: str = field(metadata={"schema": {"maxLength": MAX_VERSION, "pattern": PRINTABLE}})
+    roles: list[str] = field(metadata={"schema": {"items": ROLE, "maxItems": MAX_ROLES, "uniqueItems": True}})
     ok: Literal[True] = True
-    engine: str | None = None
+    engine: str | None = field(default=None, metadata={"schema": DESCRIPTION})
 
 
 @dataclass(frozen=True)
 class UnavailableReply:
-    id: str
-    unavailable: str
+    id: str = field(metadata={"schema": ID})
+    unavailable: str  # why (kept to its first MAX_TEXT characters)
     ok: Literal[False] = False
 
 
 @dataclass(frozen=True)
 class ErrorInfo:
-    message: str
-    cls: str | None = field(default=None, metadata={"json": "class"})
+    message: str  # kept to its first MAX_TEXT characters
+    cls: str | None = field(default=None, metadata={"json": "class", "schema": {"maxLength": 1000}})
 
 
 @dataclass(frozen=True)
 class DataAnswer:
     """`read`: the data, in the fields the track defines (Parquet: `columns` and `rows`)."""
 
-    id: str
+    id: str = field(metadata={"schema": ID})
     outcome: Literal["read"]
-    metadata: str | None = None  # which metadata an aware reader used
+    # which metadata an aware reader used
+    metadata: str | None = field(default=None, metadata={"schema": {"maxLength": 40, "pattern": PRINTABLE}})
     library_s: float | None = None  # seconds the library's own call took (the rest of a cell is ours)
 
 
@@ -120,19 +146,20 @@ class WrittenAnswer:
     """`write`: the file is at the request's path. `writer`: the library and version that wrote it, when they are
     not the ones the worker announced (hyparquet's worker writes with hyparquet-writer)."""
 
-    id: str
+    id: str = field(metadata={"schema": ID})
     outcome: Literal["written"]
-    writer: str | None = None
+    writer: str | None = field(default=None, metadata={"schema": {"maxLength": 200, "pattern": PRINTABLE}})
     library_s: float | None = None
 
 
 @dataclass(frozen=True)
 class ErrorAnswer:
-    """`rejected`: the library refused the file; `crash` / `oom`: it lost control and the worker survived;
+    """`rejected`: the library refused the file (an error it raises on purpose); `unhandled-error`: it raised anything
+    else (docs/adapters.md#error-taxonomy); `crash` / `oom`: it ran out of stack or memory and the worker survived;
     `harness-error`: the worker's own code (not the library) failed, e.g. converting the library's result."""
 
-    id: str
-    outcome: Literal["rejected", "crash", "oom", "harness-error"]
+    id: str = field(metadata={"schema": ID})
+    outcome: Literal["rejected", "unhandled-error", "crash", "oom", "harness-error"]
     error: ErrorInfo
     library_s: float | None = None  # seconds the library's own call took, when it returned or raised
 
@@ -153,7 +180,7 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 def clean(text: str, limit: int | None = None) -> str:
     """`text` safe for UTF-8 storage, XML and terminals; when anything was replaced, the sha256 of the raw
     text (UTF-8 with surrogates passed through) is appended so that the original stays identifiable."""
-    cut = text if limit is None or len(text) <= limit else text[:limit] + " [...]"
+    cut = text if limit is None else chains.cut(text, limit)  # a chained error keeps its root cause
     if not _BAD_CHARS.search(cut):
         return cut
     raw = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -177,71 +204,93 @@ def decode_line(line: bytes) -> tuple[str, str | None]:
 # -- parsing -----------------------------------------------------------------------------------
 
 
-def _require(obj: Mapping[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-    value = obj.get(key)
-    if not isinstance(value, kind):
-        raise ProtocolError(f"{what}: {key!r} missing or not a {getattr(kind, '__name__', kind)}")
-    return value
+def parse_line(line: bytes) -> tuple[object, str | None]:
+    """A worker's line as JSON, and the sha256 of the raw line if it was not UTF-8 (see decode_line). A line that is
+    no JSON at all cannot be the answer to anything: OutOfStep."""
+    text, raw_sha = decode_line(line)
+    try:
+        # Depth is checked once the id says whose answer this is (`_answer_to`); JSON's own recursion stops far below.
+        return documents.parse(text, MAX_LINE, max_depth=1 << 30), raw_sha
+    except DocumentError as e:
+        raise OutOfStep(f"a line that is {e}: {clean(text, 120)!r}") from None
+
+
+def _answer_to(obj: object, want_id: str) -> dict[str, Any]:
+    """The answer to request `want_id`: OutOfStep for a line that is another's or none; ProtocolError for one too
+    deep to be an answer."""
+    if not isinstance(obj, dict):
+        raise OutOfStep(f"expected a JSON object answering request {want_id}, got {_show(obj)}")
+    if obj.get("id") != want_id:
+        raise OutOfStep(f"expected the answer to request {want_id}, got one for id {_show(obj.get('id'))}")
+    if documents.depth(obj, MAX_DEPTH) > MAX_DEPTH:
+        raise ProtocolError(f"the answer nests arrays and objects deeper than {MAX_DEPTH}")
+    return obj
+
+
+def _check(obj: dict[str, Any], record: type, what: str) -> None:
+    try:
+        documents.validate(obj, documents.record_schema(record), what)
+    except DocumentError as e:
+        raise ProtocolError(str(e)) from None
 
 
 def parse_start(obj: object, want_id: str) -> StartReply | UnavailableReply:
-    if not isinstance(obj, dict) or obj.get("id") != want_id:
-        raise ProtocolError(f"expected the answer to start request {want_id}, got {_show(obj)}")
+    """The start answer; ProtocolError (the adapter is unavailable, with the reason) for any other line or for a
+    self-description outside the protocol's limits."""
+    obj = _answer_to(obj, want_id)
     if obj.get("ok") is False:
         return UnavailableReply(want_id, clean(str(obj.get("unavailable") or "worker refused to start"), MAX_TEXT))
     if obj.get("ok") is not True:
         raise ProtocolError("start answer: 'ok' must be true or false")
-    roles = _require(obj, "roles", list, "start answer")
-    if not all(isinstance(r, str) for r in roles):
-        raise ProtocolError("start answer: 'roles' must be a list of strings")
-    return StartReply(
-        id=want_id, adapter=clean(_require(obj, "adapter", str, "start answer")),
-        implementation=clean(_require(obj, "implementation", str, "start answer")),
-        version=clean(str(_require(obj, "version", (str, int, float), "start answer"))),
-        roles=[clean(r) for r in roles], engine=clean(obj["engine"]) if isinstance(obj.get("engine"), str) else None)
+    _check(obj, StartReply, "start answer")
+    engine = obj.get("engine")
+    return StartReply(id=want_id, adapter=obj["adapter"], implementation=obj["implementation"],
+                      version=obj["version"], roles=list(obj["roles"]), engine=engine)
 
 
 def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, Any]], object],
                  raw_sha: str | None = None) -> Outcome:
     """The outcome a `read` answer reports. `normalize` is the track's: the answer's data in canonical form
-    (ValueError if the answer holds no such data). `raw_sha`: the line was not UTF-8 (see decode_line)."""
-    if not isinstance(obj, dict):
-        raise ProtocolError(f"expected a JSON object answering request {want_id}, got {_show(obj)}")
-    if obj.get("id") != want_id:
-        raise ProtocolError(f"expected the answer to request {want_id}, got one for id {_show(obj.get('id'))}")
+    (ValueError, or any other exception, if the answer holds no such data: a protocol error, never the run's).
+    `raw_sha`: the line was not UTF-8 (see decode_line)."""
+    obj = _answer_to(obj, want_id)
     kind = obj.get("outcome")
     repaired = f" [invalid UTF-8 replaced; sha256 of the raw line {raw_sha}]" if raw_sha else ""
     if kind == "read":
+        _check(obj, DataAnswer, "read answer")
         if raw_sha:
             raise ProtocolError(f"data in an answer that is not UTF-8{repaired}")
         try:
             canonical = normalize(obj)
-        except ValueError as e:
-            raise ProtocolError(f"malformed data in the answer: {clean(str(e), 300)}") from None
-        rows = canonical.get("rows") if isinstance(canonical, dict) else None
+            rows = canonical.get("rows") if isinstance(canonical, dict) else None
+            digest, sample = data_hash(canonical), sample_of(canonical)
+        except Exception as e:  # the track's check of data from outside: whatever it raises, the cell is ours
+            detail = str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}"
+            raise ProtocolError(f"malformed data in the answer: {clean(detail, 300)}") from None
         metadata = obj.get("metadata")
-        return Read(data_hash(canonical), len(rows) if isinstance(rows, list) else 0,
-                    clean(metadata, 40) if isinstance(metadata, str) else None, sample_of(canonical))
-    if kind in ("rejected", "crash", "oom", "harness-error"):
-        err = obj.get("error")
-        if not isinstance(err, dict):
-            err = {}
-        error = Error(clean(str(err["class"]), 300) if err.get("class") is not None else None,
-                      clean(str(err.get("message") or ""), MAX_TEXT) + repaired)
-        variants: dict[str, type[Rejected | Crash | OutOfMemory | HarnessError]] = {
-            "rejected": Rejected, "crash": Crash, "oom": OutOfMemory, "harness-error": HarnessError}
+        return Read(digest, len(rows) if isinstance(rows, list) else 0, clean(metadata) if metadata else None, sample)
+    if kind in ("rejected", "unhandled-error", "crash", "oom", "harness-error"):
+        _check(obj, ErrorAnswer, f"{kind} answer")
+        err = obj["error"]
+        error = Error(clean(err["class"], 300) if err.get("class") is not None else None,
+                      clean(err["message"], MAX_TEXT) + repaired)
+        variants: dict[str, type[Rejected | Unhandled | Crash | OutOfMemory | HarnessError]] = {
+            "rejected": Rejected, "unhandled-error": Unhandled, "crash": Crash, "oom": OutOfMemory,
+            "harness-error": HarnessError}
         return variants[kind](error)
     raise ProtocolError(f"unknown outcome {_show(kind)} in the answer")
 
 
 def parse_write_answer(obj: object, want_id: str, raw_sha: str | None = None) -> Wrote | Outcome:
     """What a `write` answer reports: the file written, or the writer's failure (the error outcomes of `read`)."""
-    if isinstance(obj, dict) and obj.get("id") == want_id and obj.get("outcome") == "written":
-        writer = obj.get("writer")
+    answer = _answer_to(obj, want_id)
+    if answer.get("outcome") == "written":
+        _check(answer, WrittenAnswer, "written answer")
+        writer = answer.get("writer")
         return Wrote(clean(writer, 200) if isinstance(writer, str) else None)
-    if isinstance(obj, dict) and obj.get("outcome") == "read":
+    if answer.get("outcome") == "read":
         raise ProtocolError(f"a `read` answer to write request {want_id}")
-    return parse_answer(obj, want_id, _no_data, raw_sha)
+    return parse_answer(answer, want_id, _no_data, raw_sha)
 
 
 def _no_data(answer: Mapping[str, Any]) -> object:

@@ -5,12 +5,17 @@
 Started by conformance/harness/workers.py in place of the worker command (standalone: it imports nothing of
 ours, so it starts in milliseconds). It
 - asks the kernel for SIGTERM when its parent (the harness) dies, for any reason, SIGKILL included
-  (prctl PR_SET_PDEATHSIG); on SIGTERM it kills the worker's whole process group and exits;
+  (prctl PR_SET_PDEATHSIG); on SIGTERM it kills every process below it and exits;
+- becomes a child subreaper (prctl PR_SET_CHILD_SUBREAPER, Linux 3.4+): a process the worker starts that
+  leaves its session (setsid) or double-forks is reparented here when its parent dies, not to init, so that
+  every descendant stays findable (by its parent in /proc) and is killed with the worker;
 - starts the worker in a session of its own, under the address-space limit, with SIGKILL as the
   worker's own parent-death signal;
-- when the worker exits, kills whatever is left of its group (a child holding stdout would
-  otherwise keep the pipe open) and exits the way the worker did: the same exit code, or the same
+- reaps orphans as they die, and when the worker exits, kills whatever is left below it (a child holding stdout
+  would otherwise keep the pipe open) and exits the way the worker did: the same exit code, or the same
   signal re-raised (core dumps off), so the harness sees `killed by SIGSEGV`.
+A cgroup would also hold a process that escapes through another service (at, a D-Bus activation); cgroups are not
+delegated to an unprivileged harness in general, so this does not rely on one.
 """
 
 import ctypes
@@ -18,13 +23,20 @@ import os
 import resource
 import signal
 import sys
+import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+KILL_ROUNDS = 200  # rounds of find-freeze-kill; each finds what forked during the last
+
+
+def _prctl(option: int, value: int) -> bool:
+    libc = ctypes.CDLL(None, use_errno=True)
+    return bool(libc.prctl(option, value, 0, 0, 0) == 0)
 
 
 def _parent_death_signal(sig: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
+    _prctl(PR_SET_PDEATHSIG, sig)
 
 
 def _kill_group(pgid: int) -> None:
@@ -32,6 +44,76 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _descendants(root: int, seen: set[int]) -> list[int]:
+    """The live (not zombie) processes below `root`, by the parent each names in /proc/PID/stat. A process whose
+    parent was seen below `root` and is gone now is below it too: it may have been read before the kernel moved it
+    to `root` (a pid seen and present again is another process: only absent ones count)."""
+    children: dict[int, list[int]] = {}
+    zombies = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        if fields[0] == b"Z":
+            zombies.add(int(entry))
+    present = {p for kids in children.values() for p in kids}
+    found, stack = [], [root, *(p for p in seen if p not in present)]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            found.append(child)
+            stack.append(child)
+    return [p for p in found if p not in zombies]
+
+
+def _reap() -> None:
+    """Collect the exit of every child that has died (orphans come here), without waiting."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _kill_all(worker: int) -> None:
+    """Kill the worker's group, then everything below the reaper until nothing is left: each round freezes what it
+    finds (a stopped process forks no more), then kills it; what forked in between is found by the next round. Only
+    two empty rounds in a row end it: a scan can read a child before its dying parent hands it to the reaper."""
+    _kill_group(worker)
+    me = os.getpid()
+    seen = {worker}
+    empty = 0
+    for _ in range(KILL_ROUNDS):
+        pids = _descendants(me, seen)
+        if not pids:
+            empty += 1
+            if empty == 2:
+                break
+            _reap()
+            time.sleep(0.005)
+            continue
+        empty = 0
+        seen.update(pids)
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for p in pids:
+                try:
+                    os.kill(p, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        _reap()
+    _reap()
 
 
 def main(argv: list[str]) -> int:
@@ -43,6 +125,7 @@ def main(argv: list[str]) -> int:
     _parent_death_signal(signal.SIGTERM)
     if os.getppid() != parent:  # the harness died before the prctl took effect
         return 1
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # without it (not Linux), a process that left the group may escape
     pid = os.fork()
     if pid == 0:
         try:
@@ -56,18 +139,22 @@ def main(argv: list[str]) -> int:
         os._exit(127)
 
     def stop(signum: int, _frame: object) -> None:
-        _kill_group(pid)
+        _kill_all(pid)
         os._exit(128 + signum)
 
     for forwarded in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(forwarded, stop)
-    while True:
+    while True:  # any child: orphans reparented here are reaped as they die, until the worker itself exits
         try:
-            _, status = os.waitpid(pid, 0)
-            break
+            got, status = os.waitpid(-1, 0)
         except InterruptedError:
             continue
-    _kill_group(pid)
+        except ChildProcessError:  # cannot happen while the worker lives; never wait forever
+            status = 0
+            break
+        if got == pid:
+            break
+    _kill_all(pid)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

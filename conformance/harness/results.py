@@ -6,8 +6,10 @@ progress, and a lock per run being written.
     OUT/staging/run=ID/*.parquet         outcomes as tasks finish, so that --resume redoes nothing
     OUT/staging/run=ID/.lock             held (flock) by the process writing the run
 
-Run ids are names (corpus.model.NAME_RE): they become directory names. The Arrow schemas are the
-records' (conformance/harness/derived.py).
+Run ids are names (corpus.model.NAME_RE, at most MAX_NAME characters): they become directory names. The Arrow
+schemas are the records' (conformance/harness/derived.py); a run record is held to its JSON Schema
+(corpus/documents.py) before anything uses it, and a staged file that is not one of ours is named, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import datetime as dt
 import fcntl
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +31,15 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
-from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
-from parquet_conformance.corpus.model import NAME_RE
+from parquet_conformance.conformance.harness.model import STARTED, Cell, OutcomeRow, RunInfo
+from parquet_conformance.corpus import documents
+from parquet_conformance.corpus.documents import DocumentError
+from parquet_conformance.corpus.model import CASE_ID, MAX_NAME, NAME_RE
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
 DOCUMENT = "_document.json"  # what a report draws besides the cells (reports/model.py ResultsDocument.parts)
+MAX_RECORD = 64 << 20  # a run record: every case id of its corpus (the default corpus's: 30 KiB)
+MAX_DOCUMENT = 256 << 20  # a run's document parts: every case's summary and citations, data diffs
 
 
 @dataclass(frozen=True)
@@ -40,15 +47,18 @@ class RunRecord:
     """Kept as OUT/results/run=ID/_run.json: what the gate needs to know of a run besides its cells."""
 
     info: RunInfo
-    cases: list[str]  # the cases the run selected
-    corpus_cases: list[str]  # every case of the corpus it ran on
+    cases: list[str] = field(metadata={"schema": {"items": CASE_ID}})  # the cases the run selected
+    corpus_cases: list[str] = field(metadata={"schema": {"items": CASE_ID}})  # every case of the corpus it ran on
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> RunRecord:
-        return cls(info=RunInfo(**obj["info"]), cases=list(obj["cases"]), corpus_cases=list(obj["corpus_cases"]))
+        """A record held to its JSON Schema first: DocumentError naming the field otherwise."""
+        documents.validate(obj, documents.record_schema(RunRecord))
+        return cls(info=RunInfo(**{k: v for k, v in obj["info"].items() if k in RunInfo.__dataclass_fields__}),
+                   cases=list(obj["cases"]), corpus_cases=list(obj["corpus_cases"]))
 
 
 class ResultsError(ValueError):
@@ -60,9 +70,23 @@ def new_run_id() -> str:
 
 
 def check_run_id(run_id: str) -> str:
-    if not NAME_RE.fullmatch(run_id) or run_id in (".", ".."):
-        raise ResultsError(f"run id {run_id!r}: use letters, digits, '.', '_', '+', '-'")
+    """A run id names a folder: letters, digits, '.', '_', '+', '-' (not first), at most MAX_NAME characters."""
+    if not NAME_RE.fullmatch(run_id) or run_id in (".", "..") or len(run_id) > MAX_NAME:
+        shown = run_id if len(run_id) <= 40 else run_id[:40] + "..."
+        raise ResultsError(f"run id {shown!r}: use at most {MAX_NAME} letters, digits, '.', '_', '+', '-' "
+                           "(a letter or digit first)")
     return run_id
+
+
+def started_at(text: str | None) -> dt.datetime | None:
+    """A recorded start time as an aware datetime (UTC when it names no zone), or None."""
+    if text is None or not re.fullmatch(STARTED, text):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 class Store:
@@ -93,7 +117,13 @@ class Store:
         self.check_begin(run_id, resume)
         mark = self.staging(run_id) / "started"
         if resume and mark.is_file():
-            return mark.read_text().strip()
+            try:
+                kept = documents.read_bytes(mark, 100).decode("ascii").strip()
+            except (DocumentError, UnicodeDecodeError):
+                kept = ""
+            if started_at(kept) is None:
+                raise ResultsError(f"{mark}: not the start time of a run")
+            return kept
         mark.parent.mkdir(parents=True, exist_ok=True)
         mark.write_text(now)
         return now
@@ -127,9 +157,13 @@ class Store:
     def staged(self, run_id: str) -> list[OutcomeRow]:
         staging = self.staging(run_id)
         files = sorted(staging.glob("part-*.parquet")) if staging.exists() else []
-        if not files:
-            return []
-        rows = [OutcomeRow.from_row(r) for r in pq.read_table(files, schema=OUTCOME_SCHEMA).to_pylist()]
+        rows = []
+        for path in files:  # one at a time, so that a file that is not ours is named
+            try:
+                rows += [OutcomeRow.from_row(r) for r in pq.read_table(path, schema=OUTCOME_SCHEMA).to_pylist()]
+            except (pa.ArrowException, OSError, KeyError, ValueError, TypeError) as e:
+                raise ResultsError(f"{path}: not a staged outcome file ({_first_line(e)}); remove it, and --resume "
+                                   "redoes its cells") from None
         return list({r.key: r for r in rows}.values())  # a re-run attempt replaces the old one
 
     def write(self, run_id: str, cells: list[Cell], record: RunRecord, document: dict[str, Any] | None = None) -> Path:
@@ -148,6 +182,14 @@ class Store:
         return target
 
 
+def write_document_parts(results: Path, run_id: str, document: dict[str, Any]) -> None:
+    """A stored run's _document.json replaced (`report --rewrite` with a new comparison), atomically."""
+    target = results / f"run={check_run_id(run_id)}"
+    tmp = target / f".{DOCUMENT}.tmp"
+    tmp.write_text(json.dumps(document, ensure_ascii=True) + "\n")
+    tmp.replace(target / DOCUMENT)
+
+
 def _dataset(results: Path) -> tuple[pa.Table, list[str]]:
     """The whole results dataset, with its `run` column, and its run ids in order."""
     if not results.is_dir():
@@ -164,49 +206,102 @@ def _dataset(results: Path) -> tuple[pa.Table, list[str]]:
     return table, runs
 
 
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+
 def _cells(table: pa.Table, results: Path, run_id: str) -> list[Cell]:
     rows = table.filter(ds.field("run") == run_id).drop_columns(["run"]).to_pylist()
     try:
         return [Cell.from_row(r) for r in rows]
-    except (KeyError, ValueError) as e:
+    except (KeyError, ValueError, TypeError) as e:
         raise ResultsError(f"{results}: run {run_id} has a row that is not a cell ({e})") from None
 
 
+def latest(results: Path, runs: list[str]) -> str:
+    """The run that started last by its record (a run without a readable one counts as the oldest); runs that
+    started together, or none with a record, by id in natural order (pr-10 after pr-9)."""
+    def key(run_id: str) -> tuple[dt.datetime, tuple[tuple[int, int | str], ...]]:
+        try:
+            record = read_record(results, run_id)
+        except ResultsError:
+            record = None
+        when = started_at(record.info.started) if record else None
+        return when or dt.datetime.min.replace(tzinfo=dt.UTC), natural_key(run_id)
+
+    return max(runs, key=key)
+
+
+def natural_key(run_id: str) -> tuple[tuple[int, int | str], ...]:
+    """Run ids in natural order: digits as numbers (pr-9 before pr-10)."""
+    return tuple((1, int(p)) if p.isdigit() else (0, p) for p in re.findall(r"\d+|\D+", run_id))
+
+
 def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell]]:
-    """The cells of one run (default: the latest by id) of a results dataset."""
+    """The cells of one run (default: the latest by its recorded start, see `latest`) of a results dataset."""
     table, runs = _dataset(results)
-    run_id = run_id or runs[-1]
+    run_id = run_id or latest(results, runs)
     if run_id not in runs:
         raise ResultsError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
     return run_id, _cells(table, results, run_id)
 
 
-def read_runs(results: Path) -> dict[str, list[Cell]]:
-    """Every run of a results dataset: run id -> its cells (ids in sorted order), reading the dataset once."""
+def read_runs_in_order(results: Path) -> list[str]:
+    """The run ids of a results dataset, oldest first by their recorded start (a run without a record, or without a
+    start, before those with one, by id); read from the folders and records alone, not the cells."""
+    if not results.is_dir():
+        raise ResultsError(f"{results}: no results dataset")
+    runs = sorted(p.name.removeprefix("run=") for p in results.glob("run=*") if p.is_dir())
+
+    def started(run_id: str) -> str:
+        try:
+            record = read_record(results, run_id)
+        except ResultsError:
+            return ""
+        return record.info.started or "" if record else ""
+
+    return sorted(runs, key=lambda r: (started(r), r))
+
+
+def read_runs(results: Path, skipped: list[str] | None = None) -> dict[str, list[Cell]]:
+    """Every run of a results dataset: run id -> its cells (ids in sorted order), reading the dataset once. With
+    `skipped`, a run whose rows are not cells is left out and the reason appended there, instead of an error."""
     table, runs = _dataset(results)
-    return {run_id: _cells(table, results, run_id) for run_id in runs}
+    out = {}
+    for run_id in runs:
+        try:
+            out[run_id] = _cells(table, results, run_id)
+        except ResultsError as e:
+            if skipped is None:
+                raise
+            skipped.append(str(e))
+    return out
 
 
 def read_record(results: Path, run_id: str) -> RunRecord | None:
-    """The run's _run.json, if it has one (cells written by other tools may not)."""
+    """The run's _run.json, if it has one (cells written by other tools may not); ResultsError naming the file and
+    the field when it is not a run record."""
     path = results / f"run={check_run_id(run_id)}" / RUN_RECORD
-    if not path.is_file():
+    if not path.exists():
         return None
     try:
-        return RunRecord.from_json(json.loads(path.read_text()))
-    except (ValueError, TypeError, KeyError) as e:
-        raise ResultsError(f"{path}: not a run record ({e})") from None
+        obj = documents.read_json(path, MAX_RECORD)
+        return RunRecord.from_json(obj)
+    except DocumentError as e:
+        message = str(e) if str(e).startswith(str(path)) else f"{path}: {e}"
+        raise ResultsError(f"not a run record: {message}") from None
 
 
 def read_document_parts(results: Path, run_id: str) -> dict[str, Any] | None:
-    """The run's _document.json (runs written before it have none); ResultsError if it is not JSON."""
+    """The run's _document.json (runs written before it have none); ResultsError if it is not JSON (within
+    MAX_DOCUMENT bytes and documents.MAX_DEPTH) or not an object."""
     path = results / f"run={check_run_id(run_id)}" / DOCUMENT
-    if not path.is_file():
+    if not path.exists():
         return None
     try:
-        parts = json.loads(path.read_text())
-    except (ValueError, RecursionError) as e:
-        raise ResultsError(f"{path}: not JSON ({str(e)[:200]})") from None
+        parts = documents.read_json(path, MAX_DOCUMENT)
+    except DocumentError as e:
+        raise ResultsError(str(e)) from None
     if not isinstance(parts, dict):
         raise ResultsError(f"{path}: not a document's parts")
     return parts

@@ -43,9 +43,9 @@ from parquet_conformance.corpus.model import CaseEntry
 TASKS_PER_SLOT = 6
 MIN_CASES_PER_TASK = 2
 WARM_SCHEMA = pa.schema([("adapter", pa.string()), ("seconds", pa.float64())])
-# case: the CaseEntry as JSON; adapters, round, fresh: the Attempt (execute.py)
+# case: the CaseEntry as JSON; adapters, round, fresh, confirm: the Attempt (execute.py)
 TASK_SCHEMA = pa.schema([("case", pa.string()), ("data", pa.binary()), ("adapters", pa.list_(pa.string())),
-                         ("round", pa.int64()), ("fresh", pa.bool_())])
+                         ("round", pa.int64()), ("fresh", pa.bool_()), ("confirm", pa.bool_())])
 
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
@@ -140,18 +140,26 @@ def _warm_up(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) 
 
 
 def _cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: write each case's bytes to a temp file, run every adapter of its track on it."""
-    workers = _workers(specs)
+    """mapInArrow body: write each case's bytes to a temp file, run every adapter of its track on it. A task of the
+    confirmation pass runs in worker processes of its own, made for the task and closed after it (a history
+    unlike the run's persistent workers'); every other task in this executor's persistent workers."""
     with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
+        items: list[tuple[CaseEntry, Path, Attempt]] = []
         for batch in batches:
-            for task in batch.to_pylist():
+            for i, task in enumerate(batch.to_pylist(), len(items)):
                 case = CaseEntry.from_json(json.loads(task["case"]))
-                attempt = Attempt(tuple(task["adapters"]) if task["adapters"] is not None else None, task["round"],
-                                  task["fresh"])
-                path = Path(tmp) / f"case{Path(case.file).suffix}"
+                attempt = Attempt(tuple(task["adapters"]) if task["adapters"] is not None else None,
+                                  task["round"], task["fresh"], task["confirm"])
+                path = Path(tmp) / f"case-{i}{Path(case.file).suffix}"
                 path.write_bytes(task["data"])
-                rows = [r.to_row() for r in workers.run(case, path, attempt)]
-                yield pa.RecordBatch.from_pylist(rows, schema=OUTCOME_SCHEMA)
+                items.append((case, path, attempt))
+        own = WorkerSet(specs) if any(a.confirm for _, _, a in items) else None
+        try:
+            for rows in (own or _workers(specs)).run_many(items):
+                yield pa.RecordBatch.from_pylist([r.to_row() for r in rows], schema=OUTCOME_SCHEMA)
+        finally:
+            if own is not None:
+                own.close()
 
 
 # -- on the driver ----------------------------------------------------------------------
@@ -232,11 +240,14 @@ def run_tasks(spark: Any, tasks: Iterable[T], table_of: Callable[[T], pa.Table],
 def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
                  *, master: str = "local[*]", conf: dict[str, str] | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 say: Callable[[str], None] | None = None, log: Path | None = None) -> float:
+                 say: Callable[[str], None] | None = None, log: Path | None = None,
+                 tasks: list[list[Job]] | None = None) -> float:
     """Runs `jobs` in the order given and hands each task's outcomes to `stage` as it finishes; returns the
-    seconds Spark took to start. `say`: progress lines for the steps before the first cell."""
+    seconds Spark took to start. `say`: progress lines for the steps before the first cell. `tasks`: the jobs
+    already cut into tasks (the confirmation pass: one task per adapter), instead of shares of about
+    TASKS_PER_SLOT per slot."""
     t0 = time.monotonic()
-    say = say if not any(a.fresh for _, a in jobs) else None  # confirmations: a session and workers exist
+    say = say if not any(a.fresh or a.confirm for _, a in jobs) else None  # a session and workers exist
     if say:
         say(f"starting Spark ({master}; its log: {log})" if log else f"starting Spark ({master})")
     spark = spark_session(master, conf or {}, log)
@@ -253,7 +264,8 @@ def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage:
         return pa.table({"case": [json.dumps(c.to_json()) for c, _ in part],
                          "data": [(corpus / c.file).read_bytes() for c, _ in part],
                          "adapters": [list(a.adapters) if a.adapters is not None else None for _, a in part],
-                         "round": [a.round for _, a in part], "fresh": [a.fresh for _, a in part]},
+                         "round": [a.round for _, a in part], "fresh": [a.fresh for _, a in part],
+                         "confirm": [a.confirm for _, a in part]},
                         schema=TASK_SCHEMA)
 
     finished = [0]
@@ -264,6 +276,6 @@ def run_on_spark(jobs: list[Job], corpus: Path, specs: list[AdapterSpec], stage:
         if progress:
             progress(finished[0], len(jobs))
 
-    run_tasks(spark, tasks_of(jobs, parallelism), table_of, functools.partial(_cells_in_task, specs=frozen),
-              OUTCOME_SCHEMA, done)
+    run_tasks(spark, tasks if tasks is not None else tasks_of(jobs, parallelism), table_of,
+              functools.partial(_cells_in_task, specs=frozen), OUTCOME_SCHEMA, done)
     return started

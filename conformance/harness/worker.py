@@ -5,7 +5,9 @@ of it, for an adapter whose library lives outside this Python) over the JSON-lin
 The protocol stream is a private copy of the original stdout; fd 1 itself is pointed at stderr,
 so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt it. The
 library's call (`adapter.read`) and our conversion of its result (`adapter.canonical`) are kept
-apart: an exception in the first is the library's outcome, in the second a `harness-error`.
+apart: an exception in the first is the library's outcome, sorted by the adapter's declared refusals
+(conformance/adapters/taxonomy.py: `rejected`, `unhandled-error`, `oom` or `crash`), in the second a
+`harness-error`, as is an `AdapterError` (the adapter's own code failed around the library's call).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import sys
 import time
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, get
+from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable, PythonAdapter, get
+from parquet_conformance.conformance.adapters.taxonomy import message
 from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.harness.chains import chain_text, cut
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:
@@ -27,15 +31,10 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
     t0 = time.perf_counter()
     try:
         result = adapter.run(op, path)
-    except MemoryError as e:
-        return {"outcome": "oom", "error": _error(e), "library_s": time.perf_counter() - t0}
-    except RecursionError as e:
-        return {"outcome": "crash", "error": _error(e)}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
-        outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
-        return {"outcome": outcome, "error": _error(e), "library_s": time.perf_counter() - t0}
+        return library_error(adapter, e, time.perf_counter() - t0)
     library_s = time.perf_counter() - t0
     try:
         data = adapter.canonical(result)
@@ -47,36 +46,51 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
 
 
 def write_one(adapter: PythonAdapter, req: dict[str, Any]) -> dict[str, Any]:
-    """A `write` request: the library's call, classified as `read_one` classifies a read; a call that returns
-    without a file at the path is our adapter's mistake (a harness error)."""
+    """A `write` request: the library's call, its errors sorted as a read's are (the adapter's refusals); a call that
+    returns without a file at the path is our adapter's mistake (a harness error)."""
     if type(adapter).write is PythonAdapter.write:
         return {"outcome": "harness-error", "error": {"class": "protocol-error",
                                                       "message": f"adapter {adapter.name!r} does not write"}}
     t0 = time.perf_counter()
     try:
         writer = adapter.write(req["source"], req["path"], req["profile"])
-    except MemoryError as e:
-        return {"outcome": "oom", "error": _error(e), "library_s": time.perf_counter() - t0}
-    except RecursionError as e:
-        return {"outcome": "crash", "error": _error(e)}
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
-        outcome = "crash" if type(e).__name__ == "PanicException" else "rejected"
-        return {"outcome": outcome, "error": _error(e), "library_s": time.perf_counter() - t0}
+        return library_error(adapter, e, time.perf_counter() - t0)
     library_s = time.perf_counter() - t0
     if not os.path.isfile(req["path"]):
         return {"outcome": "harness-error", "error": {"class": "no-file", "message": f"no file at {req['path']}"}}
     return {"outcome": "written", **({"writer": writer} if writer else {}), "library_s": library_s}
 
 
-def _error(e: BaseException) -> dict[str, str]:
-    cls = type(e)
+def library_error(adapter: PythonAdapter, e: BaseException, library_s: float) -> dict[str, Any]:
+    """What the library's call raised, sorted by the adapter's refusals (conformance/adapters/taxonomy.py); an
+    AdapterError, or our rule failing on the error, is ours."""
+    if isinstance(e, AdapterError):
+        return {"outcome": "harness-error", "error": _error(e)}
     try:
-        message = str(e)
-    except Exception as inner:  # a library's exception whose str() raises (ytsaurus-yson): still its refusal
-        message = f"[str() of the exception raised {type(inner).__name__}: {inner}]"
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "message": message[:protocol.MAX_TEXT]}
+        outcome = adapter.outcome(e)
+    except Exception as inner:  # our rule failed on this error: nothing is said about the library
+        return {"outcome": "harness-error", "error": _error(inner)}
+    return {"outcome": outcome, "error": _error(e), "library_s": library_s}
+
+
+def _name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _error(e: BaseException) -> dict[str, str]:
+    causes: list[tuple[str, str]] = []
+    seen, at = {id(e)}, e
+    while len(causes) < 8:  # the chain Python would print: __cause__, or an unsuppressed __context__
+        nxt = at.__cause__ or (None if at.__suppress_context__ else at.__context__)
+        if nxt is None or id(nxt) in seen:
+            break
+        seen.add(id(nxt))
+        causes.append((_name(type(nxt)), message(nxt)))
+        at = nxt
+    return {"class": _name(type(e)), "message": cut(chain_text(message(e), causes), protocol.MAX_TEXT)}
 
 
 def serve(name: str, release: str | None = None) -> None:

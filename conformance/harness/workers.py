@@ -5,26 +5,35 @@ so that neither it nor anything it starts outlives the harness. A cell's outcome
 answered, or what happened to it: killed by a signal or aborted (`crash`, with the signal and the
 last lines of stderr: a panic message, an abort reason), no answer within the timeout (`timeout`;
 the worker is killed), out of memory (`oom`: MemoryError, bad_alloc, Rust's allocation failure,
-Java's OutOfMemoryError, or SIGKILL). An answer that breaks the protocol (not JSON, another id, a
-line over 16 MiB, malformed data) is a `harness-error` for that cell only, and the worker is
-restarted: its stream can no longer be trusted.
+Java's OutOfMemoryError, or SIGKILL).
+
+Framing is strict: each request carries an id no worker can guess, and only the line that carries it answers
+it. An answer with that id that breaks the protocol (malformed data, a field over its limit) is a
+`harness-error` for that cell. A line that answers no request in flight (unsolicited, a duplicate, another id,
+not JSON, over 16 MiB), or output waiting before a request is sent, means the worker is out of step: it is
+killed and the cell in flight goes to a fresh worker, whose outcome decides it (out of step again: a
+`harness-error`), so that no cell inherits another's line. stderr is read as it comes and only its tail kept.
 """
 
 from __future__ import annotations
 
+import array
+import fcntl
 import itertools
 import json
 import os
+import secrets
 import select
 import signal
 import subprocess
 import sys
-import tempfile
+import termios
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable
 from parquet_conformance.conformance.harness import protocol
@@ -38,13 +47,53 @@ from parquet_conformance.conformance.harness.model import (
     Wrote,
 )
 from parquet_conformance.conformance.harness.model import Unavailable as UnavailableOutcome
-from parquet_conformance.conformance.harness.protocol import ProtocolError, StartReply
+from parquet_conformance.conformance.harness.protocol import OutOfStep, ProtocolError, StartReply
 
+T = TypeVar("T")  # what an answer parses to: an Outcome, or a write's Wrote
+MakeRequest = Callable[[str], protocol.ReadRequest | protocol.WriteRequest]  # the request, given its id
 REAPER = Path(__file__).with_name("reaper.py")
 OOM_MARKERS = ("MemoryError", "std::bad_alloc", "memory allocation of", "OutOfMemoryError",
                "Cannot allocate memory", "out of memory", "JavaScript heap out of memory")
-STDERR_TAIL = 4000
+STDERR_TAIL = 4000  # of stderr in a crash's message
+STDERR_KEEP = 64 << 10  # of stderr kept in memory; the rest is read and dropped
 Normalize = Callable[[Mapping[str, Any]], object]
+
+
+class StderrTail:
+    """A worker process's stderr, read by a thread of its own as it comes (a worker never blocks on it, and a
+    flood costs no disk): the last STDERR_KEEP bytes, and how many came in all."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._lock = threading.Lock()
+        self._buf = bytearray()
+        self.total = 0
+        self._thread = threading.Thread(target=self._pump, args=(stream,), name="worker-stderr", daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
+        try:
+            while chunk := os.read(fd, 1 << 16):
+                with self._lock:
+                    self._buf += chunk
+                    self.total += len(chunk)
+                    if len(self._buf) > 2 * STDERR_KEEP:
+                        del self._buf[:-STDERR_KEEP]
+        except OSError:
+            pass
+        finally:
+            stream.close()
+
+    def wait(self, timeout: float) -> None:
+        """Until the stream ends (every process holding it is gone), at most `timeout` seconds."""
+        self._thread.join(timeout)
+
+    def text(self, n: int, since: int = 0) -> str:
+        """The last `n` bytes written since `since` (a `total` read earlier), as text."""
+        with self._lock:
+            take = max(0, min(n, self.total - since, len(self._buf)))
+            tail = bytes(self._buf[len(self._buf) - take:])
+        return tail.decode("utf-8", "replace").strip()
 
 
 @dataclass(frozen=True)
@@ -78,7 +127,7 @@ class Worker:
         self.unavailable: str | None = None
         self._buf = bytearray()
         self._ids = itertools.count(1)
-        self._stderr: IO[bytes] = tempfile.TemporaryFile()
+        self._stderr: StderrTail | None = None
         self.last_case: str | None = None  # the last case the current process read
 
     # -- process management ---------------------------------------------------------
@@ -90,8 +139,14 @@ class Worker:
         self._buf = bytearray()
         self.last_case = None
         self.proc = subprocess.Popen([sys.executable, "-S", "-E", str(REAPER), str(limit), "--", *cmd],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, env=env)
+        assert self.proc.stderr is not None
+        self._stderr = StderrTail(self.proc.stderr)
+
+    def _request_id(self) -> str:
+        """Unique per process and unguessable: no line a worker writes before a request can carry its id."""
+        return f"{next(self._ids)}-{secrets.token_hex(4)}"
 
     def start(self) -> StartReply:
         """Starts the worker if needed; returns its self-description or raises AdapterUnavailable."""
@@ -105,7 +160,7 @@ class Worker:
             return None
         try:
             self._spawn()
-            request_id = str(next(self._ids))
+            request_id = self._request_id()
             self._send(protocol.StartRequest(request_id))
         except AdapterUnavailable as e:  # its command cannot be made here (a missing program, say)
             self.unavailable = str(e)
@@ -124,12 +179,12 @@ class Worker:
             assert self.info is not None
             return self.info
         try:
-            obj, _ = self._answer(request_id, time.monotonic() + self.adapter.start_timeout_s)
+            obj, _ = protocol.parse_line(self._line(time.monotonic() + self.adapter.start_timeout_s))
             reply = protocol.parse_start(obj, request_id)
         except AdapterUnavailable as e:
             self.unavailable = str(e)
             raise
-        except (OSError, TimeoutError, WorkerDied, ProtocolError, ValueError) as e:
+        except (OSError, TimeoutError, WorkerDied, ProtocolError) as e:
             self.kill()
             tail = self.stderr_tail(800).strip().splitlines()[-1:]  # the last line: the error, not its traceback
             self.unavailable = protocol.one_line(f"worker did not start: {e}" + (f": {tail[0]}" if tail else ""))
@@ -142,7 +197,8 @@ class Worker:
         return reply
 
     def kill(self) -> None:
-        """The reaper kills the worker's whole process group on SIGTERM; SIGKILL if it does not go."""
+        """The reaper kills everything below it on SIGTERM (setsid and double-forked descendants included); SIGKILL
+        if it does not go."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -156,6 +212,8 @@ class Worker:
         for stream in (proc.stdin, proc.stdout):
             if stream:
                 stream.close()
+        if self._stderr is not None:
+            self._stderr.wait(2)  # the tail up to the end (every holder of the pipe is gone)
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None and self.proc.stdin:
@@ -166,13 +224,12 @@ class Worker:
             except (OSError, subprocess.TimeoutExpired):
                 pass
         self.kill()
-        self._stderr.close()
 
     def stderr_tail(self, n: int = STDERR_TAIL, since: int = 0) -> str:
-        self._stderr.flush()
-        end = self._stderr.seek(0, os.SEEK_END)
-        self._stderr.seek(max(since, end - n))
-        return self._stderr.read().decode("utf-8", "replace").strip()
+        return self._stderr.text(n, since) if self._stderr is not None else ""
+
+    def _stderr_mark(self) -> int:
+        return self._stderr.total if self._stderr is not None else 0
 
     # -- protocol -------------------------------------------------------------------
 
@@ -185,7 +242,7 @@ class Worker:
             raise WorkerDied("worker closed its input") from None
 
     def _line(self, deadline: float) -> bytes:
-        """The next line, read in linear time; ProtocolError past MAX_LINE, TimeoutError past the deadline."""
+        """The next line, read in linear time; OutOfStep past MAX_LINE, TimeoutError past the deadline."""
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
         scanned = 0
@@ -197,7 +254,7 @@ class Worker:
                 return line
             scanned = len(self._buf)
             if scanned > protocol.MAX_LINE:
-                raise ProtocolError(f"an answer line longer than {protocol.MAX_LINE} bytes")
+                raise OutOfStep(f"an answer line longer than {protocol.MAX_LINE} bytes")
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
                 raise TimeoutError("no answer within the timeout")
@@ -206,68 +263,93 @@ class Worker:
                 raise WorkerDied("worker exited")
             self._buf += chunk
 
-    def _answer(self, request_id: str, deadline: float) -> tuple[object, str | None]:
-        """The next line as JSON, and the sha256 of the raw line if it was not UTF-8."""
-        text, raw_sha = protocol.decode_line(self._line(deadline))
-        try:
-            return json.loads(text), raw_sha
-        except ValueError:
-            raise ProtocolError(f"answer to request {request_id} is not JSON: {protocol.clean(text, 120)!r}") from None
+    def _quiet(self) -> bool:
+        """Nothing came from the worker since its last answer (no stray line, no end of its output)."""
+        if self.proc is None or self.proc.stdout is None or self.proc.poll() is not None or self._buf:
+            return False
+        return not select.select([self.proc.stdout.fileno()], [], [], 0)[0]
 
     def read(self, path: str, case_id: str = "", op: str = "read", timeout_s: float | None = None) -> Timed:
-        """One cell. Never raises: every failure of the worker (or of our side of the protocol) is an outcome."""
+        """One cell. Never raises: every failure of the worker (or of our side of the protocol) is an outcome. A
+        worker out of step is discarded and the cell goes, once, to a fresh worker."""
         t0 = time.monotonic()
-        timeout = timeout_s or self.adapter.timeout_s
-        try:
-            self.start()
-        except AdapterUnavailable as e:
-            return Timed(UnavailableOutcome(str(e)), 0.0)
-        mark = self._stderr.seek(0, os.SEEK_END)
-        previous, self.last_case = self.last_case, case_id
-        library_s = None
-        try:
-            request_id = str(next(self._ids))
-            self._send(protocol.ReadRequest(request_id, path, case_id, op))
-            obj, raw_sha = self._answer(request_id, time.monotonic() + timeout)
-            outcome = protocol.parse_answer(obj, request_id, self.normalize, raw_sha)
-            library_s = protocol.library_seconds(obj)
-        except TimeoutError:
-            self.kill()
-            outcome = Timeout(timeout)
-        except WorkerDied:
-            outcome = self._death(mark)
-        except ProtocolError as e:
-            self.kill()  # the stream is out of step: a fresh worker for the next cell
-            outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
+        outcome, previous, library_s = self._once_more(
+            case_id, lambda rid: protocol.ReadRequest(rid, path, case_id, op),
+            lambda obj, rid, raw: protocol.parse_answer(obj, rid, self.normalize, raw), timeout_s)
         return Timed(outcome, time.monotonic() - t0, previous, library_s)
 
     def write(self, source: str, path: str, profile: str, table: str, timeout_s: float | None = None) -> TimedWrite:
         """One write (conformance/harness/writing.py). Never raises: as for `read`, every failure is an outcome."""
         t0 = time.monotonic()
+        outcome, _, library_s = self._once_more(
+            f"write {profile} {table}", lambda rid: protocol.WriteRequest(rid, source, path, profile, table),
+            protocol.parse_write_answer, timeout_s)
+        return TimedWrite(outcome, time.monotonic() - t0, library_s)
+
+    def _once_more(self, label: str, request: MakeRequest, parse: Callable[[object, str, str | None], T],
+                   timeout_s: float | None) -> tuple[T | Outcome, str | None, float | None]:
+        """One exchange, and once more in a fresh worker when this one was out of step."""
         timeout = timeout_s or self.adapter.timeout_s
+        try:
+            return self._exchange(label, request, parse, timeout)
+        except OutOfStep:
+            try:
+                return self._exchange(label, request, parse, timeout)
+            except OutOfStep as e:
+                return self._protocol_error(e), None, None
+
+    def _exchange(self, label: str, request: MakeRequest, parse: Callable[[object, str, str | None], T],
+                  timeout: float) -> tuple[T | Outcome, str | None, float | None]:
+        """(outcome, the case this process read before, library_s) of one request; OutOfStep (the worker killed)
+        when its stream is out of step."""
+        if self.proc is not None and self.info is not None and not self._quiet():
+            self.kill()  # it wrote something unasked, or died, since its last answer: that is no cell's outcome
         try:
             self.start()
         except AdapterUnavailable as e:
-            return TimedWrite(UnavailableOutcome(str(e)), 0.0)
-        mark = self._stderr.seek(0, os.SEEK_END)
-        self.last_case = f"write {profile} {table}"
-        library_s = None
-        outcome: Wrote | Outcome
+            return UnavailableOutcome(str(e)), None, None
+        mark = self._stderr_mark()
+        previous, self.last_case = self.last_case, label
         try:
-            request_id = str(next(self._ids))
-            self._send(protocol.WriteRequest(request_id, source, path, profile, table))
-            obj, raw_sha = self._answer(request_id, time.monotonic() + timeout)
-            outcome = protocol.parse_write_answer(obj, request_id, raw_sha)
-            library_s = protocol.library_seconds(obj)
+            request_id = self._request_id()
+            try:
+                self._send(request(request_id))
+            except WorkerDied:
+                raise OutOfStep("the worker's input was closed before the request was sent") from None
+            obj, raw_sha = protocol.parse_line(self._line(time.monotonic() + timeout))
+            outcome = parse(obj, request_id, raw_sha)
+            if self._buf:  # more came with the answer (a second answer, a stray line): the answer stands, the worker
+                self.kill()  # goes, so that no later cell reads what came after it
+            return outcome, previous, protocol.library_seconds(obj)
         except TimeoutError:
             self.kill()
-            outcome = Timeout(timeout)
+            return Timeout(timeout), previous, None
         except WorkerDied:
-            outcome = self._death(mark)
-        except ProtocolError as e:
+            if self._request_unread():  # it ended after its last answer, before it took this request: not this cell
+                raise OutOfStep("the worker ended before it read the request") from None
+            return self._death(mark), previous, None
+        except OutOfStep:
             self.kill()
-            outcome = HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
-        return TimedWrite(outcome, time.monotonic() - t0, library_s)
+            raise
+        except ProtocolError as e:
+            self.kill()  # the stream is out of step: a fresh worker for the next cell
+            return self._protocol_error(e), previous, None
+
+    def _request_unread(self) -> bool:
+        """The request is still in the worker's input pipe, untouched (FIONREAD counts it from either end)."""
+        stdin = self.proc.stdin if self.proc is not None else None
+        if stdin is None or stdin.closed:
+            return False
+        try:
+            unread = array.array("i", [0])
+            fcntl.ioctl(stdin.fileno(), termios.FIONREAD, unread, True)
+        except OSError:
+            return False
+        return unread[0] > 0
+
+    @staticmethod
+    def _protocol_error(e: ProtocolError) -> Outcome:
+        return HarnessError(Error("protocol-error", protocol.clean(str(e), protocol.MAX_TEXT)))
 
     def _death(self, mark: int) -> Outcome:
         assert self.proc is not None
@@ -279,6 +361,8 @@ class Worker:
         tail = self.stderr_tail(since=mark)
         if rc is not None and rc < 0:
             how = f"killed by {signal.Signals(-rc).name}"
+        elif rc is None:
+            how = "closed its output and did not exit"
         else:
             how = f"exited with code {rc}"
         error = Error(how, protocol.clean(tail[-STDERR_TAIL:] or how))

@@ -23,7 +23,7 @@ import hashlib
 import itertools
 import struct as _struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from typing import Any, Literal
@@ -303,6 +303,40 @@ class ParquetFooter:
         if self.encrypted_footer:
             return 0
         return sum(1 for el in self.root.children("schema") if not el.value("num_children"))
+
+
+class SchemaTreeError(ValueError):
+    """A schema list that is not one depth-first tree."""
+
+
+def schema_leaves(elements: Sequence[tuple[bytes, int]]) -> list[tuple[int, list[bytes]]]:
+    """(index, path) of every leaf of a depth-first schema list given as (name, num_children) pairs, iteratively
+    (a deep schema costs no recursion); SchemaTreeError where the list is not one tree (empty, children past its
+    end, elements after the root's last child). The FlatBuffers footer and PARX's path restoration both walk it."""
+    if not elements:
+        raise SchemaTreeError("the schema is empty")
+    out: list[tuple[int, list[bytes]]] = []
+    stack: list[tuple[list[bytes], int]] = [([], elements[0][1])]  # (path, children left)
+    pos = 1
+    while stack:
+        prefix, left = stack[-1]
+        if left <= 0:
+            stack.pop()
+            continue
+        stack[-1] = (prefix, left - 1)
+        if pos >= len(elements):
+            raise SchemaTreeError(f"schema element {pos} is missing: num_children reach past the list's "
+                                  f"{len(elements)} elements")
+        name, children = elements[pos]
+        path = [*prefix, name]
+        if children:
+            stack.append((path, children))
+        else:
+            out.append((pos, path))
+        pos += 1
+    if pos != len(elements):
+        raise SchemaTreeError(f"the schema tree ends at element {pos} of {len(elements)}")
+    return out
 
 
 def _join(path: str, name: str) -> str:

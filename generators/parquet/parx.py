@@ -26,7 +26,15 @@ from dataclasses import dataclass
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import apply_edits, before_stop
 from parquet_conformance.generators.parquet.footer import MAGIC as PAR1
-from parquet_conformance.generators.parquet.footer import FooterError, StructRef, field_id, read_footer, read_tail
+from parquet_conformance.generators.parquet.footer import (
+    FooterError,
+    SchemaTreeError,
+    StructRef,
+    field_id,
+    read_footer,
+    read_tail,
+    schema_leaves,
+)
 from parquet_conformance.generators.parquet.profiles import crc32
 from parquet_conformance.generators.parquet.thrift import Buffer
 
@@ -138,26 +146,9 @@ def with_paths(par1: bytes) -> bytes:
 
 
 def leaf_paths(schema: list[StructRef]) -> list[list[bytes]]:
-    """The path of every leaf of the depth-first schema list (num_children), iteratively; ParxError where the list is
-    not one tree."""
-    if not schema:
-        raise ParxError("the schema is empty")
-    out: list[list[bytes]] = []
-    stack: list[tuple[list[bytes], int]] = [([], schema[0].value("num_children") or 0)]
-    pos = 1
-    while stack:
-        prefix, left = stack[-1]
-        if left <= 0:
-            stack.pop()
-            continue
-        stack[-1] = (prefix, left - 1)
-        if pos >= len(schema):
-            raise ParxError(f"schema element {pos} is missing: num_children reach past the list's {len(schema)}")
-        el = schema[pos]
-        path = [*prefix, el.value("name") or b""]
-        if el.value("num_children"):
-            stack.append((path, el.value("num_children")))
-        else:
-            out.append(path)
-        pos += 1
-    return out
+    """The path of every leaf of the schema list (footer.schema_leaves); ParxError where it is not one tree."""
+    try:
+        pairs = [(el.value("name") or b"", el.value("num_children") or 0) for el in schema]
+        return [path for _, path in schema_leaves(pairs)]
+    except SchemaTreeError as e:
+        raise ParxError(str(e)) from None

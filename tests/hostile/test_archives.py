@@ -1,18 +1,22 @@
-"""`corpus fetch` against archives and servers built to hurt: a decompression bomb, too many entries, more
-content than the manifest lists, a member that does not match the manifest, a server that trickles. Each is
-refused in one line with nothing written into the target, and nothing is left behind in it."""
+"""`corpus fetch` and `corpus verify` against archives, sources and servers built to hurt: a decompression bomb, too
+many entries, more content than the manifest lists, a member that does not match the manifest, a server that
+trickles its body or its headers, one that sends less than it promised, a FIFO as the source, large members that a
+verify could hold in memory. Each is refused in one line with nothing written into the target, and nothing is left
+behind in it."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import io
+import os
 import socket
 import subprocess
+import sys
 import tarfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -134,3 +138,83 @@ def test_the_limits_pass_a_real_corpus(corpus: Path, tmp_path: Path) -> None:
     proc = fetch(archive, digest, tmp_path / "into")
     assert proc.returncode == 0, proc.stderr
     assert dist.verify_tree(dist.find_root(tmp_path / "into")) == []
+
+
+def serve_once(respond: Callable[[socket.socket], None]) -> Iterator[str]:
+    """A server on 127.0.0.1 that answers one request with `respond(conn)`; yields its URL."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        conn.recv(65536)
+        with contextlib.suppress(OSError):  # the client hangs up at its deadline
+            respond(conn)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}/corpus.tar.gz"
+    server.close()
+
+
+@pytest.fixture
+def slow_headers() -> Iterator[str]:
+    """A server that sends its status line, then a header byte every half second, forever."""
+    def respond(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        for _ in range(600):
+            conn.sendall(b"X")
+            time.sleep(0.5)
+    yield from serve_once(respond)
+
+
+@pytest.fixture
+def short_body() -> Iterator[str]:
+    """A server that promises 100000 bytes and hangs up after 10."""
+    def respond(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789")
+    yield from serve_once(respond)
+
+
+def test_headers_sent_a_byte_at_a_time_are_cut_at_the_deadline(slow_headers: str, tmp_path: Path) -> None:
+    """One deadline covers connecting, headers and body: a per-read timeout never fires on a trickle."""
+    proc = subprocess.run([*CLI, "corpus", "fetch", slow_headers, "--sha256", "0" * 64, "--into",
+                           str(tmp_path / "into"), "--timeout", "3"], capture_output=True, text=True, timeout=120)
+    assert "not done within 3s" in refused(proc, tmp_path / "into", code=2)
+
+
+def test_a_short_body_is_a_failed_download(short_body: str, tmp_path: Path) -> None:
+    proc = subprocess.run([*CLI, "corpus", "fetch", short_body, "--sha256", "0" * 64, "--into",
+                           str(tmp_path / "into")], capture_output=True, text=True, timeout=120)
+    assert "ended after 10 of 100000 bytes" in refused(proc, tmp_path / "into", code=2)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "ftp", "directory"])
+def test_only_regular_files_and_http_are_sources(kind: str, tmp_path: Path) -> None:
+    """A FIFO would block the fetch forever; other schemes are not ours to follow."""
+    source = str(tmp_path / "src")
+    if kind == "fifo":
+        os.mkfifo(source)
+    elif kind == "directory":
+        os.mkdir(source)
+    else:
+        source = "ftp://127.0.0.1/corpus.tar.gz"
+    err = refused(fetch(Path(source) if kind != "ftp" else source, "0" * 64, tmp_path / "into"),  # type: ignore[arg-type]
+                  tmp_path / "into", code=2)
+    assert ("not a regular file" if kind != "ftp" else "only http:// and https://") in err
+
+
+def test_verify_holds_no_member_in_memory_but_the_manifest(tmp_path: Path) -> None:
+    """An archive of large JSON members (megabytes of zeros compress to almost nothing) is hashed in bounded memory:
+    only a top-level manifest.json and SHA256SUMS are ever held."""
+    big = 48 << 20
+    archive_of(tmp_path / "a.tar.gz", [("c/manifest.json", b"{}"), *[(f"c/expected/j{i}.json", big) for i in range(8)]])
+    assert (tmp_path / "a.tar.gz").stat().st_size < 3 << 20
+    code = ("import resource, sys; from pathlib import Path; from parquet_conformance.corpus import dist; "
+            "problems, _ = dist.verify_archive(Path(sys.argv[1])); "
+            "print(len(problems), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.tar.gz")], capture_output=True, text=True,
+                          timeout=300)
+    problems, peak_kib = map(int, proc.stdout.split())
+    assert problems > 0 and peak_kib < 300 << 10, (problems, peak_kib)  # 8 x 48 MiB would be 384 MiB

@@ -1,6 +1,7 @@
 """The gate's edge cases: a list that names what does not exist, pins what cannot be pinned, or names a cell
-twice is refused whole (exit 2); a run of part of the corpus is gated only as such; flaky cells can be pinned;
-harness errors make the gate incomplete (exit 3), never the implementation's failure."""
+twice is refused whole (exit 2); a run of part of the corpus is gated only as such; flaky cells are reported apart
+(they cannot be pinned, and fail the gate only with --fail-on-flaky); harness errors make the gate incomplete
+(exit 3), never the implementation's failure."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ KNOWN = {"base/flat", "corrupt/tiny/empty"}
     ("base/flat fail:nonsense\n", "line 1: 'fail:nonsense' is not a verdict"),
     ("base/flat harness-error\n", "line 1: harness-error is not a failure"),
     ("base/flat pass\n", "line 1: pass is not a failure"),
+    ("base/flat legacy flaky\n", "line 1: a flaky cell cannot be pinned"),
     ("base/flat\nbase/flat fail:crash\n", "line 2: base/flat is already listed on line 1"),
     ("base/flat legacy\nbase/flat\n", "line 2: base/flat is already listed on line 1"),
     ("base/flat\nbase/flat legacy\n", "line 2: base/flat is already listed on line 1"),
@@ -35,9 +37,9 @@ def test_a_bad_list_is_refused_naming_the_line(text: str, message: str) -> None:
 
 
 def test_a_good_list() -> None:
-    entries = parse_expected("# c\nbase/flat legacy flaky\ncorrupt/tiny/empty aware:x fail:crash  # why\n", KNOWN)
+    entries = parse_expected("# c\nbase/flat legacy\ncorrupt/tiny/empty aware:x fail:crash  # why\n", KNOWN)
     assert [(e.case, e.role, e.verdict) for e in entries] == [
-        ("base/flat", "legacy", "flaky"), ("corrupt/tiny/empty", "aware:x", "fail:crash")]
+        ("base/flat", "legacy", None), ("corrupt/tiny/empty", "aware:x", "fail:crash")]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -67,7 +69,7 @@ def test_a_partial_run_is_gated_only_as_one(corpus: Path, tmp_path: Path) -> Non
     assert typo.returncode == 2 and "base/flatt is not a case" in typo.stderr
 
 
-def test_flaky_cells_can_be_pinned_and_harness_errors_leave_the_gate_incomplete(corpus: Path, tmp_path: Path) -> None:
+def test_flaky_cells_are_apart_and_harness_errors_leave_the_gate_incomplete(corpus: Path, tmp_path: Path) -> None:
     mark = token()
     out = tmp_path / "out"
     # stateful: rejects a file when fresh, returns other data once it has read something: the corrupt cases
@@ -79,8 +81,11 @@ def test_flaky_cells_can_be_pinned_and_harness_errors_leave_the_gate_incomplete(
     failures = tmp_path / "f.txt"
     gate = ["check", "--results", str(out / "results"), "--expected-failures", str(failures)]
     assert cli(*gate, "--adapter", "stateful", "--run", "stateful", "--write-expected-failures").returncode == 0
-    assert "flaky" in failures.read_text()
-    assert cli(*gate, "--adapter", "stateful", "--run", "stateful").returncode == 0
+    listed = failures.read_text()
+    assert "# Flaky in this run" in listed and not re.search(r"^[^#].* flaky$", listed, re.M)  # named, not pinned
+    flaky = cli(*gate, "--adapter", "stateful", "--run", "stateful")
+    assert flaky.returncode == 0 and re.search(r"^FLAKY +corrupt/tiny/", flaky.stdout, re.M), flaky.stdout
+    assert cli(*gate, "--adapter", "stateful", "--run", "stateful", "--fail-on-flaky").returncode == 1
     failures.write_text("")
     incomplete = cli(*gate, "--adapter", "broken", "--run", "broken")
     assert incomplete.returncode == 3

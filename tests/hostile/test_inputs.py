@@ -70,7 +70,7 @@ def no_file(m: dict) -> None:
     (escape, "unsafe path in the manifest for case"),
     (absolute, "unsafe path in the manifest for case"),
     ([], "not a parquet-conformance manifest"),
-    (no_file, "missing 1 required positional argument: 'file'"),
+    (no_file, "cases[0]: 'file' is required"),
 ])
 def test_a_malicious_manifest_runs_nothing(change: object, message: str, corpus: Path, tmp_path: Path) -> None:
     root = copy(corpus, tmp_path)
@@ -187,3 +187,147 @@ def test_an_unavailable_reason_is_one_line(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     for row in json.loads(proc.stdout):
         assert not row["available"] and "\n" not in row["reason"] and len(row["reason"]) <= 300, row
+
+
+def no_version(m: dict) -> None:
+    del m["generator"]["version"]
+
+
+def text_size(m: dict) -> None:
+    m["cases"][0]["size"] = "abc"
+
+
+def no_legacy(m: dict) -> None:
+    m["cases"][0]["expect"] = {"aware:x": "read"}
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (no_version, "manifest.json: generator: 'version' is required"),
+    (text_size, "manifest.json: cases[0].size: 'abc' is not an integer"),
+    (no_legacy, "manifest.json: cases[0].expect: case base/flat has no expectation for 'legacy'"),
+])
+def test_a_resealed_manifest_is_checked_field_by_field(change: object, message: str, corpus: Path,
+                                                       tmp_path: Path) -> None:
+    """A manifest whose digest was made to match is still held to its schema: one line naming the field, exit 2,
+    before any cell runs, for run, verify and check alike."""
+    root = copy(corpus, tmp_path)
+    edit_manifest(root, change)
+    assert message in one_line(run(root, tmp_path / "out"))
+    assert not (tmp_path / "out").exists()
+    assert message in one_line(cli("corpus", "verify", str(root)))
+
+
+def test_a_manifest_nested_beyond_any_parser_is_one_line(corpus: Path, tmp_path: Path) -> None:
+    root = copy(corpus, tmp_path)
+    (root / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    dist.write_manifest_digest(root)
+    assert "nested too deep to parse" in one_line(run(root, tmp_path / "out"))
+    assert "nested too deep to parse" in one_line(cli("corpus", "verify", str(root)))
+
+
+def test_a_baseline_case_the_corpus_lacks_is_no_error(corpus: Path, tmp_path: Path) -> None:
+    """A corpus generated with --only keeps its bases, not always their baseline cases: runs judge it all."""
+    root = copy(corpus, tmp_path)
+    edit_manifest(root, lambda m: m["bases"]["flat"].update(baseline_case="no/such/case"))
+    proc = run(root, tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_linked_data_folder_is_refused(corpus: Path, tmp_path: Path) -> None:
+    """cases/ as a link to a folder outside the corpus: verify names it, run refuses it."""
+    root = copy(corpus, tmp_path)
+    shutil.move(root / "cases", tmp_path / "elsewhere")
+    (root / "cases").symlink_to(tmp_path / "elsewhere")
+    verify = cli("corpus", "verify", str(root))
+    assert verify.returncode == 1 and "symbolic link: cases" in verify.stderr
+    assert "symbolic link" in one_line(run(root, tmp_path / "out"))
+
+
+def test_bad_run_records_and_lists_are_one_line(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for run_id in ("a", "b"):
+        assert run(corpus, out, "--run-id", run_id, "--only", "base/*").returncode == 0
+    record = out / "results" / "run=b" / "_run.json"
+    record.write_text("[" * 100_000 + "]" * 100_000)
+    gate = ["check", "--adapter", "pyarrow", "--results", str(out / "results"), "--only", "base/*",
+            "--expected-failures"]
+    assert "not a run record" in one_line(cli(*gate, str(tmp_path / "f.txt"), "--run", "b"))
+    history = cli("report", "--history", str(out / "results"), "--out", str(tmp_path / "h"))
+    assert history.returncode == 0 and "warning: run b left out" in history.stderr, history.stderr
+    fifo = tmp_path / "fifo.txt"
+    os.mkfifo(fifo)  # a read would wait for a writer forever
+    assert "not a regular file" in one_line(cli(*gate, str(fifo), "--run", "a"))
+    (tmp_path / "big.txt").write_bytes(b"#" * (17 << 20))
+    assert "larger than" in one_line(cli(*gate, str(tmp_path / "big.txt"), "--run", "a"))
+
+
+def test_a_tampered_staging_file_is_named(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run(corpus, out, "--run-id", "r", "--only", "base/*").returncode == 0
+    (out / "staging" / "run=r").mkdir(parents=True, exist_ok=True)
+    (out / "staging" / "run=r" / "part-1-1.parquet").write_bytes(b"PAR1 not ours PAR1")
+    err = one_line(run(corpus, out, "--resume", "r", "--only", "base/*"))
+    assert "part-1-1.parquet: not a staged outcome file" in err
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (b"\xff\xfe = 1\n", "not UTF-8 text"),
+    (b'pyarrow = ["1.0; rm -rf /"]\n', "version '1.0; rm -rf /'"),
+    (b"pyarrow = [\n", "not TOML"),
+    (b"nosuch = [\"1.0\"]\n", "nosuch"),
+])
+def test_a_bad_version_matrix_is_one_line(text: bytes, message: str, corpus: Path, tmp_path: Path) -> None:
+    (tmp_path / "m.toml").write_bytes(text)
+    assert message in one_line(run(corpus, tmp_path / "out", "--versions", str(tmp_path / "m.toml")))
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_skip_overhead_file_refuses_the_run_before_any_cell(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "skip-overhead.json").write_text('[{"adapter": 1}]')
+    assert "skip-overhead.json: [0]: 'implementation' is required" in one_line(run(corpus, out))
+    assert sorted(p.name for p in out.iterdir()) == ["skip-overhead.json"]
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "--out", "/etc/passwd"],
+    ["run", "--run-id", "r" * 300],
+    ["fuzz", "--time", "nan"],
+    ["fuzz", "--examples", "-5"],
+    ["fuzz", "--time", "inf"],
+    ["corpus", "fetch", "x", "--sha256", "0" * 64, "--into", "/tmp/never", "--timeout", "nan"],
+    ["corpus", "fetch", "x", "--sha256", "0" * 64, "--into", "/tmp/never", "--max-bytes", "-1"],
+    ["generate", "--out", "/etc/passwd"],
+])
+def test_bad_option_values_are_one_line(args: list[str], corpus: Path, tmp_path: Path) -> None:
+    extra = ["--corpus", str(corpus), "--master", "none", "--adapter", "pyarrow"] if args[0] == "run" else []
+    extra += ["--out", str(tmp_path / "out")] if args[0] in ("run", "fuzz") and "--out" not in args else []
+    one_line(cli(*args, *extra))
+    assert not (tmp_path / "out").exists() and not Path("/tmp/never").exists()
+
+
+def test_an_out_folder_that_is_not_utf8_is_one_line(corpus: Path, tmp_path: Path) -> None:
+    target = os.fsencode(tmp_path) + b"/\xff\xfe-out"
+    proc = subprocess.run([*CLI, "run", "--corpus", str(corpus), "--master", "none", "--adapter", "pyarrow", "--out",
+                           target.decode("utf-8", "surrogateescape")], capture_output=True, text=True, timeout=300)
+    assert "is not valid UTF-8" in one_line(proc)
+    assert not os.path.exists(target)
+
+
+def test_a_file_size_limit_is_one_line_and_the_run_resumes(corpus: Path, tmp_path: Path) -> None:
+    """`ulimit -f` reached while the run writes: one line, exit 2; what was staged is kept, and --resume finishes."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (24 << 10, 24 << 10))  # staged parts fit, report.html does not
+
+    out = tmp_path / "out"
+    proc = subprocess.run([*CLI, "run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--adapter",
+                           "pyarrow", "--run-id", "r"], capture_output=True, text=True, timeout=600, preexec_fn=limit)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr  # progress lines, then the error
+    assert proc.stderr.strip().splitlines()[-1] == "parquet-conformance: error: cannot write: File too large"
+    assert list((out / "staging" / "run=r").glob("part-*.parquet")), "the finished cells were staged"
+    resumed = run(corpus, out, "--resume", "r")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (out / "results" / "run=r" / "cells.parquet").is_file() and (out / "report.html").is_file()

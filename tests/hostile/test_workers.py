@@ -52,7 +52,7 @@ def check(outcome: Outcome, kind: type, *text: str) -> None:
     ("garbage", HarnessError, ("not JSON",)),
     ("bad-rows", HarnessError, ("malformed data",)),
     ("big-line", HarnessError, ("longer than 16777216 bytes",)),
-    ("early", HarnessError, ("expected the answer to request 2, got one for id '3'",)),
+    ("mismatched", HarnessError, ("expected the answer to request ", "got one for id '")),
     ("child-holds-stdout", Crash, ()),
     ("surviving-child", Rejected, ("rejected, with a child",)),
     ("exit-after-read", Crash, ()),
@@ -119,3 +119,81 @@ def test_closing_kills_a_child_that_ignores_sigterm() -> None:
     worker.read("/x/bad.parquet")
     worker.close()
     assert_nothing_left(mark)
+
+
+@pytest.mark.parametrize(("mode", "kind", "text"), [
+    ("bad-decimal", HarnessError, ("malformed data in the answer: \"abc\" is not a 'dec' token",)),
+    ("huge-number", HarnessError, ("not JSON",)),
+    ("deep-line", HarnessError, ("nested too deep to parse",)),
+    ("deep-rows", HarnessError, ("deeper than 64",)),
+    ("setsid-holds-stdout", Crash, ("exited with code 3",)),
+])
+def test_any_answer_is_an_outcome_of_its_cell(mode: str, kind: type, text: tuple[str, ...]) -> None:
+    """Numbers Python would not parse, lines nested beyond any recursion limit, a descendant in a session of its own
+    holding stdout: one cell each, and the next is read by a worker in step."""
+    bad, good = bad_then_good(mode)
+    check(bad.outcome, kind, *text)
+    assert isinstance(good.outcome, Read) and good.outcome.rows == 2
+
+
+@pytest.mark.parametrize("mode", ["twice", "exit-after-answer", "setsid-child", "double-fork"])
+def test_what_comes_after_an_answer_is_no_other_cells(mode: str) -> None:
+    """The answer stands; a second answer in the same write, or the worker's exit after answering, never becomes
+    the next cell's outcome; a descendant that left the session is killed with the worker."""
+    bad, good = bad_then_good(mode)
+    assert isinstance(bad.outcome, Read) and bad.outcome.rows == 2, bad.outcome
+    assert isinstance(good.outcome, Read) and good.outcome.rows == 2, good.outcome
+    assert good.previous_case is None or mode in ("setsid-child", "double-fork")
+
+
+def test_a_line_nobody_asked_for_is_no_cells_answer() -> None:
+    """A line written unasked a moment after an answer, guessing the next request's number (ids are unguessable):
+    waiting when the next request is to be sent, it is taken for no answer, and that cell is decided by a fresh
+    worker. (A stray line read while a request is in flight is the `mismatched` mode's.)"""
+    import time
+
+    mark = token()
+    worker = fake("stray-later", mark)
+    try:
+        reads = [worker.read("/x/bad.parquet", "c/bad"), worker.read("/x/good.parquet", "c/good")]
+        time.sleep(1.0)
+        reads.append(worker.read("/x/good.parquet", "c/good"))
+    finally:
+        worker.close()
+    assert_nothing_left(mark)
+    assert all(isinstance(r.outcome, Read) and r.outcome.rows == 2 for r in reads), reads
+    assert reads[2].previous_case is None  # a fresh process read it
+
+
+def test_a_stderr_flood_keeps_a_bounded_tail() -> None:
+    from parquet_conformance.conformance.harness.workers import STDERR_KEEP
+
+    mark = token()
+    worker = Worker(fake("stderr-flood", mark).adapter, [*fake_command("stderr-flood", mark), "--flood=64"],
+                    TRACK.normalize)
+    try:
+        outcome = worker.read("/x/bad.parquet", "c/bad").outcome
+        assert isinstance(outcome, Read)
+        assert 0 < len(worker.stderr_tail(1 << 30)) <= 2 * STDERR_KEEP
+    finally:
+        worker.close()
+    assert_nothing_left(mark)
+
+
+@pytest.mark.parametrize(("mode", "reason"), [
+    ("huge-name", "start answer: implementation: longer than 200 characters"),
+    ("bad-role", "start answer: roles[0]: 'my role#1' does not match"),
+    ("dup-role", "start answer: roles: an item appears twice"),
+    ("numeric-version", "start answer: version: 1.5 is not a string"),
+    ("banner", "worker did not start: a line that is not JSON"),
+])
+def test_a_bad_self_description_makes_the_adapter_unavailable(mode: str, reason: str) -> None:
+    mark = token()
+    worker = fake(mode, mark)
+    try:
+        outcome = worker.read("/x/good.parquet").outcome
+    finally:
+        worker.close()
+    assert_nothing_left(mark)
+    check(outcome, Unavailable, reason)
+    assert isinstance(outcome, Unavailable) and len(outcome.reason) <= 300

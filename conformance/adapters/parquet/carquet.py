@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
 class Carquet(PythonAdapter):
@@ -21,6 +23,7 @@ class Carquet(PythonAdapter):
     implementation = "carquet (C11)"
     module = "carquet"
     package = "carquet"
+    refusals = Refusals(classes=("carquet.errors.CarquetError",))  # a StatusCode in its message
 
     def requirements(self, version: str) -> list[str]:
         return [f"{self.package}=={version}", "pyarrow"]  # its Arrow export, and the harness's canonical form
@@ -32,6 +35,12 @@ class Carquet(PythonAdapter):
     def read(self, path: str) -> Any:
         with self.load().open_reader(path, num_threads=1) as reader:
             return reader.read_all()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python(
+            "carquet", "import carquet\nimport pyarrow as pa", "carquet.__version__",
+            "with carquet.open_reader(path, num_threads=1) as reader:\n    return reader.read_all()",
+            "pip install carquet=={version} pyarrow")
 
 
 ADAPTER = Carquet()

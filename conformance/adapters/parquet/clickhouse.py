@@ -19,6 +19,7 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_table
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -45,6 +46,15 @@ class ClickHouse(PythonAdapter):
     reader = ""  # "", "v1" or "v3": which reader the settings select
     settings: tuple[tuple[str, int], ...] = ()
     _engine: str | None = None
+    # DB::Exception arrives as a RuntimeError "Code: N. DB::Exception: ... (NAME)": a refusal, but LOGICAL_ERROR (49,
+    # ClickHouse's own word for a bug) and STD_EXCEPTION (1001) carrying a C++ standard library exception; out of
+    # memory is MEMORY_LIMIT_EXCEEDED (241) or CANNOT_ALLOCATE_MEMORY (173).
+    refusals = Refusals(
+        messages=(("builtins.RuntimeError", r"^Code: \d+\. DB::Exception: "),),
+        unhandled=(("builtins.RuntimeError", r"^Code: 49\. |\(LOGICAL_ERROR\)"),
+                   ("builtins.RuntimeError", r"^Code: 1001\. DB::Exception: std::|std::(out_of_range|length_error|"
+                                             r"bad_cast|bad_variant_access|bad_optional_access|logic_error)")),
+        oom=(("builtins.RuntimeError", r"^Code: (241|173)\. "),))
 
     def version(self) -> str:
         return metadata.version("chdb")  # chdb.__version__ is chdb-core's in 4.x
@@ -86,14 +96,15 @@ class ClickHouse(PythonAdapter):
 
     def canonical(self, result: Any) -> dict[str, Any]:
         import pyarrow as pa
+        import pyarrow.compute as pc
 
         table, meta = result
         texts = {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
                  for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
                  if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
-        # a STRING column holding other bytes (a nonconforming file) stays those bytes: canonical_table says them
-        columns = [col.cast(options=pa.compute.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
-                                                           allow_invalid_utf8=True))
+        # unchecked: text that is not UTF-8 is what ClickHouse returned (canonical_table keeps its bytes), not our error
+        columns = [pc.cast(col, options=pc.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
+                                                       allow_invalid_utf8=True))
                    for name, col in zip(table.column_names, table.columns, strict=True)]
         return canonical_table(pa.table(columns, names=table.column_names))
 

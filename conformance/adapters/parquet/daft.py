@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 
 
@@ -23,6 +25,10 @@ class Daft(PythonAdapter):
     package = "daft"
     release = "0.7.26"
     default_run = False  # arrow-rs, as datafusion is: run by name
+    # daft's exceptions, but a Rust panic its runtime caught and wrapped in one (`task N panicked with message`).
+    refusals = Refusals(classes=tuple(f"daft.exceptions.{name}" for name in (
+        "DaftCoreException", "ByteStreamError", "DaftTransientError", "DaftTypeError")),
+        unhandled=(("builtins.BaseException", r"panicked with message|panicked at|invariant violated"),))
 
     def describe(self) -> dict[str, Any]:
         """In the worker: the decoder of the daft that is loaded (the harness only knows the release asked for)."""
@@ -37,6 +43,11 @@ class Daft(PythonAdapter):
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(os.path.abspath(path)).to_arrow()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("daft", "import daft\nimport pyarrow as pa", "daft.__version__",
+                                  "return daft.read_parquet(path)", "pip install daft=={version}",
+                                  arrow="result.to_arrow()")
 
 
 class DaftParquet2(Daft):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
 # ParquetWriterOptions per profile (None: DataFrame.write_parquet with no option). Statistics "page" (its default)
@@ -22,6 +24,9 @@ class DataFusion(PythonAdapter):
     module = "datafusion"
     package = "datafusion"
     profiles = tuple(OPTIONS)
+    # DataFusionError arrives as a plain Exception with its kind first; its Internal kind is a bug by its own word.
+    refusals = Refusals(messages=(("builtins.Exception", r"^(DataFusion error|Arrow error|Parquet error): "),),
+                        unhandled=(("builtins.Exception", r"Internal error|panicked"),))
 
     def read(self, path: str) -> object:
         df = self.load()
@@ -36,6 +41,12 @@ class DataFusion(PythonAdapter):
             frame.write_parquet(path)
         else:
             frame.write_parquet_with_options(path, df.ParquetWriterOptions(**options))
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python(
+            "datafusion", "import datafusion\nimport pyarrow as pa", "datafusion.__version__",
+            "ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))  # file order\n"
+            "return ctx.read_parquet(path).to_arrow_table()", "pip install datafusion=={version}")
 
 
 ADAPTER = DataFusion()

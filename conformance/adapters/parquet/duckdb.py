@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 # COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
 # statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
@@ -20,6 +22,14 @@ class DuckDB(PythonAdapter):
     # Releases up to 1.4 reserve more address space than they use: under an address-space limit they fail
     # wide files ("Out of Memory Error: Allocation failure") that they read. DuckDB bounds its own memory.
     memory_limit_bytes = None
+    # duckdb.Error and its subclasses, but its internal errors, and a bare Error carrying a C++ standard library
+    # exception's what() (Thrift's and the Parquet extension's own runtime_errors are bare Errors too, on purpose).
+    refusals = Refusals(
+        classes=("duckdb.Error",),
+        unhandled=(("duckdb.InternalException", ""), ("duckdb.FatalException", ""),
+                   ("duckdb.Error", r"^(vector::|basic_string|std::bad_|map::at|unordered_map::at|cannot create "
+                                    r"std::vector|bitset::|std::out_of_range|std::length_error)")),
+        oom=(("duckdb.OutOfMemoryException", ""),))
 
     def requirements(self, version: str) -> list[str]:
         return [f"duckdb=={version}", "pyarrow"]  # results come as Arrow
@@ -41,6 +51,13 @@ class DuckDB(PythonAdapter):
             con.execute(f"COPY src TO '{quoted}' (FORMAT parquet{', ' + OPTIONS[profile] if OPTIONS[profile] else ''})")
         finally:
             con.close()
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python(
+            "duckdb", "import duckdb\nimport pyarrow as pa", "duckdb.__version__",
+            'con = duckdb.connect(config={"memory_limit": "4GB"})\ntry:\n'
+            '    return con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()  # 1.4+\n'
+            "finally:\n    con.close()", "pip install duckdb=={version} pyarrow")
 
 
 ADAPTER = DuckDB()

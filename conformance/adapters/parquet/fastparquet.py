@@ -11,7 +11,9 @@ import datetime as dt
 import decimal
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 from parquet_conformance.generators.parquet.written import ROW_GROUP_ROWS
@@ -25,6 +27,29 @@ DATE, DECIMAL = 6, 5  # parquet.thrift ConvertedType
 WIDE = decimal.Context(prec=100)  # quantizing a float to a DECIMAL(38) or (76) scale needs more than 28 digits
 FLOATING = (4, 5)  # parquet.thrift Type FLOAT, DOUBLE
 
+# The repro script's `data`: pandas values, with the DATE and DECIMAL annotations re-applied as `canonical` does.
+PANDAS_DATA = '''def data(result):
+    """(column names, row count, one column's values) of the pandas DataFrame, with DATE and DECIMAL re-applied
+    from the file's schema (pandas holds dates as timestamps and decimals as floats); NaN outside a FLOAT or DOUBLE
+    column is pandas' null."""
+    pf, df = result
+
+    def values(name):
+        element = pf.schema.schema_element(name.split("."))
+        kind, scale = element.converted_type, element.scale or 0
+        out = []
+        for v in df[name].tolist():
+            if isinstance(v, float) and v != v and element.type not in (4, 5):  # not FLOAT, DOUBLE
+                v = None
+            elif kind == 6 and isinstance(v, dt.datetime):  # ConvertedType DATE
+                v = v.date()
+            elif kind == 5 and isinstance(v, float) and v == v:  # ConvertedType DECIMAL
+                v = decimal.Decimal(repr(v)).quantize(decimal.Decimal(1).scaleb(-scale))
+            out.append(v)
+        return out
+
+    return [str(c) for c in df.columns], len(df), values'''
+
 
 class FastParquet(PythonAdapter):
     name = "fastparquet"
@@ -32,6 +57,16 @@ class FastParquet(PythonAdapter):
     module = "fastparquet"
     package = "fastparquet"
     profiles = tuple(OPTIONS)
+    # Its own exception, its codecs' and JSON codecs', and the plain errors it raises on purpose (fastparquet/core.py,
+    # compression.py, converted_types.py); its Cython Thrift reader's TypeError ('NoneType' object is not iterable),
+    # numpy's index errors and a seek before the file's start (OSError EINVAL) are not among them.
+    refusals = Refusals(
+        classes=("fastparquet.util.ParquetException", "cramjam.DecompressionError", "fastparquet.json.JsonCodecError"),
+        messages=(("builtins.NotImplementedError", r"^Encoding "),
+                  ("builtins.RuntimeError", r"^(Compression '.*' not available|Attempt to read as categorical|"
+                                            r"Assigned array dtype)"),
+                  ("builtins.ValueError", r"^(Timestamp $|Column contains repeated value|Returning category type)"),
+                  ("builtins.ImportError", r"^BSON not found")))
 
     def requirements(self, version: str) -> list[str]:
         # Releases before 2024.11 were built against numpy 1 and do not say so.
@@ -60,6 +95,11 @@ class FastParquet(PythonAdapter):
             fp.write(path, frame, write_index=False, **OPTIONS[profile])
         finally:
             writer.DATAPAGE_VERSION = before
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("fastparquet", "import fastparquet", "fastparquet.__version__",
+                                  "pf = fastparquet.ParquetFile(path)\nreturn pf, pf.to_pandas()",
+                                  "pip install fastparquet=={version}", data=PANDAS_DATA)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         import pandas as pd

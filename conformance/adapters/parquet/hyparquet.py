@@ -16,7 +16,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, require_program
+from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, Reproducer, require_program
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.harness.envs import Env, ensure
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -54,6 +55,11 @@ class Hyparquet(CommandAdapter):
             columns.append({"name": field.name, "data": _values(table.column(field.name).combine_chunks(), field.type),
                             "extra": extra})
         return json.dumps({"schema": schema, "columns": columns, "options": options}).encode()
+
+    def reproducer(self) -> Reproducer:
+        """repro/hyparquet.tmpl reads as the worker's `read` does, and turns values into plain ones as it does."""
+        return reproducers.template("hyparquet.tmpl", "JavaScript", "repro.mjs", "npm install hyparquet@{version}",
+                                    "node repro.mjs")
 
 
 def _elements(name: str, t: Any, rep: str = "OPTIONAL") -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_value, date_days
 
 NUMERIC = re.compile(r"NUMERIC\((\d+), (\d+)\)")
@@ -34,6 +35,10 @@ class Hyper(PythonAdapter):
     engine = "Hyper's C++ Parquet reader (hyperd)"
     module = "tableauhyperapi"
     package = "tableauhyperapi"
+    # HyperException: SQL errors with a hint ("The file is probably corrupt.", "This feature is not supported."), but
+    # an internal error (SQLSTATE XX000, Hyper's word for its own bug).
+    refusals = Refusals(classes=("tableauhyperapi.HyperException",),
+                        unhandled=(("tableauhyperapi.HyperException", r"(?i)internal error|XX000"),))
     _process: Any = None
     _connection: Any = None
 

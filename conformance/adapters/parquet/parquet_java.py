@@ -1,6 +1,10 @@
 """parquet-java (parquet-hadoop), the Java reference implementation, from the jars that ship
 with pyspark. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
-machine's javac at first use and cached by the hash of its source and classpath.
+machine's javac at first use and cached by the hash of its source and classpath. Its errors are sorted
+by java/JavaErrors.java (docs/adapters.md#error-taxonomy): IOException, Thrift's TException and
+parquet-java's ParquetRuntimeException, or a plain check parquet-java's own code throws with a message,
+are refusals, unless a cause in the chain is a null dereference, a bad cast, an index, buffer or JDK
+argument check, or an Error.
 
 It writes too, with ExampleParquetWriter (parquet-java's own Group API, no Spark): `write_source` turns the table
 into a message type (as a parquet-java user declares one) and rows shaped like it."""
@@ -13,7 +17,9 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +27,17 @@ from parquet_conformance.conformance.adapters import (
     AdapterUnavailable,
     CommandAdapter,
     NotExpressible,
+    Reproducer,
     cache_dir,
     cache_lock,
     require_program,
 )
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.harness.envs import say
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
+ERRORS = Path(__file__).parent / "java" / "JavaErrors.java"  # the error rule, which Spark's adapter uses too
 # ExampleParquetWriter.Builder options per profile (the worker maps each to its `with...` call). It writes a column
 # index and an offset index by default.
 OPTIONS: dict[str, dict[str, Any]] = {
@@ -60,29 +69,61 @@ class ParquetJava(CommandAdapter):
     start_timeout_s = 180.0
     profiles = tuple(OPTIONS)
 
+    def library_version(self) -> str | None:
+        """parquet-hadoop's jar version, and the JVM it runs on (its path: what `java` resolves to)."""
+        try:
+            java = shutil.which("java")
+            return f"{jar_version(pyspark_jars(), 'parquet-hadoop')} {os.path.realpath(java) if java else ''}"
+        except AdapterUnavailable:
+            return None
+
     def command(self) -> list[str]:
         jars = pyspark_jars()
         version = jar_version(jars, "parquet-hadoop")
-        javac, java = require_program("javac"), require_program("java")
+        java = require_program("java")
         classpath = f"{jars}{os.sep}*"
-        key = hashlib.sha256(SOURCE.read_bytes() + classpath.encode() + version.encode()).hexdigest()[:16]
-        out = cache_dir("java", key)
-        with cache_lock(out):
-            if not (out / "ParquetJavaWorker.class").exists():
-                say(f"compiling the Java worker against parquet-java {version} (once)")
-                proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), str(SOURCE)],
-                                      capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+        out = compiled([SOURCE, ERRORS], classpath, version,
+                       f"compiling the Java worker against parquet-java {version} (once)")
         return [java, "-Xmx2g", "-XX:+UseSerialGC", "-Xss8m", "-cp", f"{out}{os.pathsep}{classpath}",
                 "ParquetJavaWorker", version]
 
+    def reproducer(self) -> Reproducer:
+        """repro/parquet-java.tmpl reads as the worker's `read` does: a single-file program (JEP 330, Java 17) on
+        pyspark's jars, which hold parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
+        try:
+            pyspark = f"pyspark=={metadata.version('pyspark')}"
+        except metadata.PackageNotFoundError:
+            pyspark = "pyspark"
+        return reproducers.template(
+            "parquet-java.tmpl", "Java", "Repro.java",
+            f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
+            "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
+            "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",
+            'java -cp "$JARS" Repro.java')
 
     def write_source(self, table: Any, profile: str) -> bytes:
         schema = "message m { " + " ".join(_declare(f.name, f.type) for f in table.schema) + " }"
         columns = {f.name: _column(table.column(f.name).combine_chunks(), f.type) for f in table.schema}
         rows = [{name: values[i] for name, values in columns.items()} for i in range(table.num_rows)]
         return json.dumps({"schema": schema, "options": OPTIONS[profile], "rows": rows}).encode()
+
+
+def compiled(sources: list[Path], classpath: str, version: str, progress: str) -> Path:
+    """The folder of the sources' classes, compiled with the machine's javac at first use and cached by the hash of
+    the sources and the classpath."""
+    javac = require_program("javac")
+    digest = hashlib.sha256(classpath.encode() + version.encode())
+    for source in sources:
+        digest.update(source.read_bytes())
+    out = cache_dir("java", digest.hexdigest()[:16])
+    with cache_lock(out):
+        if not all((out / f"{source.stem}.class").exists() for source in sources):
+            say(progress)
+            proc = subprocess.run([javac, "-nowarn", "-cp", classpath, "-d", str(out), *map(str, sources)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise AdapterUnavailable(f"javac failed: {proc.stderr.strip()[-500:]}")
+    return out
 
 
 def _declare(name: str, t: Any, rep: str = "optional") -> str:

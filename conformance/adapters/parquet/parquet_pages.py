@@ -17,6 +17,7 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.parquet.summary import chunk, element, summary
 
 
@@ -26,6 +27,14 @@ class ParquetPages(PythonAdapter):
     module = "parquet_pages"
     package = "parquet-pages"
     roles = ("metadata",)
+    # Apache Thrift's exceptions, its transport's EOFError (readAll on a short input), the ValueError its generated
+    # code's enums raise for a value they lack ("9 is not a valid Encoding"), and its own "no metadata for
+    # ColumnChunk". It checks the magics with `assert`: an assertion is no refusal in any language (Rust's assert!
+    # panics, C's aborts, `python -O` removes it), so a file without them is an unhandled error for it, as a seek before
+    # the file's start (OSError EINVAL) and Thrift's skip() decoding a binary field as UTF-8 (UnicodeDecodeError) are.
+    refusals = Refusals(classes=("thrift.Thrift.TException", "builtins.EOFError"),
+                        messages=(("builtins.RuntimeError", r"^no metadata for ColumnChunk"),
+                                  ("builtins.ValueError", r"^-?\d+ is not a valid \w+$")))
 
     def requirements(self, version: str) -> list[str]:
         # thrift: 0.1.0 imports it without declaring it; pyarrow: the harness's canonical form imports it

@@ -14,6 +14,7 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_rows
 
 
@@ -22,6 +23,13 @@ class ParquetPython(PythonAdapter):
     implementation = "parquet-python (pure Python, thriftpy2)"
     module = "parquet"
     package = "parquet"
+    # Its own exception and the plain errors it raises on purpose, thriftpy2's (its Thrift decoder) and its codecs'
+    # (python-snappy, gzip). A huge length is a MemoryError (oom); a KeyError for a v2 page header is not a refusal.
+    refusals = Refusals(
+        classes=("parquet.ParquetFormatException", "thriftpy2.thrift.TException", "snappy.UncompressError",
+                 "gzip.BadGzipFile", "zlib.error"),
+        messages=(("builtins.NotImplementedError", r"^Bit packing not yet supported"),
+                  ("builtins.EOFError", r"^Expected \d+ bytes but got \d+ bytes")))
 
     def requirements(self, version: str) -> list[str]:
         return [f"parquet[snappy]=={version}", "pyarrow"]  # pyarrow: the harness's canonical form imports it

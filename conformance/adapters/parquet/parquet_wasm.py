@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import ensure, version_key
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -55,6 +56,9 @@ class ParquetWasm(PythonAdapter):
     profiles = tuple(OPTIONS)
     default_writer = False  # arrow-rs, as datafusion's writer is: run by name (--writer parquet-wasm)
     memory_limit_bytes = None  # V8 reserves guard regions for wasm memory; --max-old-space-size bounds the heap
+    # arrow-rs's ParquetError arrives as a JS Error; a panic traps the wasm (`RuntimeError: unreachable`), and
+    # wasm-bindgen's glue throws TypeErrors: neither is a refusal.
+    refusals = Refusals(messages=((f"{__name__}.ParquetWasmError", r"^Error: "),))
     child: subprocess.Popen[bytes] | None = None
     found = "unknown"
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_parquet's options per profile: it compresses with ZSTD and writes a page index by default, and has no switch
@@ -18,6 +20,7 @@ class Polars(PythonAdapter):
     module = "polars"
     package = "polars"
     profiles = tuple(OPTIONS)
+    refusals = Refusals(classes=("polars.exceptions.PolarsError", "builtins.OSError"))  # a panic is a PanicException
 
     def requirements(self, version: str) -> list[str]:
         return [f"polars=={version}", "pyarrow"]  # results come as Arrow
@@ -27,6 +30,11 @@ class Polars(PythonAdapter):
 
     def write(self, source: str, path: str, profile: str) -> None:
         self.load().from_arrow(self.table(source)).write_parquet(path, **OPTIONS[profile])
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("polars", "import polars as pl\nimport pyarrow as pa", "pl.__version__",
+                                  "return pl.read_parquet(path)", "pip install polars=={version} pyarrow",
+                                  arrow="result.to_arrow()")
 
 
 ADAPTER = Polars()

@@ -18,7 +18,14 @@ import decimal
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_rows
+
+# The messages of the ValueErrors its own code raises on purpose (por_que/physical.py, schema.py, enums.py, ...).
+OWN_CHECKS = ("Multiple dictionary pages", r"Data page index \d+ is out of range", "Column index path",
+              "Data page path", "Schema must be parsed", "Compression codec", "Could not resolve schema element type",
+              "Parent group not found", "Found parent group", r".* is not a valid \w+ name", "cannot coerce",
+              "Column chunk path", "Root assembler", "Unexpected boundary")
 
 
 class PorQue(PythonAdapter):
@@ -28,6 +35,13 @@ class PorQue(PythonAdapter):
     package = "por-que"
     release = "0.5.0"
     python = (3, 13)
+    # Its exception hierarchy (PorQueError: ParquetFormatError, ParquetCorruptedError, ThriftParsingError, ...) and
+    # the ValueErrors its own checks raise; its codecs' errors leak as they are (snappy's UncompressError, ZstdError)
+    # and count as theirs. A TypeError or AttributeError from its record assembly is not a refusal.
+    refusals = Refusals(
+        classes=("por_que.exceptions.PorQueError", "snappy.UncompressError", "cramjam.DecompressionError",
+                 "zstandard.ZstdError", "zlib.error", "gzip.BadGzipFile"),
+        messages=(("builtins.ValueError", "^(" + "|".join(OWN_CHECKS) + ")"),))
 
     def requirements(self, version: str) -> list[str]:
         return [f"por-que=={version}", "pyarrow"]  # pyarrow: the harness's canonical form imports it

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -13,6 +15,10 @@ OPTIONS: dict[str, dict[str, object]] = {
     "page-index": {"write_page_index": True, "data_page_size": PAGE_BYTES},
     "row-groups": {"row_group_size": ROW_GROUP_ROWS}}
 
+# Arrow's errors (ArrowTypeError, ArrowKeyError and ArrowIndexError are TypeError, KeyError and IndexError too), and
+# OSError: parquet-cpp's ParquetException arrives as one (Status::IOError). ArrowMemoryError is a MemoryError: oom.
+ARROW = ("pyarrow.lib.ArrowException", "builtins.OSError")
+
 
 class PyArrow(PythonAdapter):
     name = "pyarrow"
@@ -20,6 +26,7 @@ class PyArrow(PythonAdapter):
     module = "pyarrow.parquet"
     package = "pyarrow"
     profiles = tuple(OPTIONS)
+    refusals = Refusals(classes=ARROW)
 
     def requirements(self, version: str) -> list[str]:
         # pyarrow <= 14 was built against numpy 1 and does not say so (15 declares numpy<2 itself).
@@ -35,6 +42,10 @@ class PyArrow(PythonAdapter):
 
     def write(self, source: str, path: str, profile: str) -> None:
         self.load().write_table(self.table(source), path, **OPTIONS[profile])
+
+    def reproducer(self) -> Reproducer:
+        return reproducers.python("pyarrow", "import pyarrow as pa\nimport pyarrow.parquet as pq", "pa.__version__",
+                                  "return pq.read_table(path)", "pip install pyarrow=={version}")
 
 
 ADAPTER = PyArrow()

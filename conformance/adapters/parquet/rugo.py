@@ -15,6 +15,7 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_rows
 
 
@@ -23,6 +24,12 @@ class Rugo(PythonAdapter):
     implementation = "rugo (Opteryx, C++)"
     module = "rugo.parquet"
     package = "rugo"
+    # Its C++ throws std::runtime_error, which Cython raises as RuntimeError with its message, and a type it cannot
+    # materialise is its NotImplementedError; a C++ standard library exception arrives as a RuntimeError too
+    # (std::length_error) or as IndexError (std::out_of_range): those are not refusals.
+    refusals = Refusals(messages=(("builtins.RuntimeError", ""), ("builtins.NotImplementedError", r"^rugo ")),
+                        unhandled=(("builtins.RuntimeError", r"^(vector::|basic_string|cannot create std::|std::|"
+                                                             r"map::at|unordered_map::at|bitset::|deque::)"),))
 
     def requirements(self, version: str) -> list[str]:
         return [f"{self.package}=={version}", "pyarrow"]  # pyarrow: the harness's canonical form imports it

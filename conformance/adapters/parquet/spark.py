@@ -1,6 +1,11 @@
 """Apache Spark's Parquet data source (`spark.read.parquet`), in a local[1] session that the
 worker starts once; results come back through Arrow (`DataFrame.toArrow`, pyspark >= 4.0) or, for
-older releases (`spark==3.5.9`: parquet-java 1.13), through `collect()` in UTC."""
+older releases (`spark==3.5.9`: parquet-java 1.13), through `collect()` in UTC.
+
+Its errors are sorted by parquet-java's rule (java/JavaErrors.java, docs/adapters.md#error-taxonomy), in
+the session's own JVM: the class is compiled with the machine's javac at first use and put on the
+driver's classpath, and the Java throwable under a Py4JJavaError or a pyspark exception is handed to it
+with its whole cause chain (a SparkException wraps the task's own error)."""
 
 from __future__ import annotations
 
@@ -9,9 +14,11 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
+from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
+from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.generators.canonical import canonical_rows, canonical_table
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
@@ -33,8 +40,11 @@ class Spark(PythonAdapter):
     memory_limit_bytes = None  # a JVM child; spark.driver.memory bounds it
     timeout_s = 120.0
     start_timeout_s = 300.0
+    copies = 2  # each read waits ~0.3 s on Spark's planning and scheduling: two sessions overlap their waits
     session = None
     profiles = tuple(OPTIONS)
+    # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort).
+    refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException", "pyarrow.lib.ArrowException"))
 
     def prepare(self) -> None:
         from pyspark.sql import SparkSession
@@ -46,8 +56,10 @@ class Spark(PythonAdapter):
         require_program("java")
         os.environ["TZ"] = "UTC"  # collect() turns timestamps into local datetimes
         time.tzset()
+        errors = compiled([ERRORS], "", "", "compiling the JVM's error rule (java/JavaErrors.java, once)")
         self.session = (SparkSession.builder.master("local[1]").appName("parquet-conformance-adapter")
                         .config("spark.ui.enabled", "false")
+                        .config("spark.driver.extraClassPath", str(errors))
                         .config("spark.driver.extraJavaOptions", java_options())
                         .config("spark.ui.showConsoleProgress", "false")
                         .config("spark.driver.memory", "2g")
@@ -81,6 +93,19 @@ class Spark(PythonAdapter):
             frame.write.options(**OPTIONS[profile]).parquet(f"file://{tmp}/out")
             (part,) = Path(tmp, "out").glob("part-*.parquet")
             shutil.move(part, path)
+
+    def outcome(self, error: BaseException) -> Outcome:
+        """The JVM's rule on the Java throwable a Py4JJavaError (`java_exception`) or a pyspark exception converted
+        from one (`_origin`) carries; the declared refusals otherwise."""
+        throwable = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+        if throwable is None or self.session is None:
+            return super().outcome(error)
+        jvm = self.session.sparkContext._jvm
+        assert jvm is not None
+        outcome = str(jvm.JavaErrors.outcome(throwable))
+        if outcome not in get_args(Outcome):
+            raise ValueError(f"JavaErrors.outcome answered {outcome!r}")
+        return cast(Outcome, outcome)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         if isinstance(result, tuple):

@@ -18,9 +18,12 @@ import os
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_table
 
 REGISTER = "_ZN8facebook5velox7parquet28registerParquetReaderFactoryEv"  # registerParquetReaderFactory()
+THRIFT = r"(TProtocolException|TTransportException|don't know what type|Variable-length int over|invalid TType|" \
+         r"Invalid varint value|Negative size|Exceeded size limit)"
 
 
 class Velox(PythonAdapter):
@@ -30,6 +33,16 @@ class Velox(PythonAdapter):
     module = "pyvelox"
     package = "pyvelox"
     release = "0.2.0"
+    # VeloxException arrives as a RuntimeError naming its source and the file of the check that failed: a user error,
+    # a check of the reader's own (velox/dwio), or Thrift's exceptions (alone, or as the reason a Driver gives) are
+    # refusals; a runtime check of generic code (velox/type, velox/common/memory, velox/vector, velox/buffer: a
+    # DecimalType over 38 digits, a negative StringView size) is not.
+    refusals = Refusals(
+        messages=(("builtins.RuntimeError", r"Error Source: USER"), ("builtins.RuntimeError", r"File: \S*/velox/dwio/"),
+                  ("builtins.RuntimeError", rf"^{THRIFT}"),
+                  ("builtins.RuntimeError", rf"Reason: Operator::addInput failed for [^\n]*: {THRIFT}")),
+        unhandled=(("builtins.RuntimeError",
+                    r"Error Source: RUNTIME[\s\S]*File: \S*/velox/(type|common/memory|vector|buffer)/"),))
 
     def requirements(self, version: str) -> list[str]:
         return [f"pyvelox=={version}", "pyarrow==19.*"]  # the wheel links libarrow_python.so.1900, pins nothing
@@ -70,8 +83,26 @@ class Velox(PythonAdapter):
         if not batches:
             return {"columns": [], "rows": []}
         array = pa.concat_arrays(batches)
-        array.validate(full=True)
+        # Offsets and lengths checked before any value is read (the buffers came from libvelox); its text is viewed as
+        # bytes for the check, since text that is not UTF-8 is Velox's read (canonical_table keeps its bytes).
+        array.view(_as_binary(pa, array.type)).validate(full=True)
         return canonical_table(pa.Table.from_struct_array(array))
+
+
+def _as_binary(pa: Any, t: Any) -> Any:
+    """The type with every string type replaced by the binary type of the same layout."""
+    if pa.types.is_string(t):
+        return pa.binary()
+    if pa.types.is_large_string(t):
+        return pa.large_binary()
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_as_binary(pa, f.type)) for f in t])
+    if pa.types.is_map(t):
+        return pa.map_(_as_binary(pa, t.key_type), t.item_field.with_type(_as_binary(pa, t.item_type)))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        inner = t.value_field.with_type(_as_binary(pa, t.value_type))
+        return pa.list_(inner) if pa.types.is_list(t) else pa.large_list(inner)
+    return t
 
 
 def _copy(pa: Any, array: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from parquet_conformance.conformance.adapters.skiff import Decoded, Encoded, SkiffAdapter
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.corpus.model import GENERATOR_VERSION
 from parquet_conformance.generators.skiff import reference, tokens
 
@@ -13,9 +14,14 @@ class SkiffReference(SkiffAdapter):
     name = "skiff-reference"
     implementation = "parquet-conformance Skiff reference (Python)"
     module = "parquet_conformance.generators.skiff.reference"
+    # Every error it raises on purpose is a ValueError: SkiffDecodeError, SkiffEncodeError, SkiffSchemaError, YsonError.
+    refusals = Refusals(classes=("builtins.ValueError",))
 
     def version(self) -> str:
         return GENERATOR_VERSION
+
+    def library_version(self) -> str | None:
+        return GENERATOR_VERSION  # our code alone: the fingerprint's digest covers it
 
     def _doc(self, path: str) -> dict[str, Any]:
         with open(path, "rb") as fh:

@@ -11,8 +11,9 @@ import io
 from importlib import metadata
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable
+from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable
 from parquet_conformance.conformance.adapters.skiff import Decoded, Encoded, SkiffAdapter, load_case
+from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 # The control columns' names are arguments of the binding; these are the seed's.
 RANGE_INDEX, ROW_INDEX = "$range_index", "$row_index"
@@ -22,6 +23,15 @@ class YtsaurusSkiff(SkiffAdapter):
     name = "ytsaurus-skiff"
     implementation = "YTsaurus Skiff codec (C++, Python binding yt_yson_bindings)"
     module = "yt_yson_bindings"
+    package = "ytsaurus-yson"
+    # YtError and its subclasses (YsonError, SkiffError); when a row is written, the binding's conversion of a value
+    # of the wrong type (CPython's TypeError: "'bytes' object cannot be interpreted as an integer") and its LookupError
+    # for a column the schema lacks, which names the column bare (a KeyError's message is the key quoted): a Python
+    # API refuses a wrong argument so.
+    refusals = Refusals(classes=("yt.common.YtError",), messages=(
+        ("builtins.TypeError", r"cannot be interpreted as an integer|argument must be a string or a real number|"
+                               r"an integer is required|must be real number"),
+        ("builtins.LookupError", r"^[^'\"]")))
 
     def load(self) -> Any:
         try:
@@ -41,6 +51,8 @@ class YtsaurusSkiff(SkiffAdapter):
 
     def _schemas(self, fmt: dict[str, Any]) -> list[Any]:
         registry = fmt.get("skiff_schema_registry", {})
+        if "table_skiff_schemas" not in fmt:  # the binding takes the tables' schemas, not a format: nothing to ask it
+            raise AdapterError("the format has no table_skiff_schemas: the binding cannot be given this case")
         return [self.lib.SkiffSchema([table], registry, RANGE_INDEX, ROW_INDEX) for table in fmt["table_skiff_schemas"]]
 
     def decode(self, path: str) -> Decoded:

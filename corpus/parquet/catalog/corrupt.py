@@ -28,7 +28,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     VARINT_SIZE,
     WIRE,
 )
-from parquet_conformance.corpus.parquet.catalog.parx import PARX_LAYOUT, PARX_TAIL
+from parquet_conformance.corpus.parquet.catalog.parx import PARX_LAYOUT, PARX_TAIL, UNKNOWN_FLAGS
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import base_bytes
 from parquet_conformance.generators.parquet.footer import read_tail
@@ -304,7 +304,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fixed("FileMetaData"), SetTailMagic(magic="PARX")),
             expect={"legacy": "reject", "aware:parx": "reject"},
-            citations=(NOT_PAR1, LAYOUT, PARX_LAYOUT, PARX_TAIL),
+            citations=(NOT_PAR1, LAYOUT, PARX_LAYOUT, PARX_TAIL, UNKNOWN_FLAGS),
             notes="A legacy reader rejects it: the README's layout ends in \"PAR1\" and a reader checks the tail "
             "magic before anything else. A PARX reader rejects it too: it takes the 16 bytes before the magic for "
             "metadata_len, flags and crc32, and here they are the end of the footer (0xFF and our UUID) and its "

@@ -9,7 +9,7 @@ metadata_len, the head magic), both readings are in docs/spec-notes.md#parx."""
 from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog.common import LAYOUT, PF, cite
+from parquet_conformance.corpus.parquet.catalog.common import LAYOUT, MAGIC, PF, RECOVERY, cite
 from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
 from parquet_conformance.generators.parquet.mutations.tail import DamageParxTail, ToParx
@@ -22,7 +22,7 @@ PARX_TAIL = cite(RFC, "PARX Footer Tail — 16 bytes", "metadata_len i32 LE 0 | 
                  "[u8; 4] 12: Always the bytes P A R X", seed=None)
 FLAGS = cite(RFC, "Feature Flags", "A reader **must** reject any file whose `flags` field contains bits that are not "
              "recognized or not supported ... All other bits are reserved and must be zero.", seed=None)
-PATH_FLAG = cite(RFC, "Feature Flags", "1 | PATH_IN_SCHEMA_OMITTED | Column `path_in_schema` fields are omitted from "
+PATH_FLAG = cite(RFC, "Feature Flags", "1 | `PATH_IN_SCHEMA_OMITTED` | Column `path_in_schema` fields are omitted from "
                  "ColumnChunk metadata (this was a previously required field).", seed=None)
 ENCRYPTED_FLAG = cite(RFC, "Feature Flags", "0 | ENCRYPTED_FOOTER | The `FileMetaData` block is encrypted (equivalent "
                       "to the `PARE` format).", seed=None)
@@ -39,6 +39,15 @@ PROTOTYPE = cite("apache/arrow-rs PR #10177 parquet/src/file/metadata/footer_tai
 LEGACY = ("A reader of today's spec reads the last 8 bytes and finds `PARX` where the README's layout has `PAR1`: "
           "it must reject the file, as the proposal intends.")
 PARX = "aware:parx"
+# The sentences that require each expectation (docs/spec-notes.md#expectations): a legacy reader rejects a tail that
+# is not PAR1 (Encryption.md 5.4); an aware reader reads the framing the proposal defines, with the flags it
+# supports, and rejects unknown flags ("must") and a length that delimits no FileMetaData (README, Error recovery).
+# The CRC has only "should verify" behind it: a mismatch alone is `either` (docs/spec-notes.md#parx-crc).
+NOT_PAR1 = MAGIC.requiring("legacy")
+READS_PARX = PARX_LAYOUT.requiring(PARX)
+READS_PATHS = PATH_FLAG.requiring(PARX)
+UNKNOWN_FLAGS = FLAGS.requiring(PARX)
+LOST = RECOVERY.requiring(PARX)
 BASES = ("flat", "nested", "dictionary", "page-index")
 OMIT = RemoveFields(struct="ColumnMetaData", fields=("path_in_schema",), which="all")
 
@@ -47,7 +56,7 @@ def cases() -> list[Case]:
     out = [Case(
         id=f"parx/golden/{base}", title=f"'{base}' in the PARX framing (no flags)", kind="golden", base=base,
         mutations=(ToParx(),), expect={"legacy": "reject", PARX: "read"},
-        citations=(PARX_LAYOUT, PARX_TAIL, CRC, LAYOUT),
+        citations=(READS_PARX, PARX_TAIL, CRC, LAYOUT, NOT_PAR1),
         notes=f"{LEGACY} An aware reader checks the flags (none) and the CRC, then reads the Thrift footer.",
         decode={PARX: "thrift"},
     ) for base in BASES]
@@ -55,7 +64,7 @@ def cases() -> list[Case]:
         id=f"parx/path-in-schema-omitted/{base}", title=f"'{base}' in the PARX framing, every ColumnMetaData "
         "without path_in_schema and flag bit 1 (PATH_IN_SCHEMA_OMITTED) set", kind="golden", base=base,
         mutations=(OMIT, ToParx(flags=parx.PATH_IN_SCHEMA_OMITTED)), expect={"legacy": "reject", PARX: "read"},
-        citations=(PATH_FLAG, PARX_TAIL, CRC, LAYOUT),
+        citations=(READS_PATHS, PARX_TAIL, CRC, LAYOUT, NOT_PAR1),
         notes=f"{LEGACY} An aware reader takes each chunk's path from the schema (leaf j is chunk j of every row "
         "group); parquet.thrift still declares the field required, which the flag overrides.",
         decode={PARX: "thrift"},
@@ -63,31 +72,31 @@ def cases() -> list[Case]:
     out.append(Case(
         id="parx/path-in-schema-omitted-without-flag", title="'flat' in the PARX framing without path_in_schema, "
         "flag bit 1 not set", kind="nonconforming", base="flat", mutations=(OMIT, ToParx()),
-        expect={"legacy": "reject", PARX: "either"}, citations=(REQUIRED_PATH, PATH_FLAG, LAYOUT),
+        expect={"legacy": "reject", PARX: "either"}, citations=(REQUIRED_PATH, PATH_FLAG, LAYOUT, NOT_PAR1),
         notes=f"{LEGACY} Without the flag a required field is missing: an aware reader may reject it, or take the "
         "paths from the schema as the flag would have let it (docs/spec-notes.md#parx)."))
     out.append(Case(
         id="parx/head-magic-par1", title="'flat' in the PARX framing but with PAR1 at the head", kind="nonconforming",
         base="flat", mutations=(ToParx(head_magic="PAR1"),), expect={"legacy": "reject", PARX: "either"},
-        citations=(PARX_LAYOUT, LAYOUT),
+        citations=(PARX_LAYOUT, LAYOUT, NOT_PAR1),
         notes=f"{LEGACY} The proposal puts PARX at both ends; readers read from the tail, and nothing obliges an aware "
         "one to look at the head (docs/spec-notes.md#head-magic)."))
     damage = [
         ("metadata-len-bit-0", DamageParxTail(field="metadata_len", xor=1),
-         "metadata_len with bit 0 flipped: the CRC, which covers it, no longer matches", (PARX_TAIL, CRC)),
+         "metadata_len with bit 0 flipped: the CRC, which covers it, no longer matches", (PARX_TAIL, CRC, LOST)),
         ("metadata-len-bit-20", DamageParxTail(field="metadata_len", xor=1 << 20),
-         "metadata_len with bit 20 flipped: past the start of the file", (PARX_TAIL, CRC)),
+         "metadata_len with bit 20 flipped: past the start of the file", (PARX_TAIL, CRC, LOST)),
         ("metadata-len-negative", DamageParxTail(field="metadata_len", xor=1 << 31),
          "metadata_len with bit 31 set: negative as the proposal's i32, 2^31 or more as the prototype's u32",
-         (PARX_TAIL, PROTOTYPE)),
+         (PARX_TAIL, PROTOTYPE, LOST)),
         ("crc-bit-0", DamageParxTail(field="crc", xor=1), "the crc32 with bit 0 flipped", (CRC,)),
         ("crc-castagnoli", None, "a CRC-32C (Castagnoli) where the proposal has the ISO 3309 CRC-32", (CRC,)),
         ("reserved-flag-bit-2", DamageParxTail(field="flags", xor=1 << 2, recrc=True),
-         "flag bit 2 (reserved) set, the CRC right for it", (FLAGS, ORDER)),
+         "flag bit 2 (reserved) set, the CRC right for it", (UNKNOWN_FLAGS, ORDER)),
         ("reserved-flag-bit-31", DamageParxTail(field="flags", xor=1 << 31, recrc=True),
-         "flag bit 31 (reserved) set, the CRC right for it", (FLAGS, ORDER)),
+         "flag bit 31 (reserved) set, the CRC right for it", (UNKNOWN_FLAGS, ORDER)),
         ("encrypted-flag-on-plaintext", None, "flag bit 0 (ENCRYPTED_FOOTER) on a footer that is not encrypted, the "
-         "CRC right for it", (ENCRYPTED_FLAG, FLAGS, ORDER)),
+         "CRC right for it", (ENCRYPTED_FLAG, UNKNOWN_FLAGS, ORDER)),
     ]
     for slug, step, what, citations in damage:
         if slug == "crc-castagnoli":
@@ -98,21 +107,28 @@ def cases() -> list[Case]:
             steps = (ToParx(), step)
         out.append(Case(
             id=f"parx/corrupt/{slug}", title=f"'flat' in the PARX framing with {what}", kind="corrupt", base="flat",
-            mutations=steps, expect={"legacy": "reject", PARX: "reject"}, citations=(*citations, LAYOUT),
-            notes=f"{LEGACY} An aware reader must reject it too: {_WHY[slug]}"))
+            mutations=steps, expect={"legacy": "reject", PARX: "either" if slug in CRC_ONLY else "reject"},
+            citations=(*citations, LAYOUT, NOT_PAR1), notes=f"{LEGACY} {_WHY[slug]}"))
     return out
 
 
+# Damage only the CRC sees: the footer is intact, and the proposal's reader "should verify" the checksum, which does
+# not oblige one (docs/spec-notes.md#parx-crc).
+CRC_ONLY = {"crc-bit-0", "crc-castagnoli"}
+MUST = "An aware reader must reject it too: "
 _WHY = {
-    "metadata-len-bit-0": "the CRC over the footer and the tail's first 8 bytes does not match.",
-    "metadata-len-bit-20": "the length reaches past the start of the file (and the CRC would not match).",
-    "metadata-len-negative": "under either reading of the length's type it is outside the file; the two differ only "
-    "for files of 2 GiB or more (docs/spec-notes.md#parx).",
-    "crc-bit-0": "the CRC does not match.",
-    "crc-castagnoli": "the proposal names its polynomial (unlike the FlatBuffers footer's crc32: "
-    "docs/spec-notes.md#crc32), so a reader computing CRC-32 finds a mismatch.",
-    "reserved-flag-bit-2": "the flags are checked before the CRC, and an unknown bit means reject.",
-    "reserved-flag-bit-31": "the flags are checked before the CRC, and an unknown bit means reject.",
-    "encrypted-flag-on-plaintext": "a reader that does not support encryption rejects the flag; one that does cannot "
-    "decrypt a footer that was never encrypted.",
+    "metadata-len-bit-0": f"{MUST}the length delimits no FileMetaData, and the CRC over the footer and the "
+    "tail's first 8 bytes does not match.",
+    "metadata-len-bit-20": f"{MUST}the length reaches past the start of the file (and the CRC would not match).",
+    "metadata-len-negative": f"{MUST}under either reading of the length's type it is outside the file; the two differ "
+    "only for files of 2 GiB or more (docs/spec-notes.md#parx).",
+    "crc-bit-0": "The CRC does not match an intact footer: an aware reader that verifies it (\"should\") rejects the "
+    "file, one that does not reads the base data (docs/spec-notes.md#parx-crc).",
+    "crc-castagnoli": "The proposal names its polynomial (unlike the FlatBuffers footer's crc32: "
+    "docs/spec-notes.md#crc32), so a reader computing CRC-32 finds a mismatch; the footer is intact, so whether it "
+    "rejects depends on whether it verifies (\"should\", docs/spec-notes.md#parx-crc).",
+    "reserved-flag-bit-2": f"{MUST}the flags are checked before the CRC, and an unknown bit means reject.",
+    "reserved-flag-bit-31": f"{MUST}the flags are checked before the CRC, and an unknown bit means reject.",
+    "encrypted-flag-on-plaintext": f"{MUST}a reader that does not support encryption rejects the flag; one that does "
+    "cannot decrypt a footer that was never encrypted.",
 }

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import PF, cite
+from parquet_conformance.corpus.parquet.catalog.encryption import PLAINTEXT
 from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD
 from parquet_conformance.generators.parquet.mutations.fields import SetUnion, UnionMember
 
@@ -175,6 +176,7 @@ def _encryption() -> list[Case]:
     encrypted column whatever the unions hold, and the changed footer no longer matches its signature."""
     legacy = ("A legacy reader rejects the file for its encrypted column, whatever the union holds (a projection "
               "without it is readable); a reader with the keys meets a footer whose signature no longer matches.")
+    no_keys = PLAINTEXT.requiring("legacy")  # what requires the legacy reject: the column, not the union
     out = []
     for union, struct, field, which, known, other, what in (
             ("ColumnCryptoMetaData", "ColumnChunk", "crypto_metadata", 1, 2, 1,
@@ -187,14 +189,14 @@ def _encryption() -> list[Case]:
         out += [
             _case(f"{slug}/unknown-only", f"{what} of 'plaintext-footer' holds only member {unknown}", "golden",
                   "plaintext-footer", SetUnion(struct, field, (_member(union),), which=which), {"legacy": "reject"},
-                  (CRYPTO, COMPAT_OLD), f"An encryption of a newer writer. {legacy}"),
+                  (CRYPTO, COMPAT_OLD, no_keys), f"An encryption of a newer writer. {legacy}"),
             _case(f"{slug}/unknown-beside-known", f"{what} of 'plaintext-footer' also holds member {unknown}",
                   "nonconforming", "plaintext-footer",
                   SetUnion(struct, field, (UnionMember(known, KEEP), _member(union)), which=which),
-                  {"legacy": "reject"}, (IDL, COMPACT, CRYPTO), f"Two fields in a union. {legacy}"),
+                  {"legacy": "reject"}, (IDL, COMPACT, CRYPTO, no_keys), f"Two fields in a union. {legacy}"),
             _case(f"{slug}/two-members", f"{what} of 'plaintext-footer' holds both of its members",
                   "nonconforming", "plaintext-footer",
                   SetUnion(struct, field, tuple(sorted(pair, key=lambda m: m.id)), which=which),
-                  {"legacy": "reject"}, (IDL, COMPACT, CRYPTO), f"Two fields in a union. {legacy}"),
+                  {"legacy": "reject"}, (IDL, COMPACT, CRYPTO, no_keys), f"Two fields in a union. {legacy}"),
         ]
     return out

@@ -10,6 +10,7 @@ unambiguously (UTF8, DATE, DECIMAL, LIST, MAP).
 from __future__ import annotations
 
 from parquet_conformance.generators.parquet.flatbuf.schema import FlatbufferError
+from parquet_conformance.generators.parquet.footer import SchemaTreeError, schema_leaves
 from parquet_conformance.generators.parquet.thrift import BINARY, BYTE, I16, I32, I64, LIST, STRUCT, TRUE, encode_struct
 
 LOGICAL_IDS = {"StringType": 1, "MapType": 2, "ListType": 3, "EnumType": 4, "DecimalType": 5, "DateType": 6,
@@ -42,33 +43,12 @@ def _logical(logical: tuple[str, dict] | None) -> bytes | None:
 
 
 def leaf_paths(schema: list[dict] | None) -> list[tuple[int, list[bytes]]]:
-    """(schema index, path) of every leaf, walking the depth-first list with num_children. FlatbufferError where
-    the list is not one tree (empty, children past its end, elements after the root's last child): a
-    flatbuffer that verifies says nothing about that. Iterative, so that a deep schema costs no recursion."""
-    if not schema:
-        raise FlatbufferError("the schema is empty")
-    out: list[tuple[int, list[bytes]]] = []
-    stack: list[tuple[list[bytes], int]] = [([], schema[0]["num_children"] or 0)]  # (path, children left)
-    pos = 1
-    while stack:
-        prefix, left = stack[-1]
-        if left <= 0:
-            stack.pop()
-            continue
-        stack[-1] = (prefix, left - 1)
-        if pos >= len(schema):
-            raise FlatbufferError(f"schema element {pos} is missing: num_children reach past the list's "
-                                  f"{len(schema)} elements")
-        el = schema[pos]
-        path = [*prefix, el["name"] or b""]
-        if el["num_children"]:
-            stack.append((path, el["num_children"]))
-        else:
-            out.append((pos, path))
-        pos += 1
-    if pos != len(schema):
-        raise FlatbufferError(f"the schema tree ends at element {pos} of {len(schema)}")
-    return out
+    """(schema index, path) of every leaf (footer.schema_leaves); FlatbufferError where the list is not one tree: a
+    flatbuffer that verifies says nothing about that."""
+    try:
+        return schema_leaves([(el["name"] or b"", el["num_children"] or 0) for el in schema or []])
+    except SchemaTreeError as e:
+        raise FlatbufferError(str(e)) from None
 
 
 def _element(el: dict) -> bytes:

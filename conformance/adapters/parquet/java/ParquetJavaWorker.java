@@ -24,7 +24,6 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;
@@ -50,12 +49,6 @@ import org.apache.parquet.schema.Type;
 
 public final class ParquetJavaWorker {
   static final ObjectMapper JSON = new ObjectMapper();
-  // Unchecked exceptions that mean the reader lost control, not that it refused the file.
-  static final Set<String> CRASHES = Set.of("java.lang.NullPointerException",
-      "java.lang.ArrayIndexOutOfBoundsException", "java.lang.IndexOutOfBoundsException",
-      "java.lang.StringIndexOutOfBoundsException", "java.lang.NegativeArraySizeException",
-      "java.lang.ClassCastException", "java.lang.ArithmeticException",
-      "java.nio.BufferUnderflowException", "java.nio.BufferOverflowException");
 
   public static void main(String[] args) throws Exception {
     PrintStream proto = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
@@ -96,10 +89,7 @@ public final class ParquetJavaWorker {
         for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
       }
     } catch (Throwable t) {
-      String cls = t.getClass().getName();
-      String outcome = t instanceof OutOfMemoryError ? "oom"
-          : (t instanceof Error || CRASHES.contains(cls)) ? "crash" : "rejected";
-      error(resp, outcome, t);
+      error(resp, JavaErrors.outcome(t), t);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
       resp.put("library_s", (System.nanoTime() - t0) / 1e9);
       return;
     }
@@ -151,10 +141,7 @@ public final class ParquetJavaWorker {
         }
       }
     } catch (Throwable t) {
-      String cls = t.getClass().getName();
-      String outcome = t instanceof OutOfMemoryError ? "oom"
-          : (t instanceof Error || CRASHES.contains(cls)) ? "crash" : "rejected";
-      error(resp, outcome, t);
+      error(resp, JavaErrors.outcome(t), t);  // the read's rule (docs/adapters.md#error-taxonomy)
       resp.put("library_s", (System.nanoTime() - t0) / 1e9);
       return;
     }
@@ -193,11 +180,19 @@ public final class ParquetJavaWorker {
     return x.isTextual() ? Double.parseDouble(x.asText()) : x.asDouble();
   }
 
+  /** The error, its top frame, and each cause on a line of its own (what the outcome was decided on). */
   static void error(ObjectNode resp, String outcome, Throwable t) {
-    StackTraceElement[] st = t.getStackTrace();
-    String where = st.length > 0 ? " (at " + st[0] + ")" : "";
+    StringBuilder message = new StringBuilder(t.getMessage() + where(t));
+    List<Throwable> chain = JavaErrors.chain(t);
+    for (Throwable c : chain.subList(1, chain.size()))
+      message.append("\ncaused by ").append(c.getClass().getName()).append(": ").append(c.getMessage()).append(where(c));
     resp.put("outcome", outcome).putObject("error").put("class", t.getClass().getName())
-        .put("message", t.getMessage() + where);
+        .put("message", message.toString());
+  }
+
+  static String where(Throwable t) {
+    StackTraceElement[] st = t.getStackTrace();
+    return st.length > 0 ? " (at " + st[0] + ")" : "";
   }
 
   static JsonNode field(Group g, int i, Type type) {

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { dateText, errorOf, outcomeOf } from './shared.mjs'
 
 const root = join(process.argv[2], 'node_modules', 'hyparquet')
 const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
@@ -14,12 +15,23 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
 console.log = console.error // nothing but answers on stdout
 
+// How hyparquet refuses a file on purpose (docs/adapters.md#error-taxonomy): plain Errors with its own messages (its
+// parser's, its Thrift decoder's, its snappy's) and one RangeError. A TypeError (a property of undefined) or V8's
+// typed array and DataView bounds checks are unhandled errors.
+const REFUSALS = [
+  ['Error', /^(parquet |thrift |snappy error|invalid snappy length header$|missing eof marker$|premature end of input$|cannot copy from before start of buffer$|invalid offset \d+ pos|Unsupported geometry type)/],
+  ['RangeError', /^parquet row/],
+]
+// A writer declines a table with a plain Error (`throw new Error('...')` is how a JS library refuses on purpose);
+// a TypeError or RangeError from the runtime is not a refusal (docs/adapters.md#error-taxonomy).
+const WRITE_REFUSALS = [['Error', /./]]
+
 // Keep full precision where hyparquet's defaults would round to a JS Date.
 const parsers = {
   timestampFromMilliseconds: (ms) => ({ ts_ms: BigInt(ms).toString() }),
   timestampFromMicroseconds: (us) => ({ ts_us: BigInt(us).toString() }),
   timestampFromNanoseconds: (ns) => ({ ts_ns: BigInt(ns).toString() }),
-  dateFromDays: (days) => ({ date: new Date(days * 86400000).toISOString().split('T')[0] }),
+  dateFromDays: (days) => ({ date: dateText(days) }), // any int32: a JS Date would throw beyond +-100M days
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -93,29 +105,26 @@ for await (const line of createInterface({ input: process.stdin })) {
     out({ id: req.id, ok: true, adapter: 'hyparquet', implementation: 'hyparquet (JavaScript)', version,
       roles: ['legacy'] })
   } else if (req.cmd === 'read') {
-    const error = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
     const t0 = performance.now()
     let result
     try {
       result = await read(req.path)
     } catch (e) {
-      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: error(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, outcome: outcomeOf(e, REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
       continue
     }
     const libraryS = (performance.now() - t0) / 1000
     try {
       out({ id: req.id, outcome: 'read', ...convert(result), library_s: libraryS })
     } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: error(e) })
+      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
     }
   } else if (req.cmd === 'write') {
-    const error = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
     let spec
     try {
       spec = JSON.parse(readFileSync(req.source, 'utf8')) // our document: a mistake in it is ours
     } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: error(e) })
+      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
       continue
     }
     const t0 = performance.now()
@@ -126,8 +135,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
         library_s: (performance.now() - t0) / 1000 })
     } catch (e) {
-      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: error(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, outcome: outcomeOf(e, WRITE_REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

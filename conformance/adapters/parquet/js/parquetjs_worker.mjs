@@ -8,10 +8,26 @@ import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
+import { dateText, errorOf, outcomeOf } from './shared.mjs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
 console.log = console.error // nothing but answers on stdout
+
+// How parquetjs refuses a file on purpose (docs/adapters.md#error-taxonomy): plain Errors with its own messages (and
+// snappyjs'), Apache Thrift's exceptions, its varint decoder's RangeError, JSON.parse's SyntaxError on a JSON value.
+// A TypeError (a property of null, uuid's 'Stringified UUID is invalid') or Node's Buffer bounds checks (RangeError
+// [ERR_OUT_OF_RANGE]) are unhandled errors.
+const REFUSALS = [
+  ['Error', /^(not a valid parquet file|not valid parquet file|invalid parquet version|invalid metadata size|Invalid ENUM value|Invalid Snappy bitstream|read failed|invalid encoding: |invalid compression method|invalid page type|invalid RLE encoding|unsupported type|invalid type|Invalid type: |out of bounds$|Missing RowGroup|Column .* Not Found|page offset and\/or size missing|buffer is empty|must be a multiple of 8|bitWidth is required|Unsupported time unit|TIME type must have a valid unit|Number exceeds)/],
+  ['TProtocolException', /./], ['TException', /./], ['InputBufferUnderrunError', /./],
+  ['RangeError', /^Could not decode varint$/],
+  ['SyntaxError', /JSON/],
+]
+
+// A writer declines a table with a plain Error (`throw new Error('...')` is how a JS library refuses on purpose);
+// a TypeError or RangeError from the runtime is not a refusal (docs/adapters.md#error-taxonomy).
+const WRITE_REFUSALS = [['Error', /./]]
 
 let parquet, types, version
 try {
@@ -95,7 +111,7 @@ function token(f, v) {
     case 'DECIMAL': // INT32/INT64 decimals come back as the library's scaled JS number: shown at the declared scale
       if (typeof v === 'number') return { dec: Math.abs(v) < 1e21 ? v.toFixed(f.scale || 0) : String(v) }
       return { dec: decimal(Buffer.isBuffer(v) ? bigFromBytes(v) : BigInt(v), f.scale || 0) }
-    case 'DATE': return { date: new Date(Number(v) * 86400000).toISOString().split('T')[0] }
+    case 'DATE': return { date: dateText(v) }
     case 'TIMESTAMP_MICROS': return { ts_us: BigInt(v).toString() }
     case 'TIMESTAMP_MILLIS': return { ts_ms: BigInt(v).toString() }
     case 'TIME_MICROS': return { time_us: BigInt(v).toString() }
@@ -129,8 +145,6 @@ async function read(path) { // the library, as a user calls it
   }
 }
 
-const errorOf = (e) => ({ class: e?.constructor?.name ?? 'Error', message: String(e?.message ?? e) })
-
 // `write` (the writer x reader matrix): parquetjs.py's document (the library's schema object, the rows in its
 // shapes with the values JSON cannot carry tagged, the writer's options) through ParquetWriter.openFile.
 const revive = (v) => {
@@ -161,8 +175,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     try {
       result = await read(req.path)
     } catch (e) {
-      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, outcome: outcomeOf(e, REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
       continue
     }
     const libraryS = (performance.now() - t0) / 1000
@@ -186,8 +199,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       await write(spec, req.path)
       out({ id: req.id, outcome: 'written', library_s: (performance.now() - t0) / 1000 })
     } catch (e) {
-      const oom = e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message)
-      out({ id: req.id, outcome: oom ? 'oom' : 'rejected', error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, outcome: outcomeOf(e, WRITE_REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

@@ -1,0 +1,51 @@
+// What the Node workers share: the error taxonomy's rule (docs/adapters.md#error-taxonomy; the same rule as
+// conformance/adapters/taxonomy.py) and the canonical text of a date.
+
+// The runtime's safety nets: what V8 and Node throw when code meets a state it did not expect (a property of
+// undefined, a typed array or DataView out of bounds, Buffer's ERR_OUT_OF_RANGE). Never a refusal in a cause chain.
+const SAFETY_NETS = new Set(['TypeError', 'RangeError', 'ReferenceError'])
+
+const messageOf = (e) => String(e?.message ?? e)
+const classOf = (e) => e?.constructor?.name ?? 'Error'
+
+// A worker's `refusals`: [class name, RegExp] pairs; an error of that very class (its constructor's name) whose
+// message matches is a refusal. An error is `rejected` when its own class and message are declared and no cause in
+// its chain (`e.cause`) is a safety net; `oom` and `crash` (out of memory, out of stack) anywhere in the chain;
+// `unhandled-error` otherwise.
+export function outcomeOf (e, refusals) {
+  const chain = []
+  for (let c = e; c !== undefined && c !== null && chain.length < 8 && !chain.includes(c); c = c.cause) chain.push(c)
+  if (chain.some((c) => c instanceof RangeError && /Maximum call stack size exceeded/.test(messageOf(c)))) return 'crash'
+  if (chain.some((c) => c instanceof RangeError && /allocat|memory|Array buffer/i.test(messageOf(c)))) return 'oom'
+  const refused = (c) => refusals.some(([cls, re]) => classOf(c) === cls && re.test(messageOf(c)))
+  if (!refused(e)) return 'unhandled-error'
+  if (chain.slice(1).some((c) => !refused(c) && SAFETY_NETS.has(classOf(c)))) return 'unhandled-error'
+  return 'rejected'
+}
+
+// An error as the protocol carries it: the class (with Node's code, as Node prints it: `RangeError
+// [ERR_OUT_OF_RANGE]`), and the message with each cause on a line of its own.
+export function errorOf (e) {
+  const code = typeof e?.code === 'string' ? ` [${e.code}]` : ''
+  let message = messageOf(e)
+  for (let c = e?.cause, n = 0; c !== undefined && c !== null && n < 8; c = c.cause, n++) {
+    message += `\ncaused by ${classOf(c)}: ${messageOf(c)}`
+  }
+  return { class: classOf(e) + code, message }
+}
+
+// generators/canonical.py's date_text: days since 1970-01-01 as a proleptic Gregorian date, any year (a JS Date
+// covers +-100 million days only, and a file can say any int32).
+export function dateText (days) {
+  const z = Number(days) + 719468
+  const era = Math.floor(z / 146097)
+  const doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1
+  const m = mp < 10 ? mp + 3 : mp - 9
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+  const year = y >= 0 && y <= 9999 ? String(y).padStart(4, '0') : (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(4, '0')
+  return `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`
+}

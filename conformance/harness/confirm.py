@@ -1,0 +1,101 @@
+"""What makes a verdict confirmed (docs/results.md#what-a-verdict-guarantees), at the least cost:
+
+- The confirmation pass: every cell that did not pass, and whose attempt was not already the first read of a new
+  worker process, is read again by a new worker process of its adapter that reads only those cells, in an order
+  shuffled by the run's seed: one process start per adapter (a JVM once, not once per cell), and a history unlike the
+  run's (other cells before it, or none).
+- Single-cell re-runs where the confirmation disagrees with the run's attempt: a worker process that reads nothing
+  else decides, and the cell is `flaky` when it disagrees too (judge.py: the fresh attempt outranks the pass).
+- The hang limit: a cell is a hang only when a confirming process gives no answer within the adapter's hang limit,
+  derived from its own distribution in this run (HANG_FACTOR x its slowest answered cell, at least HANG_FLOOR_S, at
+  most its full timeout), or `--hang-limit S`.
+- Reuse: a cell whose inputs are unchanged since an earlier run of the same results dataset (the case's sha256, the
+  adapter's fingerprint: its library's version, the Python it runs in, our code), and which was judged then (not
+  flaky, not a harness error, not unavailable), is not run again: its attempts are replayed from that run (marked
+  `reused_from`) and judged with today's expectations. `--fresh` runs everything.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import replace
+
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
+from parquet_conformance.conformance.harness.judge import attempts, same_outcome
+from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, OutcomeRow, Verdict
+from parquet_conformance.corpus.model import CaseEntry, Manifest
+
+HANG_FACTOR = 10.0  # times the adapter's slowest answered cell in the run
+HANG_FLOOR_S = 10.0
+
+
+def hang_limits(rows: Iterable[OutcomeRow], specs: list[AdapterSpec],
+                override: float | None = None) -> dict[str, float]:
+    """adapter -> the limit under which a confirming process must answer (see the module's doc)."""
+    slowest: dict[str, float] = {}
+    for r in rows:
+        if r.outcome != OutcomeKind.TIMEOUT and r.reused_from is None:
+            slowest[r.adapter] = max(slowest.get(r.adapter, 0.0), r.duration_s)
+    out = {}
+    for spec in specs:
+        full = spec.timeout_s or spec.build().timeout_s
+        derived = max(HANG_FLOOR_S, HANG_FACTOR * slowest.get(spec.name, full))
+        out[spec.name] = min(full, override if override is not None else derived)
+    return out
+
+
+def confirmation_tasks(cells: set[tuple[str, str]], manifest: Manifest, seed: int) -> list[list[Job]]:
+    """One task per adapter: its cells in an order shuffled by the seed, each an Attempt of the confirmation pass."""
+    by_adapter: dict[str, list[str]] = {}
+    for case_id, adapter in sorted(cells):
+        by_adapter.setdefault(adapter, []).append(case_id)
+    tasks = []
+    for adapter, case_ids in sorted(by_adapter.items()):
+        random.Random(f"{seed}:{adapter}").shuffle(case_ids)
+        tasks.append([(manifest.case(c), Attempt((adapter,), confirm=True)) for c in case_ids])
+    return tasks
+
+
+def disagreements(rows: list[OutcomeRow]) -> set[tuple[str, str]]:
+    """(case, adapter) whose confirming attempt disagrees with the run's own (the first, not cut short)."""
+    out = set()
+    for key, every in attempts(rows).items():
+        confirming = [r for r in every if r.confirming]
+        first = next((r for r in every if not r.confirming and not r.fresh and not r.cut_short), None)
+        if confirming and first is not None and not all(same_outcome(first, c) for c in confirming):
+            out.add(key)
+    return out
+
+
+def fresh_jobs(cells: set[tuple[str, str]], manifest: Manifest) -> list[Job]:
+    by_case: dict[str, list[str]] = {}
+    for case_id, adapter in sorted(cells):
+        by_case.setdefault(case_id, []).append(adapter)
+    return [(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()]
+
+
+def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
+    """The attempts of an earlier run (`origin`: its id and start) to replay in this one: per (case, adapter) whose
+    case bytes and adapter fingerprint are the same as now and whose cells were judged, the run's first attempt
+    and, for a cell that did not pass, its confirmation."""
+    sha = {c.id: c.sha256 for c in cases}
+    fingerprint = {s.name: s.fingerprint for s in specs if s.fingerprint}
+    grouped: dict[tuple[str, str], list[Cell]] = {}
+    for cell in earlier:
+        grouped.setdefault((cell.case, cell.adapter), []).append(cell)
+    rows = []
+    for (case_id, adapter), cells in grouped.items():
+        first = cells[0]
+        if (sha.get(case_id) is None or first.case_sha256 != sha[case_id] or fingerprint.get(adapter) is None
+                or first.fingerprint != fingerprint[adapter]
+                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.SKIP) for c in cells)):
+            continue
+        row = OutcomeRow.of(case_id, adapter, first.implementation, first.version, [c.role for c in cells],
+                            first.typed, first.duration_s, previous_case=first.previous_case,
+                            fingerprint=first.fingerprint, case_sha256=first.case_sha256)
+        row = replace(row, reused_from=first.reused_from or origin)
+        rows.append(row)
+        if any(c.verdict != Verdict.PASS for c in cells):  # it was confirmed then: replay the agreeing attempt
+            rows.append(replace(row, confirming=True, previous_case=None))
+    return rows

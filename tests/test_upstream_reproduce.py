@@ -1,0 +1,112 @@
+"""`report --upstream` end to end: a real run on a selection known to give failures (Python, JavaScript and Java
+readers), the folders written for each implementation, and each folder's script run in a fresh process, from a
+copy of the folder outside the repository, with an empty environment and nothing of parquet-conformance
+importable: it must reproduce the verdict the run recorded, and pass on the unmodified base where the folder
+offers it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from parquet_conformance.conformance.adapters import get
+from parquet_conformance.conformance.adapters.parquet.parquet_java import pyspark_jars
+from parquet_conformance.conformance.harness.envs import ensure
+from parquet_conformance.corpus.build import generate
+from parquet_conformance.reports.document import stored_document
+from tests.helpers import CLI
+
+ADAPTERS = ("polars", "datafusion", "fastparquet", "hyparquet", "parquet-java")
+# Each of these gave a confirmed failure to one of the adapters when this test was written (polars 2.1.0,
+# DataFusion 55.0.0, fastparquet 2026.9.0, hyparquet 1.31.5, parquet-java 1.17.0); the bases give the controls.
+ONLY = ",".join([
+    "base/flat", "base/writer-duckdb", "corrupt/extension/overshoot-into-tail",
+    "corrupt/extension/length-2pow32-plus-payload", "corrupt/footer-length/bit-31-before-start", "corrupt/tiny/empty",
+    "unions/time-unit/two-members", "unions/logical-type/unknown-only",
+    "regression/fuzz/fastparquet/crash-e2dd34da839e",
+])
+# Python runs the script with an import hook that refuses parquet_conformance (the venv's .pth would offer it).
+NOT_OURS = """import runpy, sys
+class NotOurs:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "parquet_conformance":
+            raise ImportError("a reproducer imports nothing of parquet-conformance")
+sys.meta_path.insert(0, NotOurs())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+SAYS = {"fail:rejected-valid": "REPRODUCED: the reader refused", "fail:accepted-invalid": "REPRODUCED: the reader "
+        "returned data", "fail:wrong-data": "REPRODUCED: the reader returned", "fail:crash": "REPRODUCED: the reader "
+        "lost control", "fail:hang": "REPRODUCED: no answer"}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    corpus, out = tmp_path_factory.mktemp("corpus"), tmp_path_factory.mktemp("run")
+    generate(corpus, only=ONLY)
+    args = ["run", "--master", "none", "--corpus", str(corpus), "--out", str(out), "--run-id", "up"]
+    for a in ADAPTERS:
+        args += ["--adapter", a]
+    proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def command(script: str, *args: str) -> list[str]:
+    if script.endswith(".py"):
+        return [sys.executable, "-I", "-c", NOT_OURS, script, *args]
+    if script.endswith(".mjs"):
+        return ["node", script, *args]
+    return ["java", "-cp", f"{pyspark_jars()}{os.sep}*", script, *args]
+
+
+def alone(folder: Path, script: str, *args: str) -> subprocess.CompletedProcess:
+    """The script run from its folder in a fresh process with an empty environment."""
+    return subprocess.run(command(script, *args), cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={"PATH": os.defpath})
+
+
+def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
+    doc = stored_document(run / "results", "up")
+    reproduced: list[tuple[str, str, str, str]] = []
+    for adapter in ADAPTERS:
+        out = tmp_path / "upstream" / adapter
+        proc = subprocess.run([*CLI, "report", "--results", str(run / "results"), "--upstream", adapter, str(out)],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        failing = {c.case for c in doc.cells if c.adapter == adapter and c.verdict.is_failure
+                   and c.verdict.value != "flaky"}
+        folders = sorted(p for p in out.iterdir() if p.is_dir())
+        assert bool(folders) == bool(failing), (adapter, failing)
+        index = (out / "README.md").read_text()
+        for folder in folders:
+            readme = (folder / "README.md").read_text()
+            assert folder.name in index and "## The spec" in readme and "> —" in readme
+            script = next(p.name for p in folder.iterdir() if p.name.startswith(("repro.", "Repro.")))
+            assert "parquet_conformance" not in (folder / script).read_text()
+            case = readme.split("` (", 1)[0].split("`")[-1]
+            verdict = readme.split("**", 2)[1]
+            assert case in failing, (folder, case)
+            fresh = tmp_path / "fresh" / adapter / folder.name
+            shutil.copytree(folder, fresh)
+            if script.endswith(".mjs"):  # `npm install hyparquet@VERSION` in the folder, as the README says
+                (fresh / "node_modules").symlink_to(ensure(get("hyparquet").environment()) / "node_modules")
+            proc = alone(fresh, script)
+            said = proc.stdout + proc.stderr[-2000:]
+            if verdict == "fail:crash" and proc.returncode < 0:  # killed by a signal: the crash itself
+                pass
+            elif verdict == "fail:hang" and "Timeout (" in proc.stderr:  # Python's faulthandler ended it (exit 1)
+                assert proc.returncode == 1, (folder, said)
+            else:
+                assert proc.returncode == 1 and SAYS[verdict] in proc.stdout, (folder, proc.returncode, said)
+            if (fresh / "base.parquet").exists():  # the control: the same script passes on the unmodified base
+                ok = alone(fresh, script, "base.parquet")
+                assert ok.returncode == 0 and "OK: " in ok.stdout, (folder, ok.stdout, ok.stderr[-2000:])
+            reproduced.append((adapter, case, verdict, script))
+    print("\n".join(" ".join(r) for r in reproduced))
+    assert len(reproduced) >= 3 and len({Path(s).suffix for *_, s in reproduced}) >= 2, reproduced
