@@ -23,7 +23,15 @@ from parquet_conformance.reports.focus import failing_families, failures, fixed
 from parquet_conformance.reports.history import History, chart_svg
 from parquet_conformance.reports.html import columns, render
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import Links, corpus_href, environment, family_name, file_name, mark_text, repro_command
+from parquet_conformance.reports.text import (
+    Links,
+    corpus_href,
+    environment,
+    family_name,
+    file_name,
+    mark_text,
+    repro_command,
+)
 
 
 def case_path(case_id: str) -> str:
