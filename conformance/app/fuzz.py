@@ -161,11 +161,14 @@ class Probe:
     def verdicts(self, chain: Any, adapters: list[str] | None = None,
                  attempt: Attempt = RUN) -> Iterator[tuple[str, Expectation, Verdict, OutcomeRow, str]]:
         """(role, expectation, verdict, row, message) per adapter and role judged on the chain's file, by the Judge
-        (a failure the reader shows on the base itself is skipped). ValueError: the oracle failed (our decoder, not
-        a reader)."""
+        (a failure the reader shows on the base itself is skipped). ValueError: building the example or the oracle
+        failed (our code, not a reader)."""
         fuzzer = tracks.fuzzer(tracks.get(self.track))
         base = fuzzer.base_of(chain)
-        data = fuzzer.build(chain)
+        try:
+            data = fuzzer.build(chain)
+        except Exception as e:  # a step's code failed on what earlier steps made: a bug of ours, kept apart
+            raise ValueError(f"building the example failed: {type(e).__name__}: {e}") from None
         try:
             oracle = fuzzer.oracle(data, base)
         except Exception as e:  # our strict decoder or reference reader failed: a bug of ours, kept apart

@@ -651,7 +651,10 @@ def _layout_findings(footer: ParquetFooter) -> list[Problem]:
 def chunk_range(md: StructRef) -> tuple[int, int]:
     """[start, end) of a column chunk's pages: from its dictionary page if it has one."""
     start = md.value("dictionary_page_offset") or md.value("data_page_offset")
-    return start, start + md.value("total_compressed_size")
+    size = md.value("total_compressed_size")
+    if type(start) is not int or type(size) is not int:  # absent, or another wire type: a damaged footer
+        raise FooterError(f"{md.path or md.name}: no page offset or total_compressed_size to find its pages by")
+    return start, start + size
 
 
 def _statistics_findings(md: StructRef, key: Any) -> list[Problem]:
