@@ -1,7 +1,7 @@
 """The full matrix against its limit, measured in one run.
 
     python bench/matrix.py [--adapter NAME ...] [--master local[*]|none] [--only GLOBS] [--scale 1,2,4]
-                           [--sample N]
+                           [--sample N] [--keep DIR]
 
 Runs the default matrix (every default adapter, the whole corpus, warm caches: a small warm-up run goes
 first) as `parquet-conformance run --fresh` does (no history to reuse), then the same run again unchanged, and
@@ -85,6 +85,8 @@ def main() -> None:
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--only", help="case globs (default: the whole corpus)")
     parser.add_argument("--scale", default="1", help="corpus multiples to time, e.g. 1,2,4")
+    parser.add_argument("--keep", metavar="DIR", help="copy the measured run's results dataset here (to compare its "
+                                                       "verdicts with another run's)")
     parser.add_argument("--sample", type=int, default=0,
                         help="cells per adapter for the per-cell-process estimate (default 0: none)")
     args = parser.parse_args()
@@ -130,6 +132,8 @@ def main() -> None:
         again, rewall = run(corpus, root / "out", specs, args.master, args.only, fresh=False)
         print(f"unchanged re-run: {rewall:.1f} s wall ({again.timings.reused} of {len(again.cells)} cells reused), "
               f"{rewall / wall:.2f}x the first run")
+        if args.keep:
+            shutil.copytree(root / "out" / "results", args.keep)
 
         estimate = 0.0
         for spec in specs if args.sample else []:

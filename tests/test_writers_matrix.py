@@ -52,9 +52,10 @@ def test_every_reader_reads_every_selected_file_with_its_variants(matrix_run: Pa
     # the nonconforming file: either, so a read of the right data or a refusal both pass
     index = [c for c in cells if c["case"] == "written/parquetjs/page-index/page-index/as-written"]
     assert {c["expected"] for c in index} == {"either"}
-    # polars refuses field 32767 in page headers, whoever wrote the file
+    # polars refuses field 32767 in page headers, whoever wrote the file (parquetjs 1.8.9 refuses the flat table's
+    # dates before 1970, "DATE value is out of bounds: -7": its file is the table's other columns, flat-accepted)
     pages = {c["case"].split("/")[1]: c["verdict"] for c in cells if c["adapter"] == "polars"
-             and c["case"].endswith("/pages") and "/default/flat/" in c["case"]}
+             and c["case"].endswith("/pages") and c["case"].split("/")[3] in ("flat", "flat-accepted")}
     assert set(pages.values()) == {"fail:rejected-valid"} and len(pages) == 3
     html = (matrix_run / "writers.html").read_text()
     assert "written/w1/cases/written/pyarrow/default/flat/as-written.parquet" in html
