@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -136,11 +136,18 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
         _write(out, base.file, track.base_file(name))
         _write(out, base.expected, expected_json(track.base_expected(name)))
     writers = {k: v for t in tracks for k, v in t.writers().items()}
+    return write_manifest(out, tracks, writers, bases, entries, seed=seed, only=only, large=large)
+
+
+def write_manifest(out: Path, tracks: Sequence[Track], producers: Mapping[str, str], bases: dict[str, BaseEntry],
+                   cases: list[CaseEntry], seed: int = 0, only: str | None = None, large: bool = False) -> Manifest:
+    """The manifest of the corpus in `out` (its files written) and its digest: the generated corpus, an imported
+    one, a written one. `producers`: what made its files (writers, readers that voted), with their versions."""
     manifest = Manifest(
         format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,
-        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **writers}, seed=seed, only=only, large=large,
+        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **producers}, seed=seed, only=only, large=large,
         tracks=[t.name for t in tracks], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
-        roles={r: d for t in tracks for r, d in t.roles.items()}, bases=bases, cases=entries)
+        roles={r: d for t in tracks for r, d in t.roles.items()}, bases=bases, cases=cases)
     manifest.check()
     (out / "manifest.json").write_text(dump_json(manifest.to_json()))
     write_manifest_digest(out)

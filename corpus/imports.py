@@ -19,14 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.corpus.build import _prepare, _write, derived, expected_json
-from parquet_conformance.corpus.dist import write_manifest_digest
+from parquet_conformance.corpus.build import _prepare, _write, derived, expected_json, write_manifest
 from parquet_conformance.corpus.model import (
-    EXPECTATION_MEANINGS,
-    GENERATOR,
-    GENERATOR_VERSION,
-    MANIFEST_FORMAT,
-    MANIFEST_VERSION,
     NAME_RE,
     BaseEntry,
     CaseEntry,
@@ -145,13 +139,5 @@ def write_corpus(out: Path, track: Track, source: str, files: Sequence[Imported]
         if verdict.finding:
             findings.append({"case": cid, "file": f.relative, "expect": str(verdict.expect),
                              "votes": [v.to_json() for v in f.votes]})
-    manifest = Manifest(
-        format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,
-        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **readers}, seed=0, only=None, large=False,
-        tracks=[track.name], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
-        roles=dict(track.roles), bases=bases, cases=cases)
-    manifest.check()
-    (out / "manifest.json").write_text(dump_json(manifest.to_json()))
     (out / "findings.json").write_text(dump_json(findings))
-    write_manifest_digest(out)
-    return manifest, findings
+    return write_manifest(out, [track], readers, bases, cases), findings

@@ -15,19 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.corpus.build import derived, expected_json
-from parquet_conformance.corpus.dist import write_manifest_digest
+from parquet_conformance.corpus.build import derived, expected_json, write_manifest
 from parquet_conformance.corpus.model import (
-    EXPECTATION_MEANINGS,
-    GENERATOR,
-    GENERATOR_VERSION,
-    MANIFEST_FORMAT,
-    MANIFEST_VERSION,
     BaseEntry,
     CaseEntry,
     Citation,
     Manifest,
-    dump_json,
 )
 from parquet_conformance.corpus.track import Track, Written
 from parquet_conformance.generators.canonical import data_hash
@@ -89,15 +82,7 @@ def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
             _write(out, entry.file, v.data)
             cases.append(derived(track, entry, v.data, base=f.data))
     writers = {f.writer: f.version or "unknown" for f in files}
-    manifest = Manifest(
-        format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION,
-        generator={"name": GENERATOR, "version": GENERATOR_VERSION, **writers}, seed=0, only=None, large=False,
-        tracks=[track.name], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
-        roles=dict(track.roles), bases=bases, cases=cases)
-    manifest.check()
-    (out / "manifest.json").write_text(dump_json(manifest.to_json()))
-    write_manifest_digest(out)
-    return manifest
+    return write_manifest(out, [track], writers, bases, cases)
 
 
 def _write(out: Path, rel: str, data: bytes) -> None:

@@ -10,14 +10,13 @@ one, and each column's values)."""
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, Reproducer, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, decimal_bytes, tagged
 from parquet_conformance.conformance.harness.envs import Env, ensure
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -86,7 +85,7 @@ def _elements(name: str, t: Any, rep: str = "OPTIONAL") -> list[dict[str, Any]]:
         return [{**e, "type": "FIXED_LEN_BYTE_ARRAY", "type_length": t.byte_width}]
     if pa.types.is_decimal(t) and t.precision <= 38:
         physical = "INT32" if t.precision <= 9 else "INT64" if t.precision <= 18 else "FIXED_LEN_BYTE_ARRAY"
-        width = {"type_length": _decimal_bytes(t.precision)} if physical == "FIXED_LEN_BYTE_ARRAY" else {}
+        width = {"type_length": decimal_bytes(t.precision)} if physical == "FIXED_LEN_BYTE_ARRAY" else {}
         return [{**e, "type": physical, **width, "converted_type": "DECIMAL", "scale": t.scale,
                  "precision": t.precision, "logical_type": {"type": "DECIMAL", "scale": t.scale,
                                                             "precision": t.precision}}]
@@ -107,10 +106,6 @@ def _elements(name: str, t: Any, rep: str = "OPTIONAL") -> list[dict[str, Any]]:
     raise NotExpressible(f"no hyparquet-writer schema here for {t}")
 
 
-def _decimal_bytes(precision: int) -> int:
-    return next(n for n in range(1, 33) if 2 ** (8 * n - 1) > 10 ** precision)
-
-
 def _values(arr: Any, t: Any) -> list[Any]:
     """A column's values for hyparquet-writer: 64-bit integers, bytes and non-finite floats tagged ($big, $hex, $f:
     the worker revives them), temporal values as the integers of their unit, decimals unscaled."""
@@ -127,16 +122,8 @@ def _value(v: Any, t: Any) -> Any:
 
     if v is None:
         return None
-    if pa.types.is_floating(t):
-        return v if math.isfinite(v) else {"$f": repr(v).replace("inf", "Infinity").replace("nan", "NaN")}
-    if pa.types.is_int64(t):
-        return {"$big": str(v)}
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
-        return {"$hex": bytes(v).hex()}
-    if pa.types.is_decimal(t):
-        return {"$big": str(int(v.scaleb(t.scale, decimal.Context(prec=100))))}
-    if pa.types.is_date32(t):
-        return (v - dt.date(1970, 1, 1)).days
+    if (scalar := tagged(v, t)) is not NOT_SCALAR:
+        return scalar
     if pa.types.is_timestamp(t):
         if t.unit == "ns":
             raise NotExpressible("nanosecond timestamps inside a list or struct")

@@ -33,6 +33,7 @@ from parquet_conformance.conformance.adapters import (
     require_program,
 )
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.values import decimal_bytes
 from parquet_conformance.conformance.harness.envs import say
 from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
@@ -157,7 +158,7 @@ def _declare(name: str, t: Any, rep: str = "optional") -> str:
         decl = f"DECIMAL({t.precision},{t.scale})"
         if t.precision <= 18:
             return f"{rep} {'int32' if t.precision <= 9 else 'int64'} {name} ({decl});"
-        return f"{rep} fixed_len_byte_array({_decimal_bytes(t.precision)}) {name} ({decl});"
+        return f"{rep} fixed_len_byte_array({decimal_bytes(t.precision)}) {name} ({decl});"
     if pa.types.is_date32(t):
         return f"{rep} int32 {name} (DATE);"
     if pa.types.is_time32(t):
@@ -174,10 +175,6 @@ def _declare(name: str, t: Any, rep: str = "optional") -> str:
         return (f"{rep} group {name} (MAP) {{ repeated group key_value {{ {_declare('key', t.key_type, 'required')} "
                 f"{_declare('value', t.item_type)} }} }}")
     raise NotExpressible(f"no parquet-java type here for {t}")
-
-
-def _decimal_bytes(precision: int) -> int:
-    return next(n for n in range(1, 33) if 2 ** (8 * n - 1) > 10 ** precision)
 
 
 def _column(arr: Any, t: Any) -> list[Any]:
@@ -221,7 +218,7 @@ def _value(v: Any, t: Any) -> Any:
         unscaled = int(v.scaleb(t.scale, decimal.Context(prec=100)))
         if t.precision <= 18:
             return _long(unscaled)
-        return {"hex": unscaled.to_bytes(_decimal_bytes(t.precision), "big", signed=True).hex()}
+        return {"hex": unscaled.to_bytes(decimal_bytes(t.precision), "big", signed=True).hex()}
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return {"list": [{"element": _value(x, t.value_type)} for x in v]}
     if pa.types.is_struct(t):

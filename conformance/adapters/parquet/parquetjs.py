@@ -9,13 +9,12 @@ It writes too: `write_source` turns the table into the library's schema object a
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, require_program
+from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, tagged
 from parquet_conformance.conformance.harness.envs import ensure
 from parquet_conformance.generators.parquet.written import PAGE_ROWS, ROW_GROUP_ROWS
 
@@ -83,16 +82,8 @@ def _value(v: Any, t: Any) -> Any:
 
     if v is None:
         return None
-    if pa.types.is_floating(t):
-        return v if math.isfinite(v) else {"$f": repr(v).replace("inf", "Infinity").replace("nan", "NaN")}
-    if pa.types.is_integer(t) and t.bit_width == 64:
-        return {"$big": str(v)}
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return {"$hex": bytes(v).hex()}
-    if pa.types.is_decimal(t):
-        return {"$big": str(int(v.scaleb(t.scale, decimal.Context(prec=100))))}
-    if pa.types.is_date32(t):
-        return (v - dt.date(1970, 1, 1)).days
+    if (scalar := tagged(v, t)) is not NOT_SCALAR:
+        return scalar
     if pa.types.is_timestamp(t):
         since = v - dt.datetime(1970, 1, 1)
         return since // dt.timedelta(milliseconds=1) if t.unit == "ms" else {"$big": str(since // dt.timedelta(
