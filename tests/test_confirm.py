@@ -45,6 +45,20 @@ def test_the_confirmation_pass_is_one_task_per_adapter_in_a_seeded_order() -> No
     assert [c.id for c, _ in confirmation_tasks(cells, m, seed=1)[0]] == order  # the same seed, the same order
 
 
+def test_an_adapter_whose_confirmations_cost_more_than_a_share_is_cut_into_tasks_costliest_first() -> None:
+    m = manifest([(f"corrupt/c{i}", "reject") for i in range(8)] + [("base/b", "read")])
+    cells = {(f"corrupt/c{i}", a) for i in range(8) for a in ("slow", "quick")}
+    cost = {(f"corrupt/c{i}", "slow"): 10.0 if i < 4 else 0.1 for i in range(8)}  # four hangs at their limit
+    cost |= {(f"corrupt/c{i}", "quick"): 0.1 for i in range(8)}
+    tasks = confirmation_tasks(cells, m, seed=1, cost=cost, slots=2)
+    assert sorted((c.id, a.adapters[0]) for t in tasks for c, a in t) == sorted(cells)  # each cell once
+    assert all(len({a.adapters for _, a in t}) == 1 for t in tasks)  # a task is one adapter's new worker
+    spent = [sum(cost[c.id, a.adapters[0]] for c, a in t) for t in tasks]
+    assert len(tasks) > 2 and spent == sorted(spent, reverse=True)  # 'slow' cut; the costliest start first
+    assert max(spent) <= sum(cost.values()) / 2
+    assert len(confirmation_tasks(cells, m, seed=1, cost=cost, slots=1)) == 2  # one slot: one task per adapter
+
+
 def test_a_confirmation_that_disagrees_is_re_run_alone_and_the_fresh_attempt_decides() -> None:
     m = manifest([("base/b", "read"), ("corrupt/x", "reject"), ("corrupt/y", "reject")])
     refused = Rejected(Error("E", "no"))

@@ -14,6 +14,7 @@ import contextlib
 import datetime as dt
 import functools
 import importlib.util
+import os
 import random
 import shlex
 import time
@@ -26,6 +27,7 @@ from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.harness.confirm import (
+    confirmation_costs,
     confirmation_tasks,
     disagreements,
     fresh_jobs,
@@ -172,7 +174,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                 return
             if opts.master == "none":
                 before = 0
-                for part in tasks or [jobs]:  # a task each: the confirmation pass, one new worker per adapter
+                for part in tasks or [jobs]:  # a task each: the confirmation pass, a new worker per adapter (or per share)
                     run_locally(part, root, run_specs, stage, functools.partial(offset_tick, tick, before, len(jobs)),
                                 progress)
                     before += len(part)
@@ -195,8 +197,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
             unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
             limits = hang_limits(rows, specs, opts.hang_limit)
             confirming = [replace(s, timeout_s=limits[s.name]) for s in specs]
-            tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed)
-            execute([j for t in tasks for j in t], "cells confirmed (one new worker per adapter)", confirming, tasks,
+            slots = 1 if opts.master == "none" else os.cpu_count() or 1  # tasks at once (local[*]: a core each)
+            tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed, confirmation_costs(rows, limits), slots)
+            execute([j for t in tasks for j in t], "cells confirmed (a new worker per adapter)", confirming, tasks,
                     root=root)
             disagreed = disagreements(rows_of())
             execute(fresh_jobs(disagreed, manifest), "cells re-run alone (their confirmation disagreed)", confirming,

@@ -3,7 +3,8 @@
 - The confirmation pass: every cell that did not pass, and whose attempt was not already the first read of a new
   worker process, is read again by a new worker process of its adapter that reads only those cells, in an order
   shuffled by the run's seed: one process start per adapter (a JVM once, not once per cell), and a history unlike the
-  run's (other cells before it, or none).
+  run's (other cells before it, or none); an adapter whose cells would cost more than an even share of the pass's
+  slots is cut into a few such workers, so that its hangs do not hold the pass while other slots idle.
 - Single-cell re-runs where the confirmation disagrees with the run's attempt: a worker process that reads nothing
   else decides, and the cell is `flaky` when it disagrees too (judge.py: the fresh attempt outranks the pass).
 - The hang limit: a cell is a hang only when a confirming process gives no answer within the adapter's hang limit,
@@ -18,7 +19,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
@@ -45,16 +46,42 @@ def hang_limits(rows: Iterable[OutcomeRow], specs: list[AdapterSpec],
     return out
 
 
-def confirmation_tasks(cells: set[tuple[str, str]], manifest: Manifest, seed: int) -> list[list[Job]]:
-    """One task per adapter: its cells in an order shuffled by the seed, each an Attempt of the confirmation pass."""
+def confirmation_tasks(cells: set[tuple[str, str]], manifest: Manifest, seed: int,
+                       cost: Mapping[tuple[str, str], float] | None = None, slots: int = 1) -> list[list[Job]]:
+    """Per adapter, its cells in an order shuffled by the seed, each an Attempt of the confirmation pass, in one task
+    (one new worker). With `cost` (seconds a cell is expected to take: its run's attempt, a hang its limit) and
+    `slots` (tasks that run at once), an adapter whose cells cost more than an even share of the pass is cut into
+    tasks of about that share, each a new worker with a history of its own, so that no one adapter's hangs hold the
+    pass while the other slots are idle; the costliest tasks first."""
     by_adapter: dict[str, list[str]] = {}
     for case_id, adapter in sorted(cells):
         by_adapter.setdefault(adapter, []).append(case_id)
-    tasks = []
+    costs = cost or {}
+    share = sum(costs.get(c, 0.0) for c in cells) / slots if slots > 1 else float("inf")
+    tasks: list[tuple[float, list[Job]]] = []
     for adapter, case_ids in sorted(by_adapter.items()):
         random.Random(f"{seed}:{adapter}").shuffle(case_ids)
-        tasks.append([(manifest.case(c), Attempt((adapter,), confirm=True)) for c in case_ids])
-    return tasks
+        task: list[Job] = []
+        spent = 0.0
+        for c in case_ids:
+            took = costs.get((c, adapter), 0.0)
+            if task and spent + took > share:
+                tasks.append((spent, task))
+                task, spent = [], 0.0
+            task.append((manifest.case(c), Attempt((adapter,), confirm=True)))
+            spent += took
+        tasks.append((spent, task))
+    return [t for _, t in sorted(tasks, key=lambda st: -st[0])] if slots > 1 else [t for _, t in tasks]
+
+
+def confirmation_costs(rows: Iterable[OutcomeRow], limits: Mapping[str, float]) -> dict[tuple[str, str], float]:
+    """(case, adapter) -> the seconds its confirmation is expected to take: its run's first attempt, or, where that
+    timed out, the adapter's hang limit."""
+    out: dict[tuple[str, str], float] = {}
+    for r in rows:
+        if not r.confirming and not r.fresh and r.round == 0:
+            out[r.case, r.adapter] = limits.get(r.adapter, 0.0) if r.outcome == OutcomeKind.TIMEOUT else r.duration_s
+    return out
 
 
 def disagreements(rows: list[OutcomeRow]) -> set[tuple[str, str]]:
