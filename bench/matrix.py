@@ -50,6 +50,16 @@ def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: st
     return result, time.perf_counter() - t0
 
 
+def cpu_busy_s() -> float | None:
+    """Seconds every core of the machine has been busy since boot (/proc/stat: all but idle and iowait), or None
+    where there is no /proc."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def replicated(corpus: Path, out: Path, times: int) -> Path:
     """The corpus with every case `times` times: copies under ids `<id>/copy-<k>` naming the same file."""
     shutil.copytree(corpus, out)
@@ -99,7 +109,9 @@ def main() -> None:
         print(f"warming up ({len(specs)} adapters on the bases)", flush=True)
         run(corpus, root / "warm", specs, args.master, "base/*")
 
+        busy0 = cpu_busy_s()
         result, wall = run(corpus, root / "out", specs, args.master, args.only)
+        busy1 = cpu_busy_s()
         rows = [r for r in Store(root / "out").staged(result.run_id) if r.outcome != "unavailable"]
         t = result.timings
         print(f"\nmatrix: {len(result.cells)} cells in {wall:.1f} s wall ({len(result.cells) / wall:.1f} cells/s) on "
@@ -128,6 +140,12 @@ def main() -> None:
         print(f"\nconfirmation: {t.confirm_s:.1f} s, {share:.0%} of the cells phase")
         print(f"limit (the libraries' own seconds / {cores} cores): {limit:.1f} s; "
               f"the run is {wall / limit:.2f}x the limit" if limit else "no library times reported")
+        print("  (a library's seconds are the wall time of its call: with every adapter's workers reading at once on "
+              f"{cores} cores they include waiting for a core, so this limit is high where the machine is full)")
+        if busy0 is not None and busy1 is not None:
+            busy = busy1 - busy0
+            print(f"the machine was busy {busy:.1f} core-seconds of {wall * cores:.1f} ({busy / (wall * cores):.0%}); "
+                  f"the run at full use of the cores would take {busy / cores:.1f} s: {wall / (busy / cores):.2f}x")
 
         again, rewall = run(corpus, root / "out", specs, args.master, args.only, fresh=False)
         print(f"unchanged re-run: {rewall:.1f} s wall ({again.timings.reused} of {len(again.cells)} cells reused), "
