@@ -23,13 +23,23 @@ INTEGRATION_MODULES = {
 INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}
 
 
+def _integration_module(path: Path) -> bool:
+    return path.stem in INTEGRATION_MODULES or (path.parent.name == "skiff" and path.stem in {"test_pipeline",
+                                                                                             "test_adapters"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The fast tier does not even import the integration modules (their imports and parameters cost seconds)."""
+    if config.option.markexpr.replace(" ", "") == "notintegration" and collection_path.suffix == ".py":
+        return _integration_module(collection_path) or None
+    return None
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        module = item.path.stem
         uses = set(getattr(item, "fixturenames", ()))
-        if (module in INTEGRATION_MODULES or uses & INTEGRATION_FIXTURES
-                or item.get_closest_marker("slow") is not None
-                or (item.path.parent.name == "skiff" and module in {"test_pipeline", "test_adapters"})):
+        if (_integration_module(item.path) or uses & INTEGRATION_FIXTURES
+                or item.get_closest_marker("slow") is not None):
             item.add_marker(pytest.mark.integration)
 
 
