@@ -14,7 +14,7 @@ import pytest
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.execute import AdapterSpec
-from parquet_conformance.conformance.harness.model import Crash, HarnessError, Read, Rejected, Unavailable
+from parquet_conformance.conformance.harness.model import Crash, HarnessError, Read, Rejected, Unavailable, Unhandled
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.parquet import METADATA, metadata_expectation
 from parquet_conformance.generators.parquet.bases import EXTENSION_BASES, base_bytes, base_hash
@@ -75,8 +75,10 @@ def test_every_type_without_a_harness_error(worker: Worker, files: Path, base: s
 
 
 def test_rejects_what_is_not_parquet(worker: Worker, files: Path) -> None:
+    """An error with its class and message, never a read: a refusal, or what the error taxonomy calls unhandled
+    (fastparquet's, parquet-python's and parquet-pages' `TypeError`, hyparquet's: docs/adapters.md#error-taxonomy)."""
     outcome = worker.read(str(files / "not-parquet.parquet")).outcome
-    assert isinstance(outcome, (Rejected, Crash)), outcome
+    assert isinstance(outcome, (Rejected, Unhandled, Crash)), outcome
     assert outcome.error.cls and outcome.error.message
 
 

@@ -174,7 +174,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                 return
             if opts.master == "none":
                 before = 0
-                for part in tasks or [jobs]:  # a task each: the confirmation pass, a new worker per adapter (or per share)
+                for part in tasks or [jobs]:  # a task each: the confirmation pass, a new worker per adapter or share
                     run_locally(part, root, run_specs, stage, functools.partial(offset_tick, tick, before, len(jobs)),
                                 progress)
                     before += len(part)

@@ -29,11 +29,8 @@ from parquet_conformance.generators.parquet.footer import (
     read_footer,
 )
 from parquet_conformance.generators.parquet.reference import ReferenceError, read_table
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
-ROW_GROUP_ROWS = 500  # `row-groups`: at most this many rows per row group (the page-index table's 1200 rows: 3)
-# `page-index`: small pages, so that the index has several pages per chunk to locate (by bytes, or by rows where a
-# writer counts pages in rows)
-PAGE_BYTES, PAGE_ROWS = 1024, 100
 # The bases every writer writes with its defaults; a profile is written on the paged table alone (several pages and
 # row groups, types every writer has), so that the cost grows with profiles, not profiles x tables.
 DEFAULT_TABLES = ("flat", "nested", "multi-row-group", "dictionary", "wide", "all-types", "page-index")

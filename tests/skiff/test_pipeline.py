@@ -16,6 +16,9 @@ import pytest
 from tests.helpers import CLI
 
 ADAPTERS = ["skiff-reference", "ytsaurus-skiff"]
+# The one cell the ytsaurus adapter cannot ask its binding (a format without table_skiff_schemas: the binding takes
+# schemas, not a format): a harness error, ours, never the codec's (tests/test_taxonomy.py)
+OURS = ("skiff/schema/no-table-skiff-schemas/decode", "ytsaurus-skiff")
 FEW = "skiff/seed/*,skiff/corrupt/other-columns-list/*,skiff/types/uint64-max/*"
 
 
@@ -65,7 +68,7 @@ def test_run_judges_every_cell_and_reports_it(corpus: Path, local_run: Path) -> 
     assert set(cells) == {(c["id"], a) for c in manifest["cases"] for a in ADAPTERS}
     assert all(v == "pass" for (case, adapter), (_, v) in cells.items() if adapter == "skiff-reference")
     ours = [k for k, (_, v) in cells.items() if v == "harness-error"]
-    assert not ours, ours
+    assert set(ours) <= {OURS}, ours
     if ("skiff/seed/int64-42/decode", "ytsaurus-skiff") in cells and cells[
             "skiff/seed/int64-42/decode", "ytsaurus-skiff"][0] != "unavailable":
         assert cells["skiff/corrupt/other-columns-list/decode", "ytsaurus-skiff"] == ("crash", "fail:crash")
@@ -83,8 +86,10 @@ def test_the_gate_works_for_skiff_adapters(adapter: str, local_run: Path, tmp_pa
     failures = tmp_path / f"{adapter}.txt"
     args = ["check", "--adapter", adapter, "--results", str(local_run / "results"), "--expected-failures",
             str(failures), "--only", "skiff/*"]
+    # exit 3: every listed failure as listed, but a cell was not judged (OURS: docs/ci-gate.md)
+    unjudged = 3 if verdicts(local_run).get(OURS, ("", ""))[1] == "harness-error" and adapter == OURS[1] else 0
     assert cli(*args, "--write-expected-failures").returncode == 0
-    assert cli(*args).returncode == 0
+    assert cli(*args).returncode == unjudged
     if adapter == "skiff-reference":
         assert not [line for line in failures.read_text().splitlines() if line and not line.startswith("#")]
     else:  # a failure the list does not name makes the gate fail

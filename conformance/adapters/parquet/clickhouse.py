@@ -21,7 +21,7 @@ from typing import Any
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_table
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 V1, V3 = "input_format_parquet_use_native_reader", "input_format_parquet_use_native_reader_v3"
 COMMON = "output_format_arrow_string_as_string=0, input_format_parquet_preserve_order=1, max_threads=1"

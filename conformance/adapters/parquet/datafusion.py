@@ -7,7 +7,7 @@ from typing import Any
 from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # ParquetWriterOptions per profile (None: DataFrame.write_parquet with no option). Statistics "page" (its default)
 # is what writes the page index.

@@ -16,7 +16,7 @@ from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
-from parquet_conformance.generators.parquet.written import ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import ROW_GROUP_ROWS
 
 # write's options per profile; DATA_PAGE_V2 is a module switch (fastparquet.writer.DATAPAGE_VERSION). It
 # dictionary-encodes only pandas categoricals: the table's columns are written PLAIN by default.

@@ -18,7 +18,7 @@ from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressi
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, decimal_bytes, tagged
 from parquet_conformance.conformance.harness.envs import Env, ensure
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
 WRITER = Env("npm", "hyparquet-writer", "0.17.0", ("hyparquet-writer@0.17.0",))

@@ -35,7 +35,7 @@ from parquet_conformance.conformance.adapters import (
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import decimal_bytes
 from parquet_conformance.conformance.harness.envs import say
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 ERRORS = Path(__file__).parent / "java" / "JavaErrors.java"  # the error rule, which Spark's adapter uses too

@@ -20,7 +20,7 @@ from typing import IO, Any
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import ensure, version_key
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
 # writeParquet's WriterPropertiesBuilder calls per profile (the Node child makes them). arrow-rs writes page

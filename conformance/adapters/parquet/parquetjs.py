@@ -16,7 +16,7 @@ from typing import Any
 from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, require_program
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, tagged
 from parquet_conformance.conformance.harness.envs import ensure
-from parquet_conformance.generators.parquet.written import PAGE_ROWS, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_ROWS, ROW_GROUP_ROWS
 
 WORKER = Path(__file__).parent / "js" / "parquetjs_worker.mjs"
 # ParquetWriter's options per profile ("field": per column; pageSize counts rows). It writes DATA_PAGE_V2 and a page

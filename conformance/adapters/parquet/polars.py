@@ -5,7 +5,7 @@ from __future__ import annotations
 from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_parquet's options per profile: it compresses with ZSTD and writes a page index by default, and has no switch
 # for DATA_PAGE_V2 or dictionary encoding.

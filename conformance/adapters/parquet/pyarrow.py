@@ -6,7 +6,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_table's options per profile (generators/parquet/written.py PROFILES).
 OPTIONS: dict[str, dict[str, object]] = {

@@ -20,7 +20,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter, require_prog
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.generators.canonical import canonical_rows, canonical_table
-from parquet_conformance.generators.parquet.written import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
+from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # DataFrameWriter options per profile (parquet-java's configuration keys; Spark's `compression`). parquet-java writes
 # a column index and an offset index by default.
