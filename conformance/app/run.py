@@ -190,7 +190,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
 
         def confirm(judge: Judge, manifest: Manifest, root: Path, rows_of: Callable[[], list[OutcomeRow]],
                     ) -> tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]:
-            """Every non-pass cell not yet settled read again (one new worker per adapter, under the hang limit), and
+            """Every non-pass cell not yet settled read again (a new worker per adapter or share, under the hang limit), and
             those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
             rows = rows_of()
             nonpass = to_confirm(judge.cells(rows))
@@ -343,7 +343,7 @@ def command(args: argparse.Namespace) -> int:
     print(f"{len(result.cells)} cells ({ran} run, {t.reused} reused from an earlier run with the same inputs), "
           f"{ran / max(t.cells_s, 1e-9):.1f} cells/s; time: generation {t.generation_s:.1f}s, Spark start "
           f"{t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming {t.confirmed} non-pass cells ({t.rerun} read "
-          f"again, one new worker per adapter; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
+          f"again, a new worker per adapter or share; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
           f"reports {t.reports_s:.1f}s" + (f"; writer x reader matrix {t.writers_s:.1f}s (writing and judging "
                                             f"{t.writing_s:.1f}s, {t.writers_cells} reader cells with their "
                                             f"confirmations {t.writers_s - t.writing_s:.1f}s): writers.html"
