@@ -190,8 +190,8 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
 
         def confirm(judge: Judge, manifest: Manifest, root: Path, rows_of: Callable[[], list[OutcomeRow]],
                     ) -> tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]:
-            """Every non-pass cell not yet settled read again (a new worker per adapter or share, under the hang limit), and
-            those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
+            """Every non-pass cell not yet settled read again (a new worker per adapter or share, under the hang
+            limit), and those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
             rows = rows_of()
             nonpass = to_confirm(judge.cells(rows))
             unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
