@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { dateText, errorOf, outcomeOf } from './shared.mjs'
+import { WRITE_REFUSALS, dateText, errorOf, outcomeOf, revive } from './shared.mjs'
 
 const root = join(process.argv[2], 'node_modules', 'hyparquet')
 const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
@@ -22,9 +22,6 @@ const REFUSALS = [
   ['Error', /^(parquet |thrift |snappy error|invalid snappy length header$|missing eof marker$|premature end of input$|cannot copy from before start of buffer$|invalid offset \d+ pos|Unsupported geometry type)/],
   ['RangeError', /^parquet row/],
 ]
-// A writer declines a table with a plain Error (`throw new Error('...')` is how a JS library refuses on purpose);
-// a TypeError or RangeError from the runtime is not a refusal (docs/adapters.md#error-taxonomy).
-const WRITE_REFUSALS = [['Error', /./]]
 
 // Keep full precision where hyparquet's defaults would round to a JS Date.
 const parsers = {
@@ -61,17 +58,8 @@ function token(value, node) {
   }
 }
 
-// The values JSON cannot carry, tagged by hyparquet.py: 64-bit integers, bytes, NaN and infinities.
-const revive = (v) => {
-  if (v === null || typeof v !== 'object') return v
-  if (Array.isArray(v)) return v.map(revive)
-  if ('$big' in v) return BigInt(v.$big)
-  if ('$hex' in v) return Uint8Array.from(Buffer.from(v.$hex, 'hex'))
-  if ('$f' in v) return Number(v.$f)
-  const o = {}
-  for (const k in v) o[k] = revive(v[k])
-  return o
-}
+// The values JSON cannot carry, tagged by hyparquet.py (shared.mjs revive): bytes as plain Uint8Arrays.
+const bytes = (hex) => Uint8Array.from(Buffer.from(hex, 'hex'))
 
 let writerModule = null
 async function hyparquetWriter() {
@@ -131,7 +119,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     try {
       const writer = await hyparquetWriter()
       await writer.parquetWriteFile({ filename: req.path, schema: spec.schema, ...spec.options,
-        columnData: spec.columns.map((c) => ({ name: c.name, data: revive(c.data), ...c.extra })) })
+        columnData: spec.columns.map((c) => ({ name: c.name, data: revive(c.data, bytes), ...c.extra })) })
       out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
         library_s: (performance.now() - t0) / 1000 })
     } catch (e) {

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
-import { dateText, errorOf, outcomeOf } from './shared.mjs'
+import { WRITE_REFUSALS, dateText, errorOf, outcomeOf, revive } from './shared.mjs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
@@ -24,10 +24,6 @@ const REFUSALS = [
   ['RangeError', /^Could not decode varint$/],
   ['SyntaxError', /JSON/],
 ]
-
-// A writer declines a table with a plain Error (`throw new Error('...')` is how a JS library refuses on purpose);
-// a TypeError or RangeError from the runtime is not a refusal (docs/adapters.md#error-taxonomy).
-const WRITE_REFUSALS = [['Error', /./]]
 
 let parquet, types, version
 try {
@@ -146,21 +142,13 @@ async function read(path) { // the library, as a user calls it
 }
 
 // `write` (the writer x reader matrix): parquetjs.py's document (the library's schema object, the rows in its
-// shapes with the values JSON cannot carry tagged, the writer's options) through ParquetWriter.openFile.
-const revive = (v) => {
-  if (v === null || typeof v !== 'object') return v
-  if (Array.isArray(v)) return v.map(revive)
-  if ('$big' in v) return BigInt(v.$big)
-  if ('$hex' in v) return Buffer.from(v.$hex, 'hex')
-  if ('$f' in v) return Number(v.$f)
-  const o = {}
-  for (const k in v) o[k] = revive(v[k])
-  return o
-}
+// shapes with the values JSON cannot carry tagged, revived by shared.mjs with bytes as Buffers, the writer's
+// options) through ParquetWriter.openFile.
+const bytes = (hex) => Buffer.from(hex, 'hex')
 
 async function write(spec, path) {
   const writer = await parquet.ParquetWriter.openFile(new parquet.ParquetSchema(spec.schema), path, spec.options)
-  for (const row of spec.rows) await writer.appendRow(revive(row))
+  for (const row of spec.rows) await writer.appendRow(revive(row, bytes))
   await writer.close()
 }
 

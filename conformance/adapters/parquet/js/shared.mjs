@@ -1,5 +1,6 @@
 // What the Node workers share: the error taxonomy's rule (docs/adapters.md#error-taxonomy; the same rule as
-// conformance/adapters/taxonomy.py) and the canonical text of a date.
+// conformance/adapters/taxonomy.py), the canonical text of a date, and a writer's side: its refusals and the values
+// the harness tagged for it.
 
 // The runtime's safety nets: what V8 and Node throw when code meets a state it did not expect (a property of
 // undefined, a typed array or DataView out of bounds, Buffer's ERR_OUT_OF_RANGE). Never a refusal in a cause chain.
@@ -48,4 +49,21 @@ export function dateText (days) {
   const y = yoe + era * 400 + (m <= 2 ? 1 : 0)
   const year = y >= 0 && y <= 9999 ? String(y).padStart(4, '0') : (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(4, '0')
   return `${year}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`
+}
+
+// A writer declines a table with a plain Error (`throw new Error('...')` is how a JS library refuses on purpose);
+// a TypeError or RangeError from the runtime is not a refusal.
+export const WRITE_REFUSALS = [['Error', /./]]
+
+// A value the harness tagged where JSON cannot carry it (conformance/adapters/parquet/values.py): `$big` a BigInt,
+// `$hex` bytes (as `bytes` makes them from the hex text), `$f` a float that is not finite; objects and arrays deeply.
+export function revive (v, bytes) {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) return v.map((x) => revive(x, bytes))
+  if ('$big' in v) return BigInt(v.$big)
+  if ('$hex' in v) return bytes(v.$hex)
+  if ('$f' in v) return Number(v.$f)
+  const o = {}
+  for (const k in v) o[k] = revive(v[k], bytes)
+  return o
 }
