@@ -164,7 +164,7 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         def stage(rows: list[OutcomeRow]) -> None:
             store.stage(run_id, [r for r in rows if r.key not in done])
 
-        def execute(jobs: list[tuple[CaseEntry, Attempt]], what: str, run_specs: list[AdapterSpec],
+        def execute(jobs: list[Job], what: str, run_specs: list[AdapterSpec],
                     tasks: list[list[Job]] | None = None, root: Path = root) -> None:
             def tick(finished: int, total: int) -> None:
                 if progress:

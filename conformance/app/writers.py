@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
 from parquet_conformance.conformance.harness.model import WRITTEN, Cell, OutcomeRow, Verdict, WriterCell, WriteRow
 from parquet_conformance.conformance.harness.writing import jobs_of, write_locally, write_on_spark
@@ -30,11 +30,11 @@ from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus import written as written_corpus
 from parquet_conformance.corpus.errors import UsageError
-from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.corpus.model import Manifest, matches
 from parquet_conformance.corpus.track import Track, Writable
 
 Progress = Callable[[str], None]
-Execute = Callable[[list[tuple[CaseEntry, Attempt]], str, Path], None]  # jobs, what (progress), the corpus root
+Execute = Callable[[list[Job], str, Path], None]  # jobs, what (progress), the corpus root
 # The run's confirmation (conformance/app/run.py): the judge, the manifest, its root, the rows so far.
 Confirm = Callable[[Judge, Manifest, Path, Callable[[], list[OutcomeRow]]], object]
 WRITERS_FILE = "writers.json"  # the writer cells, beside the written corpus's manifest (a resumed run reads them)
