@@ -179,3 +179,8 @@ def test_a_step_after_one_that_broke_the_chunks_offsets_does_not_apply() -> None
     assert applied == [0]
     md = next(r for r in read_footer(data)[0].structs() if r.name == "ColumnMetaData")
     assert md.get("total_compressed_size") is None
+
+
+def test_a_kept_cases_oracle_is_decided_in_a_fresh_process_as_in_this_one() -> None:
+    for data in (FLAT, FLAT[:-1], b"PAR1" + bytes(40) + b"PAR1"):
+        assert fuzz.fresh_oracle("parquet", data, "flat") == FUZZER.oracle(data, "flat")

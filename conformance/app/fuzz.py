@@ -431,8 +431,11 @@ def fresh_oracle(track: str, data: bytes, base: str) -> Oracle:
                           timeout=300)
     if proc.returncode != 0:
         raise ValueError(f"the oracle failed in a fresh process: {proc.stderr.decode(errors='replace')[-300:]}")
-    answer = json.loads(proc.stdout)
-    return Oracle({r: Expectation(e) for r, e in answer["expect"].items()}, bool(answer["other_data"]))
+    try:
+        answer = json.loads(proc.stdout)
+        return Oracle({str(r): Expectation(e) for r, e in answer["expect"].items()}, bool(answer["other_data"]))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:  # not the oracle's answer
+        raise ValueError(f"the fresh process's oracle answered no oracle ({type(e).__name__}: {e})") from None
 
 
 def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
