@@ -13,8 +13,8 @@ from pathlib import Path
 
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import Limits
-from parquet_conformance.corpus.errors import UsageError
-from parquet_conformance.corpus.options import SEED_MAX, integer, output_dir, seconds
+from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.kernel.options import SEED_MAX, integer, output_dir, seconds
 
 
 def _fail(lines: list[str]) -> int:

@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from parquet_conformance.corpus import documents
-from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.model import (
     GENERATOR_VERSION,
     MANIFEST_FORMAT,
@@ -47,6 +45,8 @@ from parquet_conformance.corpus.model import (
     manifest_schema,
 )
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import DocumentError
 
 STEM = "parquet-conformance-corpus"
 SUMS = "SHA256SUMS"

@@ -64,6 +64,15 @@ EXPECTATION_MEANINGS = {
 }
 
 
+class Level(StrEnum):
+    """The force of a sentence a case rests on (protobuf conformance's REQUIRED / RECOMMENDED): it weighs only the
+    choice between reading and refusing; a crash, a hang, an unhandled error or wrong data fails at every level."""
+
+    MUST = "must"  # a MUST, or what parquet.thrift or the Thrift protocol requires
+    SHOULD = "should"  # a SHOULD, a recommendation
+    POLICY = "policy"  # this suite's own reading (docs/spec-notes.md says why)
+
+
 class Kind(StrEnum):
     """What the track's own strict decoder concludes about a case's file."""
 
@@ -92,9 +101,12 @@ class Citation:
     quote: str
     seed: str | None = None
     requires: tuple[str, ...] = field(default=(), metadata={"schema": {"items": ROLE}})
+    level: Level | None = None  # the sentence's force; None: not yet stated
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requires", tuple(self.requires))  # JSON gives a list
+        if self.level is not None:
+            object.__setattr__(self, "level", Level(self.level))
         if bad := [r for r in self.requires if not ROLE_RE.fullmatch(r)]:
             raise ValueError(f"citation requires {bad[0]!r}, which is not a role")
 
@@ -308,7 +320,7 @@ class Manifest:
 
 def manifest_schema() -> dict[str, Any]:
     """manifest.json's JSON Schema, derived from the records (corpus/schemas/manifest.schema.json)."""
-    from parquet_conformance.corpus.documents import document_schema
+    from parquet_conformance.kernel.documents import document_schema
 
     return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from parquet_conformance.corpus import registry
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import Case, Citation, Expectation, Kind, Mutation, WriterFinding
+from parquet_conformance.kernel import registry
+from parquet_conformance.kernel.errors import UsageError
 
 
 class Track(Protocol):

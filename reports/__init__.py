@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from parquet_conformance.corpus import registry
+from parquet_conformance.kernel import registry
 from parquet_conformance.reports.model import ResultsDocument
 
 

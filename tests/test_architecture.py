@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FOLDERS = ("generators", "corpus", "conformance", "reports")
+FOLDERS = ("kernel", "generators", "corpus", "conformance", "reports")
 
 
 def shim(tmp_path: Path) -> Path:
@@ -87,10 +87,10 @@ def test_every_package_folder_is_installed() -> None:
 
 
 def test_no_generic_top_level_import_name_is_installed() -> None:
-    """From outside the checkout, only parquet_conformance is importable: PyPI's `corpus`, `generators`,
+    """From outside the checkout, only parquet_conformance is importable: PyPI's `kernel`, `corpus`, `generators`,
     `conformance` and `reports` stay free (tests/test_packaging.py installs them beside a wheel)."""
     code = ("import importlib.util as u, json; print(json.dumps({n: getattr(u.find_spec(n), 'origin', None) "
-            "for n in ('parquet_conformance', 'generators', 'corpus', 'conformance', 'reports')}))")
+            "for n in ('parquet_conformance', 'kernel', 'generators', 'corpus', 'conformance', 'reports')}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True, check=True,
                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     found = __import__("json").loads(proc.stdout)

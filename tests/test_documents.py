@@ -1,4 +1,4 @@
-"""corpus/documents.py: the checker of our own agrees with the `jsonschema` package on the schemas we derive, over
+"""kernel/documents.py: the checker of our own agrees with the `jsonschema` package on the schemas we derive, over
 real documents edited anywhere; it names the field; parsing is bounded in size and depth and strict."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.model import RunInfo
 from parquet_conformance.conformance.harness.results import RunRecord
-from parquet_conformance.corpus import documents
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import manifest_schema
+from parquet_conformance.kernel import documents
 
 # Two deliberate differences from JSON Schema are kept out of the drawn values: an integer is never a float (1.0),
 # and an anchored pattern matches the whole string (Python's `$` also matches before a final newline).

@@ -14,8 +14,8 @@ import pytest
 from parquet_conformance.conformance.app.versions import in_range, matrix_specs
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.generators.parquet.bases import base_bytes
+from parquet_conformance.kernel.errors import UsageError
 from tests.helpers import CLI
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.corpus import registry
+from parquet_conformance.kernel import registry
 from tests.helpers import CLI
 
 REPO = Path(__file__).resolve().parent.parent

@@ -18,9 +18,9 @@ from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.app import upstream
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry
 from parquet_conformance.generators.canonical import canonical_value
+from parquet_conformance.kernel.errors import UsageError
 
 COLUMNS = ["a", "b"]
 ROWS = [[{"int": "1"}, "x"], [None, "y"]]

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
-from parquet_conformance.corpus import registry
 from parquet_conformance.corpus.build import cache_root
 from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.kernel import registry
 
 if TYPE_CHECKING:
     from parquet_conformance.conformance.harness.envs import Env
@@ -247,9 +247,9 @@ class CommandAdapter(Adapter):
 def code_digest() -> str:
     """The sha256 of every file of this package that can change an answer or a verdict (Python, Java, JavaScript),
     computed once per process."""
-    root = Path(__file__).resolve().parents[2]  # the folder holding generators/, corpus/, conformance/, reports/
+    root = Path(__file__).resolve().parents[2]  # the folder holding the five top-level folders
     h = hashlib.sha256()
-    for folder in ("generators", "corpus", "conformance", "reports"):
+    for folder in ("kernel", "generators", "corpus", "conformance", "reports"):
         for path in sorted((root / folder).rglob("*")):
             if path.suffix in (".py", ".java", ".mjs", ".json") and "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())

@@ -12,7 +12,7 @@ from parquet_conformance.conformance.harness import gate
 from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.conformance.harness.results import RunRecord, read_cells, read_record
 from parquet_conformance.corpus import dist
-from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.kernel.errors import UsageError
 
 
 def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], record: RunRecord | None) -> list[Cell]:

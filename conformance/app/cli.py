@@ -17,7 +17,7 @@ import sys
 from typing import NoReturn
 
 from parquet_conformance.corpus.model import GENERATOR_VERSION
-from parquet_conformance.corpus.options import SEED_MAX, integer, output_dir, seconds, stored_path
+from parquet_conformance.kernel.options import SEED_MAX, integer, output_dir, seconds, stored_path
 
 SEED = integer(0, SEED_MAX)
 

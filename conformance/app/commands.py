@@ -17,7 +17,7 @@ from parquet_conformance.conformance.app.console import (
     selected_tracks,
     specs,
 )
-from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.kernel.errors import UsageError
 
 
 def generate(args: argparse.Namespace) -> int:

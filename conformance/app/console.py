@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.track import Track
+from parquet_conformance.kernel.errors import UsageError
 
 
 def user_errors() -> tuple[type[Exception], ...]:
@@ -19,8 +19,8 @@ def user_errors() -> tuple[type[Exception], ...]:
     from parquet_conformance.conformance.harness.gate import GateError
     from parquet_conformance.conformance.harness.results import ResultsError
     from parquet_conformance.corpus.dist import DistError
-    from parquet_conformance.corpus.documents import DocumentError
-    from parquet_conformance.corpus.registry import RegistryError
+    from parquet_conformance.kernel.documents import DocumentError
+    from parquet_conformance.kernel.registry import RegistryError
 
     return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError, DocumentError
 

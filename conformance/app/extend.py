@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.kernel.errors import UsageError
 
 
 def _input(path: Path, what: str) -> None:

@@ -41,7 +41,6 @@ from parquet_conformance.conformance.harness.judge import Judge, error_text, nor
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import (
     MANIFEST_FORMAT,
     MANIFEST_VERSION,
@@ -54,6 +53,7 @@ from parquet_conformance.corpus.model import (
 )
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel.errors import UsageError
 
 BATCH = 25  # examples per Hypothesis run: a Spark task of a few seconds
 SHRINK_TIMEOUT_S = 10.0  # a hang is shrunk with this limit per attempt (its confirmation had the full one)

@@ -25,11 +25,11 @@ from pathlib import Path
 from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.model import Overhead, Read
 from parquet_conformance.conformance.harness.workers import Worker
-from parquet_conformance.corpus import documents
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.documents import DocumentError
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.track import Track
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import DocumentError
+from parquet_conformance.kernel.errors import UsageError
 
 FILE = "skip-overhead.json"
 MAX_FILE = 16 << 20  # a row per adapter, base and size: a few KiB

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.conformance.app.console import end_progress, progress_line
-from parquet_conformance.corpus.errors import UsageError
+from parquet_conformance.kernel.errors import UsageError
 
 
 def command(args: argparse.Namespace) -> int:

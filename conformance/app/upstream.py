@@ -29,9 +29,9 @@ from typing import Any
 from parquet_conformance.conformance.adapters import Adapter, Reproducer
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Citation, Expectation, Manifest
 from parquet_conformance.generators.canonical import date_text
+from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.model import DataDiff, ResultsDocument
 
@@ -325,7 +325,7 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path) -> list[tuple[Fin
     """Every finding of NAME in the run as a folder of OUT (which must not hold anything yet)."""
     from parquet_conformance.conformance.adapters import get
     from parquet_conformance.corpus.dist import open_corpus
-    from parquet_conformance.corpus.registry import RegistryError
+    from parquet_conformance.kernel.registry import RegistryError
 
     adapter = resolve(doc, name)
     version = next((a.version for a in doc.adapters if a.adapter == adapter), None)

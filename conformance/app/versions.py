@@ -31,11 +31,12 @@ from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeRow, Read, Unavailable
 from parquet_conformance.conformance.harness.workers import Worker
-from parquet_conformance.corpus import dist, documents
+from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
-from parquet_conformance.corpus.documents import DocumentError
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import DocumentError
+from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[str], None]
 

@@ -29,9 +29,9 @@ from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus import written as written_corpus
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import Manifest, matches
 from parquet_conformance.corpus.track import Track, Writable
+from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[str], None]
 Execute = Callable[[list[Job], str, Path], None]  # jobs, what (progress), the corpus root

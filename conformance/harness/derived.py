@@ -14,8 +14,8 @@ import pyarrow as pa
 
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow
-from parquet_conformance.corpus.documents import JSON_SCHEMA, document_schema, json_type, unwrap_optional
 from parquet_conformance.corpus.model import manifest_schema
+from parquet_conformance.kernel.documents import JSON_SCHEMA, document_schema, json_type, unwrap_optional
 
 __all__ = ["OUTCOME_SCHEMA", "RESULT_SCHEMA", "arrow_schema", "document_schema", "manifest_schema", "protocol_schema"]
 
@@ -57,7 +57,7 @@ OUTCOME_SCHEMA = arrow_schema(OutcomeRow)
 RESULT_SCHEMA = arrow_schema(Cell)
 
 
-# -- JSON Schema (derived by corpus/documents.py, which also checks documents against it) --------------
+# -- JSON Schema (derived by kernel/documents.py, which also checks documents against it) --------------
 
 
 def protocol_schema() -> dict[str, Any]:

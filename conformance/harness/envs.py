@@ -35,7 +35,7 @@ from parquet_conformance.conformance.adapters import AdapterUnavailable, cache_d
 VERSION_RE = re.compile(r"[0-9][0-9A-Za-z.+_-]{0,63}")
 MARKER = "env.json"
 INSTALL_TIMEOUT_S = 1200
-HARNESS_FOLDERS = ("generators", "corpus", "conformance")  # what a worker imports (never the reports)
+HARNESS_FOLDERS = ("kernel", "generators", "corpus", "conformance")  # what a worker imports (never the reports)
 # Run the worker from the shim, isolated (-I): no current directory, no user site, no PYTHON* variables.
 BOOT = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
         "runpy.run_module('parquet_conformance.conformance.harness.worker', run_name='__main__')")

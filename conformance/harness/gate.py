@@ -19,9 +19,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
-from parquet_conformance.corpus import documents
-from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import DocumentError
 
 MAX_LIST = 16 << 20  # an expected-failure list: a line per failing cell
 

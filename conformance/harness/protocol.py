@@ -5,7 +5,7 @@ ProtocolError naming what is wrong.
 
 Parsing is total: any line (any bytes, depth, size or number) becomes a message, a ProtocolError (the cell is a
 harness error) or an OutOfStep (the line answers no request in flight: the worker is discarded and the cell goes to
-a fresh one); nothing else escapes. Each answer is held to its record's JSON Schema (corpus/documents.py), whose
+a fresh one); nothing else escapes. Each answer is held to its record's JSON Schema (kernel/documents.py), whose
 limits (MAX_* here, the name patterns of corpus/model.py) are docs/adapter-protocol.md's; the data is then the
 track's to check (`normalize`).
 
@@ -35,10 +35,10 @@ from parquet_conformance.conformance.harness.model import (
     Wrote,
 )
 from parquet_conformance.conformance.harness.sample import sample_of
-from parquet_conformance.corpus import documents
-from parquet_conformance.corpus.documents import PRINTABLE, DocumentError
 from parquet_conformance.corpus.model import ROLE
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import PRINTABLE, DocumentError
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 16 << 20  # one answer line; a longer one is out of step (read in linear time up to here)

@@ -8,7 +8,7 @@ progress, and a lock per run being written.
 
 Run ids are names (corpus.model.NAME_RE, at most MAX_NAME characters): they become directory names. The Arrow
 schemas are the records' (conformance/harness/derived.py); a run record is held to its JSON Schema
-(corpus/documents.py) before anything uses it, and a staged file that is not one of ours is named, never a
+(kernel/documents.py) before anything uses it, and a staged file that is not one of ours is named, never a
 traceback.
 """
 
@@ -32,9 +32,9 @@ import pyarrow.parquet as pq
 
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
 from parquet_conformance.conformance.harness.model import STARTED, Cell, OutcomeRow, RunInfo
-from parquet_conformance.corpus import documents
-from parquet_conformance.corpus.documents import DocumentError
 from parquet_conformance.corpus.model import CASE_ID, MAX_NAME, NAME_RE
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.documents import DocumentError
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
 DOCUMENT = "_document.json"  # what a report draws besides the cells (reports/model.py ResultsDocument.parts)

@@ -37,8 +37,8 @@ import pyarrow as pa
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, WorkerSet
 from parquet_conformance.conformance.harness.model import OutcomeRow
-from parquet_conformance.corpus.errors import UsageError
 from parquet_conformance.corpus.model import CaseEntry
+from parquet_conformance.kernel.errors import UsageError
 
 TASKS_PER_SLOT = 6
 MIN_CASES_PER_TASK = 2
