@@ -76,13 +76,20 @@ def date_days(text: str) -> int:
     return era * 146097 + doe - 719468
 
 
+class Canonical(dict[str, Any]):
+    """Table data (`columns`, `rows`; an aware reader's `metadata`) as this module's converters make it, which a
+    track judges after `normalize` (the Parquet track's normalize is exactly that). A worker of ours hashes such data
+    where it is made, normalized the same way (conformance/harness/worker.py); data of any other form goes to the
+    harness, which applies the track's own normalize."""
+
+
 # -- Arrow data -----------------------------------------------------------------------------------
 
 
-def canonical_table(table: Any) -> dict[str, Any]:
+def canonical_table(table: Any) -> Canonical:
     """Canonical form of a pyarrow Table."""
     cols = [canonical_array(table.column(i)) for i in range(table.num_columns)]
-    return {"columns": list(table.column_names), "rows": [list(r) for r in zip(*cols, strict=True)]}
+    return Canonical(columns=list(table.column_names), rows=[list(r) for r in zip(*cols, strict=True)])
 
 
 def _ints(arr: pa.Array) -> list[int | None]:
@@ -213,8 +220,8 @@ def canonical_value(v: object) -> object:
     raise TypeError(f"no canonical form for {type(v).__name__}")
 
 
-def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> dict[str, Any]:
-    return {"columns": list(columns), "rows": [[canonical_value(v) for v in row] for row in rows]}
+def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> Canonical:
+    return Canonical(columns=list(columns), rows=[[canonical_value(v) for v in row] for row in rows])
 
 
 def data_hash(canonical: object) -> str:

@@ -20,11 +20,13 @@ def upstream_failures(adapter: str) -> dict[str, str]:
 
 
 def read_cases(cases: list, root: object, specs: list) -> list:
-    """Every case read by every adapter of its track, locally (harness/execute.run_locally): the outcome rows."""
+    """Every case read by every adapter of its track, locally (harness/execute.run_cells on the local executor): the
+    outcome rows."""
     from pathlib import Path
 
-    from parquet_conformance.conformance.harness.execute import Attempt, run_locally
+    from parquet_conformance.conformance.harness.execute import Attempt, run_cells
+    from parquet_conformance.conformance.harness.executor import LocalExecutor
 
     rows: list = []
-    run_locally([(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)
+    run_cells(LocalExecutor(), [(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)
     return rows

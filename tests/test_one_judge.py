@@ -18,6 +18,7 @@ from parquet_conformance.conformance.app.fuzz import EXAMPLE, example_manifest, 
 from parquet_conformance.conformance.app.pytest_plugin import item_outcome
 from parquet_conformance.conformance.app.versions import judge_trial, read_trial
 from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.gate import Status
 from parquet_conformance.conformance.harness.results import read_cells
 from parquet_conformance.corpus.build import generate
@@ -91,11 +92,8 @@ def test_the_same_attempts_give_the_same_verdicts_everywhere(setup: tuple[Path, 
     assert by_plugin == by_run and code == 0
 
     root, manifest = read_manifest(where / "corpus")
-    worker = AdapterSpec.parse_external(f"scripted={command}").worker()
-    try:
-        rows = read_trial(worker, "scripted", root, manifest, manifest.cases)
-    finally:
-        worker.close()
+    rows = read_trial(LocalExecutor(1), AdapterSpec.parse_external(f"scripted={command}"), root, manifest,
+                      manifest.cases)
     assert rows is not None
     assert dict(judge_trial("1", rows, manifest, manifest.cases).verdicts) == by_run
 

@@ -14,6 +14,7 @@ import pytest
 
 from parquet_conformance.conformance.harness import protocol, writing
 from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.judge import Judge, writer_verdict
 from parquet_conformance.conformance.harness.model import (
     WRITTEN,
@@ -141,7 +142,7 @@ def test_writers_write_in_their_workers_and_declined_tables_are_probed_by_column
                             [("default", "flat"), ("default", "all-types"), ("v2", "page-index")])
     inputs = {t: TRACK.write_input(t) for t in ("flat", "all-types", "page-index")}
     got: list[tuple[WriteRow, bytes | None]] = []
-    writing.write_locally(tasks, inputs, got.extend)
+    writing.write_all(LocalExecutor(), tasks, inputs, got.extend)
     rows = {r.file_id: (r, data) for r, data in got}
     assert rows["pyarrow/default/flat"][0].outcome == WRITTEN and rows["pyarrow/v2/page-index"][0].size
     assert "duckdb/v2/page-index" not in rows  # DuckDB writes no DATA_PAGE_V2: not asked

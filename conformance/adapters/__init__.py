@@ -86,9 +86,9 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
-    # Workers per worker set: a latency-bound adapter (a JVM planning each read) gets more than one, each reading
-    # every n-th case in its own lane (harness/execute.WorkerSet), so that its waits overlap.
-    copies = 1
+    # The CPU-seconds a cell is expected to cost, by which a run orders and splits its tasks (harness/execute.py
+    # plan_cells): a scheduling hint, measured with bench/matrix.py, never a limit.
+    cell_cost_s = 0.005
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
     # Writing (conformance/app/writers.py): the profiles of its track it writes (empty: it does not write) and
     # whether `run --writers` includes it without --writer.

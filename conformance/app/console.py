@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
 from collections.abc import Callable
 
 from parquet_conformance.conformance.harness.execute import AdapterSpec
@@ -25,12 +27,52 @@ def user_errors() -> tuple[type[Exception], ...]:
     return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError, DocumentError
 
 
+_LAST = [0.0]  # when the last progress line was printed (time.monotonic)
+HEARTBEAT_S = 4.0  # a phase with nothing to say for this long says what it is doing
+
+
 def progress_line(text: str) -> None:
     """One updating line on a terminal; a line each otherwise (CI logs)."""
+    _LAST[0] = time.monotonic()
     if sys.stderr.isatty():
-        print(f"\r{text[:100]:<100}", end="", file=sys.stderr, flush=True)
+        print(f"\r{text[:160]:<160}", end="", file=sys.stderr, flush=True)
     else:
         print(text, file=sys.stderr, flush=True)
+
+
+class Heartbeat:
+    """A progress line at least every HEARTBEAT_S seconds while it runs: the current phase's `line()` (a phase
+    sets its own: `now`), whenever no other progress line came in that time."""
+
+    def __init__(self, say: Callable[[str], None] | None, every: float = HEARTBEAT_S) -> None:
+        self.say, self.every = say, every
+        self.line: Callable[[], str] = lambda: ""
+        self._since = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
+
+    def now(self, what: str | Callable[[], str]) -> None:
+        """The phase under way: a fixed text (its seconds are added) or a function that says where it is."""
+        if callable(what):
+            self.line = what
+        else:
+            self._since = t0 = time.monotonic()
+            self.line = lambda: f"{what}, {time.monotonic() - t0:.0f}s"
+
+    def _beat(self) -> None:
+        while not self._stop.wait(0.5):
+            if self.say and time.monotonic() - _LAST[0] >= self.every and (text := self.line()):
+                self.say(text)
+
+    def __enter__(self) -> Heartbeat:
+        if self.say:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
 
 
 def end_progress() -> None:

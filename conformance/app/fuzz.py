@@ -4,9 +4,10 @@ A **batch** is one Hypothesis run of `BATCH` examples drawn from the track's cha
 from the run seed and the batch index (`batch_seed`): `hypothesis.find` with `random=Random(seed)`,
 `database=None`, health checks off, generation only, a condition that never holds; so a batch's examples
 depend on its seed alone. Each example is built, judged by the track's oracle (corpus/track.py Oracle), and read
-by every selected adapter in the persistent workers of the executor (execute.WorkerSet); a **finding** is any
+by every selected adapter in the workers its executor slot keeps (execute.kept_workers); a **finding** is any
 verdict but pass (the Judge, with the fuzz policy), keyed by (implementation, verdict, normalised message).
-Batches are Spark tasks (one small job each, as run_on_spark does); `--examples N` runs ceil(N / BATCH)
+Batches are tasks of the executor `--master` chooses (conformance/harness/executor.py: a slot per core here, a
+small Spark job each on Spark); `--examples N` runs ceil(N / BATCH)
 batches and is reproducible, `--time S` submits batches until S seconds have passed and is not (how many
 batches finish depends on the machine).
 
@@ -36,7 +37,8 @@ from typing import Any
 import pyarrow as pa
 
 from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet, kept_workers
+from parquet_conformance.conformance.harness.executor import Executor, executor_for
 from parquet_conformance.conformance.harness.judge import Judge, error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus import regression_store
@@ -227,16 +229,15 @@ def search_batch(probe: Probe, batch: int, seed: int, examples: int) -> dict[str
             "harness": harness}
 
 
-_PROBES: dict[tuple[str, tuple[AdapterSpec, ...]], Probe] = {}
+_PROBES: dict[tuple[str, int], Probe] = {}
 
 
 def _probe(track: str, specs: tuple[AdapterSpec, ...]) -> Probe:
-    """An executor's probe: its workers live as long as its Python process (spark.executor_workers)."""
-    from parquet_conformance.conformance.harness.spark import executor_workers
-
-    if (track, specs) not in _PROBES:
-        _PROBES[track, specs] = Probe.of(track, executor_workers(specs), Path(tempfile.mkdtemp(prefix="pqc-fuzz-")))
-    return _PROBES[track, specs]
+    """A slot's probe: its workers are the slot's kept ones (execute.kept_workers), its baselines read once by them."""
+    workers = kept_workers(specs)
+    if (track, id(workers)) not in _PROBES:
+        _PROBES[track, id(workers)] = Probe.of(track, workers, Path(tempfile.mkdtemp(prefix="pqc-fuzz-")))
+    return _PROBES[track, id(workers)]
 
 
 def _batches_in_task(batches: Iterator[pa.RecordBatch], track: str,
@@ -296,44 +297,23 @@ def _tasks(opts: FuzzOptions) -> Iterator[tuple[int, int, int]]:
         b += 1
 
 
-def search_local(opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
-    workers = WorkerSet(opts.specs)
-    results = []
-    try:
-        workers.start_all()
-        with tempfile.TemporaryDirectory(prefix="pqc-fuzz-") as tmp:
-            probe = Probe.of(opts.track, workers, Path(tmp))
-            for batch, seed, n in _tasks(opts):
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                results.append(search_batch(probe, batch, seed, n))
-                progress.add(results[-1])
-    finally:
-        workers.close()
-    return results
-
-
-def search_spark(opts: FuzzOptions, progress: Progress, say: Say) -> list[dict[str, Any]]:
-    from parquet_conformance.conformance.harness.spark import parallelism_of, run_tasks, spark_session, warm_up
-
-    say(f"starting Spark ({opts.master})")
-    spark = spark_session(opts.master, opts.conf or {}, opts.out / "logs" / "spark-driver.log")
-    say(f"starting {len(opts.specs)} adapter workers in each of {parallelism_of(spark)} executor slots")
-    warm_up(spark, opts.specs)
+def search(executor: Executor, opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
+    """The batches as tasks of the executor (conformance/harness/executor.py), each run by the workers its slot keeps
+    (execute.kept_workers: started by a slot's first batch, kept for its next); in --time mode, new batches are
+    taken until the time is up."""
     progress.t0 = time.monotonic()  # examples/s of the search, not of Spark's start
     deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None
-    frozen, track = tuple(opts.specs), opts.track
     results: list[dict[str, Any]] = []
 
     def done(_: tuple[int, int, int], table: pa.Table) -> None:
         results.append(json.loads(table.to_pylist()[0]["result"]))
         progress.add(results[-1])
 
-    run_tasks(spark, _tasks(opts),
-              lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]}, schema=TASK_SCHEMA),
-              functools.partial(_batches_in_task, track=track, specs=frozen), RESULT_SCHEMA, done,
-              more=lambda: deadline is None or time.monotonic() < deadline)
+    executor.run(_tasks(opts),
+                 lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]},
+                                       schema=TASK_SCHEMA),
+                 functools.partial(_batches_in_task, track=opts.track, specs=tuple(opts.specs)), RESULT_SCHEMA, done,
+                 more=lambda: deadline is None or time.monotonic() < deadline)
     return results
 
 
@@ -485,8 +465,11 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
     fuzzer = tracks.fuzzer(tracks.get(opts.track))
     progress = Progress(say)
     t0 = time.monotonic()
-    local = opts.master == "none"
-    results = search_local(opts, progress) if local else search_spark(opts, progress, say)
+    executor = executor_for(opts.master, opts.conf, opts.out / "logs" / "spark-driver.log", say)
+    try:
+        results = search(executor, opts, progress)
+    finally:
+        executor.close()
     search_s = time.monotonic() - max(t0, progress.t0)
     examples = sum(r["examples"] for r in results)
     found, harness = distinct(results)

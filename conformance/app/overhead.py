@@ -15,14 +15,19 @@ and without /proc there is no figure. reports/overhead.py renders the rows.
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pyarrow as pa
+
+from parquet_conformance.conformance.harness.derived import arrow_schema
 from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
+from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
 from parquet_conformance.conformance.harness.model import Overhead, Read
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
@@ -50,51 +55,94 @@ def _read_once(path: Path, repeat: int) -> float:
     return statistics.median(times)
 
 
+OVERHEAD_SCHEMA = arrow_schema(Overhead)
+# folder: where the files are (an executor that shares this disk), else each task makes its own
+TASK_SCHEMA = pa.schema([("adapter", pa.string()), ("folder", pa.string())])
+
+
 def measure(specs: list[AdapterSpec], track: Track, bases: list[str], repeat: int = 5,
-            progress: Callable[[str], None] | None = None,
-            sizes: tuple[int | None, ...] = SIZES) -> list[Overhead]:
+            progress: Callable[[str], None] | None = None, sizes: tuple[int | None, ...] = SIZES,
+            executor: Executor | None = None) -> list[Overhead]:
+    """Each adapter a task of the executor (the local one by default), one at a time so that no two measurements
+    share the cores; its rows in the order of `specs`."""
     if not isinstance(track, tracks.Skippable):
         raise ValueError(f"track {track.name!r} has no skippable extension to measure")
-    out: list[Overhead] = []
+    sizes = (None, *(s for s in sizes if s is not None))  # the base as it is comes first: the reference
+    on: Executor = executor or LocalExecutor()
+    got: dict[str, list[Overhead]] = {}
+
+    def done(spec: AdapterSpec, table: pa.Table) -> None:
+        got.setdefault(spec.name, []).extend(Overhead.from_json(r) for r in table.to_pylist())
+        if progress:
+            last = got[spec.name][-1]
+            progress(f"{spec.name}: {last.base} with {Overhead.size_text(last.size)} extension")
+
     with tempfile.TemporaryDirectory(prefix="pqc-overhead-") as tmp:
-        sizes = (None, *(s for s in sizes if s is not None))  # the base as it is comes first: the reference
-        files = {(b, size): Path(tmp) / f"{b}-{size}{track.suffix}" for b in bases for size in sizes}
-        for (b, size), path in files.items():
+        folder = None
+        if on.shared_disk:  # made once, here, for every task
+            _files(track, tuple(bases), sizes, Path(tmp))
+            folder = tmp
+        on.run(specs, lambda spec: pa.table({"adapter": [spec.name], "folder": [folder]}, schema=TASK_SCHEMA),
+               functools.partial(overhead_in_task, specs=tuple(specs), track=track.name, bases=tuple(bases),
+                                 repeat=repeat, sizes=sizes), OVERHEAD_SCHEMA, done, at_once=1)
+    return [row for spec in specs for row in got.get(spec.name, [])]
+
+
+def _files(track: Track, bases: tuple[str, ...], sizes: tuple[int | None, ...],
+           folder: Path) -> dict[tuple[str, int | None], Path]:
+    """Each base as it is and with each size of extension, in `folder` (made once, unless there already)."""
+    assert isinstance(track, tracks.Skippable)
+    files = {(b, size): folder / f"{b}-{size}{track.suffix}" for b in bases for size in sizes}
+    for (b, size), path in files.items():
+        if not path.is_file():
             path.write_bytes(track.skippable(b, size))
-        for spec in specs:
-            worker = spec.worker()
-            try:
-                for b in bases:
-                    plain: float | None = None
-                    for size in sizes:
-                        if progress:
-                            progress(f"{spec.name}: {b} with {Overhead.size_text(size)} extension")
-                        path = files[(b, size)]
-                        worker.read(str(path))  # warm: the first read of a file pays for the page cache and JITs
-                        before = _bytes_read(worker)
-                        timed = [worker.read(str(path))]
-                        after = _bytes_read(worker)
-                        timed += [worker.read(str(path)) for _ in range(repeat - 1)]
-                        outcome = timed[-1].outcome
-                        seconds = (statistics.median(t.library_s if t.library_s is not None else t.duration_s
-                                                     for t in timed) if isinstance(outcome, Read) else None)
-                        if size is None:
-                            plain = seconds
-                        once = _read_once(path, repeat) - _read_once(files[(b, None)], repeat)
-                        extra = (seconds - plain) if seconds is not None and plain is not None else None
-                        info = worker.info
-                        out.append(Overhead(
-                            adapter=spec.name, implementation=implementation(info) if info else spec.name,
-                            version=info.version if info else None, base=b, size=size, seconds=seconds,
-                            outcome=outcome.kind.value,
-                            ratio=seconds / plain if seconds is not None and plain else None,
-                            read_once_s=max(once, 0.0),
-                            flagged=size == max(s for s in sizes if s is not None)
-                            and _flagged(size, extra, max(once, 0.0), plain),
-                            bytes_read=after - before if before is not None and after is not None else None))
-            finally:
-                worker.close()
-    return out
+    return files
+
+
+def overhead_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...], track: str,
+                     bases: tuple[str, ...], repeat: int, sizes: tuple[int | None, ...]) -> Iterator[pa.RecordBatch]:
+    """A task's body: one adapter's rows, a batch per (base, size), its files those of the task's folder or made
+    here (no 64 MiB file travels in a task)."""
+    by_name = {s.name: s for s in specs}
+    with tempfile.TemporaryDirectory(prefix="pqc-overhead-") as tmp:
+        for batch in batches:
+            for task in batch.to_pylist():
+                files = _files(tracks.get(track), bases, sizes, Path(task["folder"] or tmp))
+                for row in _measure_one(by_name[task["adapter"]], bases, sizes, files, repeat):
+                    yield pa.RecordBatch.from_pylist([row.to_json()], schema=OVERHEAD_SCHEMA)
+
+
+def _measure_one(spec: AdapterSpec, bases: tuple[str, ...], sizes: tuple[int | None, ...],
+                 files: dict[tuple[str, int | None], Path], repeat: int) -> Iterator[Overhead]:
+    worker = spec.worker()
+    try:
+        for b in bases:
+            plain: float | None = None
+            for size in sizes:
+                path = files[(b, size)]
+                worker.read(str(path))  # warm: the first read of a file pays for the page cache and JITs
+                before = _bytes_read(worker)
+                timed = [worker.read(str(path))]
+                after = _bytes_read(worker)
+                timed += [worker.read(str(path)) for _ in range(repeat - 1)]
+                outcome = timed[-1].outcome
+                seconds = (statistics.median(t.library_s if t.library_s is not None else t.duration_s
+                                             for t in timed) if isinstance(outcome, Read) else None)
+                if size is None:
+                    plain = seconds
+                once = _read_once(path, repeat) - _read_once(files[(b, None)], repeat)
+                extra = (seconds - plain) if seconds is not None and plain is not None else None
+                info = worker.info
+                yield Overhead(
+                    adapter=spec.name, implementation=implementation(info) if info else spec.name,
+                    version=info.version if info else None, base=b, size=size, seconds=seconds,
+                    outcome=outcome.kind.value, ratio=seconds / plain if seconds is not None and plain else None,
+                    read_once_s=max(once, 0.0),
+                    flagged=size == max(s for s in sizes if s is not None)
+                    and _flagged(size, extra, max(once, 0.0), plain),
+                    bytes_read=after - before if before is not None and after is not None else None)
+    finally:
+        worker.close()
 
 
 def _flagged(size: int | None, extra: float | None, once: float, plain: float | None) -> bool:

@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import functools
 import importlib.util
-import os
 import random
 import shlex
 import time
@@ -25,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.check import expected_lists
-from parquet_conformance.conformance.app.console import conf, end_progress, progress_line, specs
+from parquet_conformance.conformance.app.console import Heartbeat, conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.harness.confirm import (
     confirmation_costs,
     confirmation_tasks,
@@ -34,7 +32,8 @@ from parquet_conformance.conformance.harness.confirm import (
     hang_limits,
     reusable,
 )
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, run_locally
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Counts, Job, run_cells
+from parquet_conformance.conformance.harness.executor import executor_for
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
 from parquet_conformance.conformance.harness.results import (
@@ -103,6 +102,7 @@ class Timings:
     writing_s: float = 0.0  # of which writing and judging the files
     writers_cells: int = 0
     prepared: dict[str, float] = field(default_factory=dict)  # the one-time preparations, and their seconds
+    marks: dict[str, float] = field(default_factory=dict)  # phase -> when it began (time.monotonic): bench/matrix.py
 
 
 @dataclass
@@ -123,6 +123,11 @@ def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec], non
 
 
 def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
+    with Heartbeat(progress) as beat:
+        return _run_job(opts, progress, beat)
+
+
+def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> RunResult:
     timings = Timings()
     store = Store(opts.out)
     run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
@@ -131,13 +136,17 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
+    timings.marks["start"] = t0
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
             progress(f"generating the corpus into {corpus}")
+        beat.now("generating the corpus")
         if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None) and progress:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
+    beat.now("verifying the corpus")
     root, manifest, digest = dist.open_corpus(corpus)
+    timings.marks["prepare"] = time.monotonic()
     # What the reports compare with is checked before anything runs: a typo must not cost a run.
     lists, list_names = expected_lists(list(opts.expected_failures), [s.name for s in opts.specs],
                                        {c.id for c in manifest.cases})
@@ -154,37 +163,24 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
     started = store.begin(run_id, resume=opts.resume is not None,
                           now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    executor = executor_for(opts.master, opts.conf, opts.out / "logs" / f"spark-{run_id}.log", progress)
+    staging = Staging(store, run_id)
 
     def staged() -> list[OutcomeRow]:
-        return [r for r in store.staged(run_id) if r.case in wanted and r.adapter in names]
+        return [r for r in staging.rows() if r.case in wanted and r.adapter in names]
 
-    with store.lock(run_id):
+    with store.lock(run_id), staging:
         done = {r.key for r in staged()}
 
         def stage(rows: list[OutcomeRow]) -> None:
-            store.stage(run_id, [r for r in rows if r.key not in done])
+            staging.add([r for r in rows if r.key not in done])
 
         def execute(jobs: list[Job], what: str, run_specs: list[AdapterSpec],
-                    tasks: list[list[Job]] | None = None, root: Path = root) -> None:
-            def tick(finished: int, total: int) -> None:
-                if progress:
-                    progress(f"[{finished}/{total}] {what}, {time.monotonic() - t0:.0f}s")
-
-            if not jobs:
-                return
-            if opts.master == "none":
-                before = 0
-                for part in tasks or [jobs]:  # a task each: the confirmation pass, a new worker per adapter or share
-                    run_locally(part, root, run_specs, stage, functools.partial(offset_tick, tick, before, len(jobs)),
-                                progress)
-                    before += len(part)
-            else:
-                from parquet_conformance.conformance.harness.spark import run_on_spark
-
-                started = run_on_spark(jobs, root, run_specs, stage, master=opts.master, conf=opts.conf,
-                                       progress=tick, say=progress, log=opts.out / "logs" / f"spark-{run_id}.log",
-                                       tasks=tasks)
-                timings.spark_start_s = timings.spark_start_s or started
+                    tasks: list[list[Job]] | None = None, root: Path = root, manifest: Manifest = manifest) -> None:
+            counts = Counts(what)
+            beat.now(counts.line)
+            run_cells(executor, jobs, root, run_specs, stage, counts, tasks, manifest)
+            timings.spark_start_s = getattr(executor, "started_s", 0.0)
 
         specs = [s.with_fingerprint() for s in opts.specs]
 
@@ -192,61 +188,69 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
                     ) -> tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]:
             """Every non-pass cell not yet settled read again (a new worker per adapter or share, under the hang
             limit), and those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
+            beat.now("judging the cells to confirm")
             rows = rows_of()
             nonpass = to_confirm(judge.cells(rows))
             unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
-            limits = hang_limits(rows, specs, opts.hang_limit)
-            confirming = [replace(s, timeout_s=limits[s.name]) for s in specs]
-            slots = 1 if opts.master == "none" else os.cpu_count() or 1  # tasks at once (local[*]: a core each)
-            tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed, confirmation_costs(rows, limits), slots)
-            execute([j for t in tasks for j in t], "cells confirmed (a new worker per adapter)", confirming, tasks,
-                    root=root)
-            disagreed = disagreements(rows_of())
-            execute(fresh_jobs(disagreed, manifest), "cells re-run alone (their confirmation disagreed)", confirming,
-                    root=root)
+            if unconfirmed:
+                limits = hang_limits(rows, specs, opts.hang_limit)
+                confirming = [replace(s, timeout_s=limits[s.name]) for s in specs]
+                tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed, confirmation_costs(rows, limits),
+                                           executor.slots)
+                execute([j for t in tasks for j in t], "cells confirmed (a new worker per adapter)", confirming,
+                        tasks, root=root, manifest=manifest)
+            disagreed = disagreements(rows_of()) if unconfirmed else set()
+            if disagreed:
+                execute(fresh_jobs(disagreed, manifest), "cells re-run alone (their confirmation disagreed)",
+                        [replace(s, timeout_s=limits[s.name]) for s in specs], root=root, manifest=manifest)
             return nonpass, unconfirmed, disagreed
 
         if not opts.fresh and opts.repeat == 1:
+            beat.now("finding the cells unchanged since an earlier run")
             replayed = reused_attempts(store, run_id, cases, specs)
             stage(replayed)
             done |= {r.key for r in replayed}
             if replayed and progress:
                 progress(f"{len({(r.case, r.adapter) for r in replayed})} cells unchanged since an earlier run: "
                          "their attempts reused (--fresh runs them again)")
+        beat.now("preparing the adapters")
         timings.prepared = prepare_adapters([s for s in specs if any((c.id, s.name, 0, False, False) not in done
                                                                      for c in cases if c.track == s.build().track)],
                                             progress)
-        t1 = time.monotonic()
+        t1 = timings.marks["cells"] = time.monotonic()
         for rnd in range(opts.repeat):
             # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
-            # other predecessors in its persistent worker.
+            # other predecessors in its worker.
             order = sorted(cases, key=lambda c: -c.size) if rnd == 0 else random.Random(rnd).sample(cases, len(cases))
             jobs = []
             for c in order:
                 todo = tuple(n for n in by_track.get(c.track, ()) if (c.id, n, rnd, False, False) not in done)
                 if todo:
                     jobs.append((c, Attempt(todo if len(todo) < len(by_track[c.track]) else None, round=rnd)))
-            execute(jobs, "cases done" if opts.repeat == 1 else f"cases done in round {rnd + 1} of {opts.repeat}",
+            execute(jobs, "cells done" if opts.repeat == 1 else f"cells done in round {rnd + 1} of {opts.repeat}",
                     specs)
         timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
-        t2 = time.monotonic()
+        t2 = timings.marks["confirmation"] = time.monotonic()
         nonpass, unconfirmed, disagreed = confirm(judge, manifest, root, staged)
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
         timings.disagreed = len(disagreed)
+        beat.now("judging")
+        staging.flush()
         cells = judge.cells(staged())
         timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
             from parquet_conformance.conformance.app.writers import run_writers, writer_specs
 
+            timings.marks["writers"] = time.monotonic()
             matrix = run_writers(opts.out, run_id, writer_specs(list(opts.writer_names), opts.specs), specs,
-                                 opts.writers, opts.master, opts.conf,
-                                 lambda jobs, what, at: execute(jobs, what, specs, root=at), confirm,
-                                 lambda: [r for r in store.staged(run_id) if r.adapter in names], cells, progress,
-                                 opts.out / "logs" / f"spark-{run_id}.log")
+                                 opts.writers, executor, lambda jobs, what, at, m: execute(jobs, what, specs, root=at,
+                                                                                        manifest=m),
+                                 confirm, lambda: [r for r in staging.rows() if r.adapter in names], cells, progress)
             timings.writers_s, timings.writers_cells = matrix.writing_s + matrix.reading_s, len(matrix.cells)
             timings.writing_s = matrix.writing_s
-        t3 = time.monotonic()
+        t3 = timings.marks["reports"] = time.monotonic()
+        beat.now("writing the results and reports")
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
                        master=opts.master, corpus=str(root), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
@@ -257,8 +261,44 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
                                              corpus_cases=[c.id for c in manifest.cases]), doc.parts())
         write_reports(doc, opts.out)
+    executor.close()
     timings.reports_s = time.monotonic() - t3
+    timings.marks["end"] = time.monotonic()
     return RunResult(run_id, cells, manifest, timings, digest)
+
+
+class Staging:
+    """The run's staged outcomes, kept here as they come and written to the store's staging folder at most every
+    FLUSH_S seconds (and on leaving: an interrupted run resumes without redoing what was written): one file per
+    second, not per task, and never read back while the run lasts."""
+
+    FLUSH_S = 2.0
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self._rows: dict[tuple[str, str, int, bool, bool], OutcomeRow] = {r.key: r for r in store.staged(run_id)}
+        self._unwritten: list[OutcomeRow] = []
+        self._flushed = time.monotonic()
+
+    def rows(self) -> list[OutcomeRow]:
+        return list(self._rows.values())
+
+    def add(self, rows: list[OutcomeRow]) -> None:
+        for r in rows:
+            self._rows[r.key] = r  # a re-run attempt replaces the old one, as in the store
+        self._unwritten += rows
+        if time.monotonic() - self._flushed >= self.FLUSH_S:
+            self.flush()
+
+    def flush(self) -> None:
+        rows, self._unwritten, self._flushed = self._unwritten, [], time.monotonic()
+        self.store.stage(self.run_id, rows)
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.flush()
 
 
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
@@ -271,11 +311,6 @@ def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
                          regressions=matrix.regressions)
-
-
-def offset_tick(tick: Callable[[int, int], None], before: int, total: int, finished: int, _: int) -> None:
-    """Progress of one task among several run one after another: its count after those before it."""
-    tick(before + finished, total)
 
 
 def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:

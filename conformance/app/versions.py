@@ -27,10 +27,10 @@ from pathlib import Path
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.app.console import end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_cells
+from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
 from parquet_conformance.conformance.harness.judge import Judge
-from parquet_conformance.conformance.harness.model import Outcome, OutcomeRow, Read, Unavailable
-from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
@@ -149,6 +149,7 @@ def corpus_for(pattern: str, corpus: Path | None, workdir: Path) -> tuple[Path, 
 def bisect(name: str, pattern: str, start: str | None = None, stop: str | None = None, corpus: Path | None = None,
            progress: Progress | None = None) -> Bisection:
     versions = released(name, start, stop)
+    executor = LocalExecutor()  # a release's cells on the cores here (bisect takes no --master)
     with tempfile.TemporaryDirectory(prefix="pqc-bisect-") as tmp:
         root, manifest, cases = corpus_for(pattern, corpus, Path(tmp))
         trials: dict[str, Trial] = {}
@@ -157,7 +158,7 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
             if version not in trials:
                 if progress:
                     progress(f"trying {name} {version}")
-                found = try_release(name, version, root, manifest, cases)
+                found = try_release(name, version, root, manifest, cases, executor)
                 if found is None:
                     return None
                 trials[version] = found
@@ -185,31 +186,24 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
         return Bisection(name, [c.id for c in cases], versions, trials, candidates[hi], candidates[lo])
 
 
-def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry]) -> Trial | None:
-    """One release on the cases; None when it is unavailable."""
-    worker = AdapterSpec.parse(f"{name}=={version}").worker()
-    try:
-        rows = read_trial(worker, name, root, manifest, cases)
-    finally:
-        worker.close()
+def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry],
+                executor: Executor | None = None) -> Trial | None:
+    """One release on the cases (on the executor: the local one by default); None when it is unavailable."""
+    rows = read_trial(executor or LocalExecutor(), AdapterSpec.parse(f"{name}=={version}"), root, manifest, cases)
     return None if rows is None else judge_trial(version, rows, manifest, cases)
 
 
-def read_trial(worker: Worker, name: str, root: Path, manifest: Manifest,
+def read_trial(executor: Executor, spec: AdapterSpec, root: Path, manifest: Manifest,
                cases: list[CaseEntry]) -> list[OutcomeRow] | None:
-    """The worker's attempts at the cases and their bases' baseline cases; None when it is unavailable."""
+    """The release's attempts at the cases and their bases' baseline cases (as `run` reads cells:
+    execute.run_cells); None when it is unavailable."""
     known = {c.id for c in manifest.cases}
     baselines = [b for c in cases if (b := manifest.bases[c.base].baseline_case) and b in known]
+    jobs = [(manifest.case(case_id), Attempt()) for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)])]
     rows: list[OutcomeRow] = []
-    for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)]):
-        case = manifest.case(case_id)
-        timed = worker.read(str((root / case.file).resolve()), case.id, case.op)
-        if isinstance(timed.outcome, Unavailable):
-            return None
-        info = worker.info
-        rows.append(OutcomeRow.of(case.id, name, info.implementation if info else name,
-                                  info.version if info else None, list(info.roles) if info else [],
-                                  timed.outcome, timed.duration_s))
+    run_cells(executor, jobs, root, [spec], rows.extend, manifest=manifest)
+    if any(r.outcome == OutcomeKind.UNAVAILABLE for r in rows):
+        return None
     return rows
 
 

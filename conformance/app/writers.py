@@ -22,9 +22,10 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
+from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
 from parquet_conformance.conformance.harness.model import WRITTEN, Cell, OutcomeRow, Verdict, WriterCell, WriteRow
-from parquet_conformance.conformance.harness.writing import jobs_of, write_locally, write_on_spark
+from parquet_conformance.conformance.harness.writing import jobs_of, write_all
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus import track as tracks
@@ -34,7 +35,7 @@ from parquet_conformance.corpus.track import Track, Writable
 from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[str], None]
-Execute = Callable[[list[Job], str, Path], None]  # jobs, what (progress), the corpus root
+Execute = Callable[[list[Job], str, Path, Manifest], None]  # jobs, what (progress), the corpus root, its manifest
 # The run's confirmation (conformance/app/run.py): the judge, the manifest, its root, the rows so far.
 Confirm = Callable[[Judge, Manifest, Path, Callable[[], list[OutcomeRow]]], object]
 WRITERS_FILE = "writers.json"  # the writer cells, beside the written corpus's manifest (a resumed run reads them)
@@ -73,9 +74,8 @@ def writable_track(specs: list[AdapterSpec]) -> Track:
 
 
 def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: list[AdapterSpec], only: str | None,
-                master: str, conf: dict[str, str], execute: Execute, confirm: Confirm,
-                staged: Callable[[], list[OutcomeRow]],
-                main_cells: list[Cell], progress: Progress | None = None, log: Path | None = None) -> WritersResult:
+                executor: Executor, execute: Execute, confirm: Confirm, staged: Callable[[], list[OutcomeRow]],
+                main_cells: list[Cell], progress: Progress | None = None) -> WritersResult:
     """Writes (unless a resumed run wrote before), judges the writers, runs the readers on the written corpus."""
     track = writable_track(writers)
     assert isinstance(track, Writable)
@@ -85,7 +85,7 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
         manifest = dist.read_manifest(root)[1]
         writer_cells = [WriterCell.from_json(c) for c in json.loads((root / WRITERS_FILE).read_text())]
     else:
-        manifest, writer_cells = _write_all(root, track, writers, master, conf, progress, log)
+        manifest, writer_cells = _write_all(root, track, writers, executor, progress)
     writing_s = time.monotonic() - t0
     cases = [c for c in manifest.cases if matches(c.id, only)]
     readers = [s for s in readers if s.build().track == track.name]
@@ -99,7 +99,7 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
     done = {r.key for r in mine()}
     order = sorted(cases, key=lambda c: -c.size)
     execute([(c, Attempt()) for c in order if any((c.id, n, 0, False, False) not in done for n in names)],
-            "written files read", root)
+            "written files read", root, manifest)
     judge = Judge.of(manifest)
     confirm(judge, manifest, root, mine)  # as the run confirms its own cells
     cells = judge.cells(mine())
@@ -110,8 +110,8 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
     return result
 
 
-def _write_all(root: Path, track: Track, writers: list[AdapterSpec], master: str, conf: dict[str, str],
-               progress: Progress | None, log: Path | None) -> tuple[Manifest, list[WriterCell]]:
+def _write_all(root: Path, track: Track, writers: list[AdapterSpec], executor: Executor,
+               progress: Progress | None) -> tuple[Manifest, list[WriterCell]]:
     assert isinstance(track, Writable)
     wanted = list(track.write_jobs())
     tasks = jobs_of(writers, wanted)
@@ -125,12 +125,7 @@ def _write_all(root: Path, track: Track, writers: list[AdapterSpec], master: str
 
     if progress:
         progress(f"{len(tasks)} writers write {sum(len(t) for t in tasks)} files")
-    if master == "none":
-        write_locally(tasks, inputs, done)
-    else:
-        from parquet_conformance.conformance.harness.spark import spark_session
-
-        write_on_spark(spark_session(master, conf, log), tasks, inputs, done)
+    write_all(executor, tasks, inputs, done)
     # A write the library never got (a table its adapter cannot hand over) names the worker's version; the writer's is
     # the one its files name (hyparquet's worker reads with hyparquet and writes with hyparquet-writer).
     wrote = {r.writer: r.version for r, _ in got if r.outcome == WRITTEN and r.version}

@@ -64,8 +64,8 @@ def protocol_schema() -> dict[str, Any]:
     """Every message of the adapter protocol, each a definition; a line is any one of them."""
     defs: dict[str, Any] = {}
     messages = (protocol.StartRequest, protocol.ReadRequest, protocol.WriteRequest, protocol.StopRequest,
-                protocol.StartReply, protocol.UnavailableReply, protocol.DataAnswer, protocol.WrittenAnswer,
-                protocol.ErrorAnswer)
+                protocol.StartReply, protocol.UnavailableReply, protocol.DataAnswer, protocol.DigestAnswer,
+                protocol.WrittenAnswer, protocol.ErrorAnswer)
     for cls in messages:
         json_type(cls, defs)
     # A `read` answer carries the track's data fields (Parquet: columns, rows) beside these.

@@ -1,33 +1,47 @@
-"""Cells: (case, adapter) pairs, run through persistent workers.
+"""Cells: (case, adapter) pairs, read by workers, in tasks any executor runs (conformance/harness/executor.py).
 
-`AdapterSpec` is the one way to build an adapter and its worker (by registered name, or an external
-command); `WorkerSet.run` is what one executor does with one case (every adapter of the case's
-track); `run_locally` runs jobs without Spark (`--master none`), as a Spark task runs its share
-(harness/spark.py). Judging happens afterwards, once every outcome, including each adapter's baseline,
-is known (harness/judge.py).
+`AdapterSpec` is the one way to build an adapter and its worker (by registered name, or an external command).
+`run_cells` is the one way to run cells: it cuts them into tasks, one adapter each (`plan_cells`: the costliest
+first, an adapter split only to fill idle slots or to keep one task from outlasting the rest), and hands them to
+the executor; a task (`cells_in_task`, the same body locally and in a Spark executor) reads its cells in order with
+a worker process made for the task and closed after it, so that no more workers are busy than the executor has
+slots, and only adapters with cells to run start one. Judging happens afterwards, once every outcome, including each
+adapter's baseline, is known (harness/judge.py).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
+import functools
+import json
+import math
 import shlex
 import statistics
+import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
+from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA
 from parquet_conformance.conformance.harness.envs import check_version
 from parquet_conformance.conformance.harness.model import OutcomeRow, Timeout
 from parquet_conformance.conformance.harness.protocol import StartReply
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.model import NAME_RE, CaseEntry
+from parquet_conformance.corpus.model import NAME_RE, CaseEntry, Manifest
+
+if TYPE_CHECKING:
+    from parquet_conformance.conformance.harness.executor import Executor
 
 
 class SpecError(ValueError):
@@ -116,7 +130,7 @@ class AdapterSpec:
 
     def worker(self) -> Worker:
         adapter = self.build()
-        return Worker(adapter, self.argv(), tracks.get(adapter.track).normalize)
+        return Worker(adapter, self.argv(), tracks.get(adapter.track).normalize, self.name)
 
     def with_fingerprint(self) -> AdapterSpec:
         """The spec with its adapter's fingerprint (None for an external command: its version is unknown until it
@@ -145,14 +159,11 @@ def implementation(info: StartReply) -> str:
     return f"{info.implementation} [{info.engine}]" if info.engine else info.implementation
 
 
-Progress = Callable[[str, str], None]
-
-
 @dataclass(frozen=True)
 class Attempt:
     """Which cells of a case to run, and how: `adapters` None is every adapter of the case's track; `confirm` marks
-    the confirmation pass (run in worker processes of their own, made for the pass: see run_locally and
-    spark._cells_in_task); `fresh` runs each in a new worker process that reads only this case."""
+    the confirmation pass (its tasks are cut by harness/confirm.py: a new worker per adapter or share, reading only
+    those cells); `fresh` runs each in a new worker process that reads only this case."""
 
     adapters: tuple[str, ...] | None = None
     round: int = 0
@@ -180,31 +191,20 @@ class Pace:
 
 
 class WorkerSet:
-    """Persistent workers per adapter; `run_many` gives, per case, one outcome row per adapter of the case's track.
-
-    Each worker has a lane: a thread of its own for the life of the set, in which it is read and, after a death,
-    started again, reading its queue of cases in order (so its history is the order given). Every (case, adapter)
-    is queued on its lane at once: an adapter works through the cases at its own pace, and one adapter's latency (a
-    JVM planning a Spark job, a Node round trip) overlaps the others' work instead of adding to it. An adapter with
-    `copies` > 1 (a latency-bound one: spark) has that many workers, each its own lane, taking the cases in turn. A
-    worker is always spawned by a thread that outlives it (its lane, or the caller of start_all): the reaper's
-    parent-death signal follows the spawning thread (workers.Worker.launch)."""
+    """A worker per adapter, each started on first use (and again after a death) and kept until `close`; `run_one`
+    reads one cell with one of them. It is used by one thread at a time: a task's, or a fuzz batch's."""
 
     def __init__(self, specs: Iterable[AdapterSpec]) -> None:
         self.specs = {spec.name: spec for spec in specs}
-        self.copies = {name: [spec.worker() for _ in range(max(1, spec.build().copies))]
-                       for name, spec in self.specs.items()}
-        self.workers = {name: copies[0] for name, copies in self.copies.items()}  # the first copy of each
+        self.workers = {name: spec.worker() for name, spec in self.specs.items()}
         self.pace = {name: Pace() for name in self.specs}
-        self.lanes = {(name, k): ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"lane-{name}-{k}")
-                      for name, copies in self.copies.items() for k in range(len(copies))}
 
     def start_all(self) -> dict[str, float]:
         """Starts every worker at once (a JVM starting does not hold back the others); the seconds each adapter's
         took (unavailable ones included: their reason is kept for their cells). The processes are spawned here, in
         the caller's thread (see Worker.launch); only the waiting is done by a thread each."""
         t0 = time.monotonic()
-        every = [(name, w) for name, copies in self.copies.items() for w in copies]
+        every = list(self.workers.items())
         asked = [w.launch() for _, w in every]
 
         def wait(i: int) -> float:
@@ -214,40 +214,23 @@ class WorkerSet:
 
         with ThreadPoolExecutor(max_workers=max(1, len(every))) as pool:
             took = list(pool.map(wait, range(len(every))))
-        out: dict[str, float] = {}
-        for (name, _), seconds in zip(every, took, strict=True):
-            out[name] = max(out.get(name, 0.0), seconds)
-        return out
+        return {name: seconds for (name, _), seconds in zip(every, took, strict=True)}
 
     def names(self, case: CaseEntry, attempt: Attempt) -> list[str]:
         return [n for n, w in self.workers.items() if w.adapter.track == case.track
                 and (attempt.adapters is None or n in attempt.adapters)]
 
-    def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
-            progress: Progress | None = None) -> list[OutcomeRow]:
-        return next(self.run_many([(case, path, attempt)], progress))
-
-    def run_many(self, items: Iterable[tuple[CaseEntry, Path, Attempt]],
-                 progress: Progress | None = None) -> Iterator[list[OutcomeRow]]:
-        """Every (case, adapter) of the items queued on its lane at once; the rows yielded per case, in the items'
-        order (a case's files must stay until its rows are yielded)."""
-        pending = []
-        for i, (case, path, attempt) in enumerate(items):
-            pending.append([self.lanes[n, i % len(self.copies[n])].submit(
-                self.run_one, n, case, path, attempt, progress, i % len(self.copies[n]))
-                for n in self.names(case, attempt)])
-        for futures in pending:
-            yield [f.result() for f in futures]
+    def run(self, case: CaseEntry, path: Path, attempt: Attempt = Attempt()) -> list[OutcomeRow]:
+        """The case read by every adapter of the set it is for, one after another."""
+        return [self.run_one(n, case, path, attempt) for n in self.names(case, attempt)]
 
     def run_one(self, name: str, case: CaseEntry, path: Path, attempt: Attempt = Attempt(),
-                progress: Progress | None = None, copy: int = 0) -> OutcomeRow:
-        worker = self.specs[name].worker() if attempt.fresh else self.copies[name][copy]
+                expect: frozenset[str] = frozenset()) -> OutcomeRow:
+        worker = self.specs[name].worker() if attempt.fresh else self.workers[name]
         full = worker.adapter.timeout_s
         limit = full if attempt.fresh else self.pace[name].limit(full)
-        if progress:
-            progress(case.id, name)
         try:
-            timed = worker.read(str(path), case.id, case.op, timeout_s=limit)
+            timed = worker.read(str(path), case.id, case.op, timeout_s=limit, expect=expect)
             info = worker.info
         finally:
             if attempt.fresh:
@@ -264,29 +247,196 @@ class WorkerSet:
             confirming=attempt.confirm, fingerprint=self.specs[name].fingerprint, case_sha256=case.sha256 or None)
 
     def close(self) -> None:
-        for copies in self.copies.values():
-            for worker in copies:
-                worker.close()
-        for lane in self.lanes.values():
-            lane.shutdown(wait=False)
+        for worker in self.workers.values():
+            worker.close()
 
+
+# -- workers kept for the life of an executor's process (fuzz batches) ---------------------------
+
+_KEPT = threading.local()
+_KEPT_SETS: list[WorkerSet] = []
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
+    """A worker set that outlives the task, one per thread that runs tasks (a Spark executor's Python worker, a slot
+    of the local executor): the next task of the same adapters finds its workers running. Closed by
+    `close_kept` (the local executor, after its tasks) or when the process exits."""
+    sets: dict[tuple[AdapterSpec, ...], WorkerSet] | None = getattr(_KEPT, "sets", None)
+    if sets is None:
+        sets = _KEPT.sets = {}
+    if specs not in sets:
+        sets[specs] = WorkerSet(specs)
+        with _KEPT_LOCK:
+            if not _KEPT_SETS:
+                atexit.register(close_kept)
+            _KEPT_SETS.append(sets[specs])
+    return sets[specs]
+
+
+def close_kept() -> None:
+    with _KEPT_LOCK:
+        kept, _KEPT_SETS[:] = list(_KEPT_SETS), []
+    for workers in kept:
+        workers.close()
+    _KEPT.__dict__.clear()
+
+
+# -- cells as tasks ---------------------------------------------------------------------------
 
 Job = tuple[CaseEntry, Attempt]
+SPLIT_MIN_S = 1.0  # a task is split only when a part of it would still be worth a worker's start
+FLUSH_S = 1.0  # a task hands over its rows at least this often (the local executor's progress)
+# case: the CaseEntry as JSON; path (an executor that shares this disk) or data (one that does not); round, fresh,
+# confirm: the Attempt; expect: the data hashes that count as the right data (no sample is kept of such a read)
+TASK_SCHEMA = pa.schema([("adapter", pa.string()), ("case", pa.string()), ("path", pa.string()),
+                         ("data", pa.binary()), ("round", pa.int64()), ("fresh", pa.bool_()), ("confirm", pa.bool_()),
+                         ("expect", pa.list_(pa.string()))])
 
 
-def run_locally(jobs: list[Job], root: Path, specs: list[AdapterSpec], stage: Callable[[list[OutcomeRow]], None],
-                progress: Callable[[int, int], None] | None = None, say: Callable[[str], None] | None = None) -> None:
-    """The jobs without Spark (`--master none`): one persistent worker per adapter, each case's rows staged as they
-    come."""
-    workers = WorkerSet(specs)
+@dataclass(frozen=True)
+class CellTask:
+    """One adapter's share of the cells, read in order by a worker process made for the task (a fresh one per cell
+    for fresh attempts). `cost`: its expected seconds, by which the costliest go first."""
+
+    adapter: str
+    jobs: tuple[Job, ...]
+    cost: float = 0.0
+
+
+def plan_cells(jobs: Iterable[Job], specs: list[AdapterSpec], slots: int) -> list[CellTask]:
+    """The jobs as tasks of one adapter each, in the jobs' order within a task, costliest first (cells x the
+    adapter's `cell_cost_s`). A task is split (every n-th cell, so that big cases spread) while there are fewer tasks
+    than slots, or when it alone would cost more than an even share of the slots: an adapter's second worker costs
+    its start, an idle slot or a long tail costs more."""
+    by_adapter: dict[str, list[Job]] = {}
+    tracks_of = {s.name: s.build().track for s in specs}
+    for case, attempt in jobs:
+        for name in (attempt.adapters or [n for n, t in tracks_of.items() if t == case.track]):
+            if tracks_of.get(name) == case.track:
+                by_adapter.setdefault(name, []).append((case, replace(attempt, adapters=(name,))))
+    cell_cost = {s.name: s.build().cell_cost_s for s in specs}
+    tasks = [CellTask(name, tuple(js), len(js) * cell_cost[name]) for name, js in by_adapter.items()]
+    total = sum(t.cost for t in tasks)
+    share = total / max(1, slots)
+    out: list[CellTask] = []
+    for task in sorted(tasks, key=lambda t: -t.cost):
+        parts = max(1, math.ceil(task.cost / share) if share > 0 else 1)
+        out += _split(task, parts)
+    while len(out) < slots:
+        biggest = max(out, key=lambda t: t.cost, default=None)
+        if biggest is None or len(biggest.jobs) < 2 or biggest.cost / 2 < SPLIT_MIN_S:
+            break
+        out.remove(biggest)
+        out += _split(biggest, 2)
+    return sorted(out, key=lambda t: -t.cost)
+
+
+def _split(task: CellTask, parts: int) -> list[CellTask]:
+    parts = min(parts, len(task.jobs), max(1, int(task.cost // SPLIT_MIN_S)))
+    if parts <= 1:
+        return [task]
+    return [CellTask(task.adapter, task.jobs[k::parts], task.cost * len(task.jobs[k::parts]) / len(task.jobs))
+            for k in range(parts)]
+
+
+def cells_table(task: CellTask, root: Path, with_data: bool,
+                expected: Mapping[str, frozenset[str]] | None = None) -> pa.Table:
+    """A task's input: a row per cell, with the case file's path, or its bytes for an executor without this disk."""
+    jobs = task.jobs
+    return pa.table({"adapter": [task.adapter] * len(jobs), "case": [json.dumps(c.to_json()) for c, _ in jobs],
+                     "path": [None if with_data else str((root / c.file).resolve()) for c, _ in jobs],
+                     "data": [(root / c.file).read_bytes() if with_data else None for c, _ in jobs],
+                     "round": [a.round for _, a in jobs], "fresh": [a.fresh for _, a in jobs],
+                     "confirm": [a.confirm for _, a in jobs],
+                     "expect": [sorted((expected or {}).get(c.id, ())) for c, _ in jobs]}, schema=TASK_SCHEMA)
+
+
+def cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
+    """A task's body (the local executor's and a Spark executor's alike): each cell read in order by a worker of its
+    adapter made for this task, the rows handed over at least every FLUSH_S seconds; the workers are closed at the
+    end. A case that came as bytes is written to a temporary file for its cells."""
+    by_name = {s.name: s for s in specs}
+    workers: WorkerSet | None = None
+    pending: list[dict[str, Any]] = []
+    flushed = time.monotonic()
     try:
-        if say and not any(a.fresh or a.confirm for _, a in jobs):
-            say(f"starting {len(specs)} adapter workers (JVMs take ~10 s)")
-            workers.start_all()
-        items = [(case, (root / case.file).resolve(), attempt) for case, attempt in jobs]
-        for i, rows in enumerate(workers.run_many(items), 1):
-            stage(rows)
-            if progress:
-                progress(i, len(jobs))
+        with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
+            for batch in batches:
+                for cell in batch.to_pylist():
+                    if workers is None:
+                        workers = WorkerSet([by_name[cell["adapter"]]])
+                    case = CaseEntry.from_json(json.loads(cell["case"]))
+                    path = Path(cell["path"] or Path(tmp) / f"case{Path(case.file).suffix}")
+                    if cell["path"] is None:
+                        path.write_bytes(cell["data"])
+                    attempt = Attempt((cell["adapter"],), cell["round"], cell["fresh"], cell["confirm"])
+                    pending.append(workers.run_one(cell["adapter"], case, path, attempt,
+                                                   frozenset(cell["expect"] or ())).to_row())
+                    if time.monotonic() - flushed >= FLUSH_S:
+                        yield pa.RecordBatch.from_pylist(pending, schema=OUTCOME_SCHEMA)
+                        pending, flushed = [], time.monotonic()
+            if pending:
+                yield pa.RecordBatch.from_pylist(pending, schema=OUTCOME_SCHEMA)
     finally:
-        workers.close()
+        if workers is not None:
+            workers.close()
+
+
+class Counts:
+    """Cells per adapter, planned and finished: the progress line of a phase (`line`), at any moment."""
+
+    def __init__(self, what: str) -> None:
+        self.what, self.t0 = what, time.monotonic()
+        self.total: dict[str, int] = {}
+        self.done: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def plan(self, tasks: list[CellTask]) -> None:
+        with self._lock:
+            for t in tasks:
+                self.total[t.adapter] = self.total.get(t.adapter, 0) + len(t.jobs)
+
+    def add(self, adapter: str, n: int) -> None:
+        with self._lock:
+            self.done[adapter] = self.done.get(adapter, 0) + n
+
+    def line(self) -> str:
+        with self._lock:
+            done, total = sum(self.done.values()), sum(self.total.values())
+            busy = [f"{a} {self.done.get(a, 0)}/{n}" for a, n in self.total.items() if 0 < self.done.get(a, 0) < n]
+            finished = sum(1 for a, n in self.total.items() if self.done.get(a, 0) >= n)
+        return (f"[{done}/{total}] {self.what}, {time.monotonic() - self.t0:.0f}s; {finished} of {len(self.total)} "
+                f"adapters done" + (f"; under way: {', '.join(busy)}" if busy else ""))
+
+
+def expected_hashes(manifest: Manifest, cases: Iterable[CaseEntry]) -> dict[str, frozenset[str]]:
+    """case -> the data hashes a read of it may give and be right (the judge's good hashes, but the adapter's own
+    baseline): a read of one keeps no sample, since no data diff will be drawn of it."""
+    return {c.id: frozenset({manifest.bases[c.base].data_hash, *c.expect_hash.values()}) - {""}
+            for c in cases if c.base in manifest.bases}
+
+
+def run_cells(executor: Executor, jobs: list[Job], root: Path, specs: list[AdapterSpec],
+              stage: Callable[[list[OutcomeRow]], None], counts: Counts | None = None,
+              tasks: list[list[Job]] | None = None, manifest: Manifest | None = None) -> None:
+    """The jobs' cells on the executor, each task's rows handed to `stage` as they come. `tasks`: the jobs already
+    cut into tasks of one adapter each (the confirmation pass: harness/confirm.py), instead of `plan_cells`.
+    `manifest`: whose expected data hashes spare a right read its sample."""
+    if not jobs:
+        return
+    if tasks is not None:
+        planned = [CellTask(t[0][1].adapters[0], tuple(t)) for t in tasks if t and t[0][1].adapters]
+    else:
+        planned = plan_cells(jobs, specs, executor.slots)
+    if counts is not None:
+        counts.plan(planned)
+    expected = expected_hashes(manifest, {c.id: c for t in planned for c, _ in t.jobs}.values()) if manifest else None
+
+    def done(task: CellTask, result: pa.Table) -> None:
+        stage([OutcomeRow.from_row(r) for r in result.to_pylist()])
+        if counts is not None:
+            counts.add(task.adapter, result.num_rows)
+
+    executor.run(planned, lambda t: cells_table(t, root, not executor.shared_disk, expected),
+                 functools.partial(cells_in_task, specs=tuple(specs)), OUTCOME_SCHEMA, done)

@@ -34,7 +34,7 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Wrote,
 )
-from parquet_conformance.conformance.harness.sample import sample_of
+from parquet_conformance.conformance.harness.sample import check_sample, sample_of
 from parquet_conformance.corpus.model import ROLE
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import documents
@@ -48,6 +48,9 @@ MAX_ID = 64  # characters of a request id
 MAX_DESCRIPTION = 200  # of an implementation's name, its engine, an error class
 MAX_VERSION = 100
 MAX_ROLES = 16
+MAX_ROWS = 1 << 40
+MAX_SAMPLE = 1 << 20  # a sample's JSON text (sample.py keeps it near SAMPLE_CHARS)
+HASH = "^[0-9a-f]{64}$"
 DESCRIPTION = {"minLength": 1, "maxLength": MAX_DESCRIPTION, "pattern": PRINTABLE}
 ID = {"maxLength": MAX_ID}
 
@@ -74,12 +77,16 @@ class StartRequest:
 @dataclass(frozen=True)
 class ReadRequest:
     """Read the whole file at `path` (absolute) the way a user of the library would. `case` is informational;
-    `cmd` is the case's operation (`read` for Parquet)."""
+    `cmd` is the case's operation (`read` for Parquet). `digest` (sent only to the harness's own Python worker): the
+    worker may answer with the data's hash, row count and sample instead of the data (DigestAnswer), the sample only
+    when the hash is none of `expect` (the hashes that count as the right data: no data diff will be drawn)."""
 
     id: str
     path: str
     case: str
     cmd: str = field(default="read", metadata={"required": True})
+    digest: bool | None = None
+    expect: list[str] | None = field(default=None, metadata={"schema": {"items": {"pattern": HASH}}})
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,21 @@ class DataAnswer:
     # which metadata an aware reader used
     metadata: str | None = field(default=None, metadata={"schema": {"maxLength": 40, "pattern": PRINTABLE}})
     library_s: float | None = None  # seconds the library's own call took (the rest of a cell is ours)
+
+
+@dataclass(frozen=True)
+class DigestAnswer:
+    """`read`, answered to a request that asked for a digest: the canonical data's hash (generators/canonical.py
+    data_hash, of the data the track's normalize would make), its row count, and its bounded sample
+    (conformance/harness/sample.py) unless the hash was one the request expected."""
+
+    id: str = field(metadata={"schema": ID})
+    outcome: Literal["read"]
+    data_hash: str = field(metadata={"schema": {"pattern": HASH}})
+    row_count: int = field(metadata={"schema": {"minimum": 0, "maximum": MAX_ROWS}})
+    sample: str | None = field(default=None, metadata={"schema": {"maxLength": MAX_SAMPLE}})
+    metadata: str | None = field(default=None, metadata={"schema": {"maxLength": 40, "pattern": PRINTABLE}})
+    library_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -249,13 +271,26 @@ def parse_start(obj: object, want_id: str) -> StartReply | UnavailableReply:
 
 
 def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, Any]], object],
-                 raw_sha: str | None = None) -> Outcome:
+                 raw_sha: str | None = None, digest: bool = False, expect: frozenset[str] = frozenset()) -> Outcome:
     """The outcome a `read` answer reports. `normalize` is the track's: the answer's data in canonical form
     (ValueError, or any other exception, if the answer holds no such data: a protocol error, never the run's).
-    `raw_sha`: the line was not UTF-8 (see decode_line)."""
+    `raw_sha`: the line was not UTF-8 (see decode_line). `digest`: the request asked for a digest (only then may the
+    answer be a DigestAnswer); `expect`: the hashes that count as the right data (a read of one keeps no sample)."""
     obj = _answer_to(obj, want_id)
     kind = obj.get("outcome")
     repaired = f" [invalid UTF-8 replaced; sha256 of the raw line {raw_sha}]" if raw_sha else ""
+    if kind == "read" and "data_hash" in obj:
+        if not digest:
+            raise ProtocolError("a digest answer to a request that asked for the data")
+        _check(obj, DigestAnswer, "read answer")
+        sample = obj.get("sample")
+        if sample is not None:
+            try:
+                check_sample(sample)
+            except ValueError as e:
+                raise ProtocolError(f"malformed sample in the answer: {clean(str(e), 300)}") from None
+        metadata = obj.get("metadata")
+        return Read(obj["data_hash"], obj["row_count"], clean(metadata) if metadata else None, sample)
     if kind == "read":
         _check(obj, DataAnswer, "read answer")
         if raw_sha:
@@ -263,12 +298,13 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
         try:
             canonical = normalize(obj)
             rows = canonical.get("rows") if isinstance(canonical, dict) else None
-            digest, sample = data_hash(canonical), sample_of(canonical)
+            found = data_hash(canonical)
+            sample = None if found in expect else sample_of(canonical)
         except Exception as e:  # the track's check of data from outside: whatever it raises, the cell is ours
             detail = str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}"
             raise ProtocolError(f"malformed data in the answer: {clean(detail, 300)}") from None
         metadata = obj.get("metadata")
-        return Read(digest, len(rows) if isinstance(rows, list) else 0, clean(metadata) if metadata else None, sample)
+        return Read(found, len(rows) if isinstance(rows, list) else 0, clean(metadata) if metadata else None, sample)
     if kind in ("rejected", "unhandled-error", "crash", "oom", "harness-error"):
         _check(obj, ErrorAnswer, f"{kind} answer")
         err = obj["error"]

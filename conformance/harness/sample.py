@@ -71,3 +71,25 @@ def sample_of(canonical: object) -> str | None:
             break
         kept.append(short)
     return dumps({"columns": columns, "rows": kept, "total": len(rows), "digests": column_digests(columns, rows)})
+
+
+def check_sample(text: str) -> None:
+    """ValueError unless `text` is a sample as sample_of writes one (a worker of ours makes it where the data is: the
+    reports read it back, so its shape is held here, at the boundary)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"not JSON ({e})") from None
+    if not isinstance(obj, dict) or set(obj) != {"columns", "rows", "total", "digests"}:
+        raise ValueError("not an object of columns, rows, total and digests")
+    columns, rows, total, digests = obj["columns"], obj["rows"], obj["total"], obj["digests"]
+    if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+        raise ValueError("columns must be a list of strings")
+    if not isinstance(rows, list) or len(rows) > SAMPLE_ROWS or not all(
+            isinstance(r, list) and len(r) == len(columns) for r in rows):
+        raise ValueError(f"rows must be at most {SAMPLE_ROWS} lists of one value per column")
+    if not isinstance(total, int) or isinstance(total, bool) or not len(rows) <= total:
+        raise ValueError("total must be a count of rows, at least the rows sampled")
+    if not isinstance(digests, list) or len(digests) != len(columns) or not all(
+            isinstance(d, str) and len(d) == 16 for d in digests):
+        raise ValueError("digests must be one 16-character digest per column")

@@ -22,9 +22,12 @@ from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavai
 from parquet_conformance.conformance.adapters.taxonomy import message
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.chains import chain_text, cut
+from parquet_conformance.conformance.harness.sample import sample_of
+from parquet_conformance.generators.canonical import Canonical, data_hash, normalize
 
 
-def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, Any]:
+def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool = False,
+             expect: frozenset[str] = frozenset()) -> dict[str, Any]:
     if op != "read" and not callable(getattr(adapter, op, None)):
         return {"outcome": "harness-error", "error": {"class": "protocol-error",
                                                       "message": f"adapter {adapter.name!r} has no operation {op!r}"}}
@@ -42,7 +45,25 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read") -> dict[str, A
         return {"outcome": "oom", "error": _error(e)}
     except Exception as e:  # our conversion of a result the library did return
         return {"outcome": "harness-error", "error": _error(e)}
+    if digest and isinstance(data, Canonical):
+        return digested(data, expect, library_s)
     return {"outcome": "read", **data, "library_s": library_s}
+
+
+def digested(data: Canonical, expect: frozenset[str], library_s: float) -> dict[str, Any]:
+    """The answer that carries the data's hash, row count and (unless the hash is expected) sample, made here, where
+    the data is, from what the harness would make of the data (the Parquet track's normalize is canonical.normalize:
+    data it finds malformed is a harness error either way)."""
+    try:
+        table = normalize({"columns": data["columns"], "rows": data["rows"]})
+        data_digest = data_hash(table)
+        sample = None if data_digest in expect else sample_of(table)
+    except Exception as e:  # our conversion made what the harness would refuse
+        return {"outcome": "harness-error", "error": _error(e)}
+    metadata = data.get("metadata")
+    return {"outcome": "read", "data_hash": data_digest, "row_count": len(table["rows"]),
+            **({"sample": sample} if sample is not None else {}), **({"metadata": metadata} if metadata else {}),
+            "library_s": library_s}
 
 
 def write_one(adapter: PythonAdapter, req: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +149,8 @@ def serve(name: str, release: str | None = None) -> None:
         elif cmd == "write":
             send({"id": req["id"], **write_one(adapter, req)})
         else:  # `read`, or the operation a track defines
-            send({"id": req["id"], **read_one(adapter, req["path"], str(cmd))})
+            send({"id": req["id"], **read_one(adapter, req["path"], str(cmd), req.get("digest") is True,
+                                              frozenset(req.get("expect") or ()))})
 
 
 if __name__ == "__main__":

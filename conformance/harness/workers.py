@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable
-from parquet_conformance.conformance.harness import protocol
+from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.harness import accounting, protocol
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
@@ -118,8 +118,10 @@ class WorkerDied(Exception):
 class Worker:
     """One adapter's worker process, started on first use and after every death."""
 
-    def __init__(self, adapter: Adapter, command: list[str] | None = None, normalize: Normalize | None = None) -> None:
+    def __init__(self, adapter: Adapter, command: list[str] | None = None, normalize: Normalize | None = None,
+                 name: str | None = None) -> None:
         self.adapter = adapter
+        self.name = name or adapter.name  # its cells' adapter name (a release's: NAME-VERSION)
         self.command = command
         self.normalize = normalize or _no_data
         self.proc: subprocess.Popen[bytes] | None = None
@@ -141,6 +143,7 @@ class Worker:
         self.proc = subprocess.Popen([sys.executable, "-S", "-E", str(REAPER), str(limit), "--", *cmd],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      start_new_session=True, env=env)
+        accounting.enter(self.proc.pid, self.name)  # bench/matrix.py's CPU per adapter; else nothing
         assert self.proc.stderr is not None
         self._stderr = StderrTail(self.proc.stderr)
 
@@ -269,13 +272,18 @@ class Worker:
             return False
         return not select.select([self.proc.stdout.fileno()], [], [], 0)[0]
 
-    def read(self, path: str, case_id: str = "", op: str = "read", timeout_s: float | None = None) -> Timed:
+    def read(self, path: str, case_id: str = "", op: str = "read", timeout_s: float | None = None,
+             expect: frozenset[str] = frozenset()) -> Timed:
         """One cell. Never raises: every failure of the worker (or of our side of the protocol) is an outcome. A
-        worker out of step is discarded and the cell goes, once, to a fresh worker."""
+        worker out of step is discarded and the cell goes, once, to a fresh worker. `expect`: the data hashes that
+        count as the right data (no sample is kept of such a read). Our own Python worker is asked for the digest
+        of its data rather than the data (protocol.DigestAnswer): the hashing is done where the data is."""
         t0 = time.monotonic()
+        digest = self.command is None and isinstance(self.adapter, PythonAdapter)
         outcome, previous, library_s = self._once_more(
-            case_id, lambda rid: protocol.ReadRequest(rid, path, case_id, op),
-            lambda obj, rid, raw: protocol.parse_answer(obj, rid, self.normalize, raw), timeout_s)
+            case_id, lambda rid: protocol.ReadRequest(rid, path, case_id, op, digest or None,
+                                                      sorted(expect) if digest and expect else None),
+            lambda obj, rid, raw: protocol.parse_answer(obj, rid, self.normalize, raw, digest, expect), timeout_s)
         return Timed(outcome, time.monotonic() - t0, previous, library_s)
 
     def write(self, source: str, path: str, profile: str, table: str, timeout_s: float | None = None) -> TimedWrite:

@@ -1,7 +1,7 @@
 """Writes: each writer (an adapter with write profiles) given its track's tables, in a worker as isolated as a
 reader's (a crash, a hang, running out of memory are outcomes), one task per writer so that a JVM or a Spark session
-starts once for all its files. The same task body runs in a Spark executor (spark.run_tasks; rows carry the input
-table and the written file's bytes, so executors need no shared disk) or here (`--master none`).
+starts once for all its files, on any executor (conformance/harness/executor.py: its rows carry the input table and
+the written file's bytes, so a Spark executor needs no shared disk).
 
 A writer that declines a whole table with its defaults (a type it lacks), or crashes on it, is asked for each column
 alone, then for the columns it took: what it does with the rest of the table is still worth reading
@@ -26,6 +26,7 @@ import pyarrow as pa
 from parquet_conformance.conformance.adapters import NotExpressible
 from parquet_conformance.conformance.harness.derived import arrow_schema
 from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.model import (
     WRITTEN,
     Error,
@@ -153,21 +154,11 @@ def _row(worker: Worker, name: str, profile: str, table: str, columns: list[str]
 Written = tuple[WriteRow, bytes | None]
 
 
-def write_locally(tasks: list[list[WriteJob]], inputs: dict[str, bytes],
-                  done: Callable[[list[Written]], None]) -> None:
-    """The tasks without Spark, one after the other."""
-    for task in tasks:
-        done(_rows(pa.Table.from_batches(list(writes_in_task(iter(task_table(task, inputs).to_batches()))),
-                                         schema=WRITE_SCHEMA)))
-
-
-def write_on_spark(spark: Any, tasks: list[list[WriteJob]], inputs: dict[str, bytes],
-                   done: Callable[[list[Written]], None]) -> None:
-    """The tasks as Spark tasks (spark.run_tasks), each writer's files as they finish."""
-    from parquet_conformance.conformance.harness.spark import run_tasks
-
-    run_tasks(spark, tasks, functools.partial(task_table, inputs=inputs), writes_in_task, WRITE_SCHEMA,
-              lambda _task, result: done(_rows(result)))
+def write_all(executor: Executor, tasks: list[list[WriteJob]], inputs: dict[str, bytes],
+              done: Callable[[list[Written]], None]) -> None:
+    """The tasks on the executor (conformance/harness/executor.py), each writer's files as they come."""
+    executor.run(tasks, functools.partial(task_table, inputs=inputs), writes_in_task, WRITE_SCHEMA,
+                 lambda _task, result: done(_rows(result)))
 
 
 def _rows(result: pa.Table) -> list[Written]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.generators.canonical import canonical_value, date_days
+from parquet_conformance.generators.canonical import Canonical, canonical_value, date_days
 
 NUMERIC = re.compile(r"NUMERIC\((\d+), (\d+)\)")
 
@@ -112,8 +112,8 @@ class Hyper(PythonAdapter):
         kinds = [kind for _, kind in columns]
         if unsupported := [name for name, kind in columns if kind == "UNSUPPORTED"]:
             raise TypeError(f"column {unsupported[0]!r} comes back as UNSUPPORTED (Hyper's raw array bytes)")
-        return {"columns": [name for name, _ in columns],
-                "rows": [[_token(v, kind) for v, kind in zip(row, kinds, strict=True)] for row in rows]}
+        return Canonical(columns=[name for name, _ in columns],
+                         rows=[[_token(v, kind) for v, kind in zip(row, kinds, strict=True)] for row in rows])
 
 
 def _token(v: Any, kind: str) -> Any:

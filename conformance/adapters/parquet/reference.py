@@ -13,7 +13,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet.pyarrow import ARROW
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.corpus.model import GENERATOR_VERSION
-from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.canonical import Canonical, canonical_table
 from parquet_conformance.generators.parquet.reference import PROFILES, read_table
 
 
@@ -40,7 +40,7 @@ class Reference(PythonAdapter):
 
     def canonical(self, result: Any) -> dict[str, Any]:
         table, choice = result
-        return {**canonical_table(table), "metadata": choice.metadata}
+        return Canonical(canonical_table(table), metadata=choice.metadata)
 
 
 ADAPTER = Reference()

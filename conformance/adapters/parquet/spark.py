@@ -40,7 +40,7 @@ class Spark(PythonAdapter):
     memory_limit_bytes = None  # a JVM child; spark.driver.memory bounds it
     timeout_s = 120.0
     start_timeout_s = 300.0
-    copies = 2  # each read waits ~0.3 s on Spark's planning and scheduling: two sessions overlap their waits
+    cell_cost_s = 0.2  # a Spark job planned and run per file
     session = None
     profiles = tuple(OPTIONS)
     # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort).

@@ -19,7 +19,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.canonical import Canonical, canonical_table
 
 REGISTER = "_ZN8facebook5velox7parquet28registerParquetReaderFactoryEv"  # registerParquetReaderFactory()
 THRIFT = r"(TProtocolException|TTransportException|don't know what type|Variable-length int over|invalid TType|" \
@@ -81,7 +81,7 @@ class Velox(PythonAdapter):
         _runner, arrays = result
         batches = [_copy(pa, a) for a in arrays]
         if not batches:
-            return {"columns": [], "rows": []}
+            return Canonical(columns=[], rows=[])
         array = pa.concat_arrays(batches)
         # Offsets and lengths checked before any value is read (the buffers came from libvelox); its text is viewed as
         # bytes for the check, since text that is not UTF-8 is Velox's read (canonical_table keeps its bytes).
