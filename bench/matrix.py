@@ -43,7 +43,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.app.console import end_progress, progress_line
 from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance.harness import accounting
-from parquet_conformance.conformance.harness.envs import harness_path
+from parquet_conformance.conformance.harness.envs import harness_path, worker_command
 from parquet_conformance.conformance.harness.execute import PACE_FLOOR_S, AdapterSpec
 from parquet_conformance.conformance.harness.executor import cores
 from parquet_conformance.conformance.harness.model import OutcomeRow, Unavailable
@@ -84,7 +84,7 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
     listing.write_text("".join(f"{c.op}\t{(corpus / c.file).resolve()}\n" for c in cases))
     python, shim = sys.executable, []
     if adapter.release is not None and adapter.package and adapter.index == "pypi":
-        command = adapter.command()  # its environment, made if needed: [python, -I, -c, BOOT, shim, name]
+        command = worker_command(adapter)  # its environment, made if needed: [python, -I, -c, BOOT, shim, name]
         python, shim = command[0], ["--shim", str(harness_path())]
     release = [adapter.release] if adapter.release is not None and type(adapter).release != adapter.release else []
     first, skipped = 0, 0

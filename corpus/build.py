@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +33,7 @@ from parquet_conformance.corpus.model import (
 )
 from parquet_conformance.corpus.track import Deriving, Track, all_tracks
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel.cache import cache_root
 
 OUTPUT_DIRS = ("cases", "bases", "expected")  # replaced whole on regeneration
 CORPORA_KEPT = 3  # generated corpora kept in the cache (each code change makes a new one)
@@ -155,11 +155,6 @@ def write_manifest(out: Path, tracks: Sequence[Track], producers: Mapping[str, s
 
 
 # -- the run's corpus, generated once per (sources, writers, seed, tracks) ----------------------------
-
-
-def cache_root() -> Path:
-    """Where parquet-conformance keeps what it can make again: environments, compiled workers, corpora."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "parquet-conformance"
 
 
 def corpus_key(seed: int, tracks: Sequence[Track]) -> str:

@@ -52,6 +52,25 @@ def track_of(module: str) -> str | None:
     return None
 
 
+def test_the_adapter_base_imports_no_harness(tmp_path: Path) -> None:
+    """The adapter base and its capabilities (conformance/adapters/*.py) say who an adapter is and what it can do; the
+    harness (workers, release environments) uses them, never the other way round: no circle through envs.py."""
+    grimp = pytest.importorskip("grimp")
+    root = str(shim(tmp_path))
+    sys.path.insert(0, root)
+    try:
+        graph = grimp.build_graph("parquet_conformance", cache_dir=None)
+    finally:
+        sys.path.remove(root)
+    base = [m for m in graph.modules if m.count(".") == 3 and m.startswith("parquet_conformance.conformance.adapters.")]
+    base.append("parquet_conformance.conformance.adapters")
+    wrong = [f"{m} -> {i}" for m in sorted(base) for i in sorted(graph.find_modules_directly_imported_by(m))
+             if i.startswith("parquet_conformance.conformance.harness")]
+    capabilities = {f"parquet_conformance.conformance.adapters.{m}" for m in ("writing", "reproducing", "taxonomy")}
+    assert capabilities <= set(base)
+    assert not wrong, wrong
+
+
 def test_no_module_outside_a_track_imports_one(tmp_path: Path) -> None:
     """The rule over folders: the harness, the application, the reports and the generic modules of generators/ and
     corpus/ reach a track only through the registries, never by import; a track imports no other track. A new

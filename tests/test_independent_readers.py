@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
-from parquet_conformance.conformance.harness.envs import Env, find_python
+from parquet_conformance.conformance.harness.envs import Env, environment, find_python
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import (
@@ -194,7 +194,7 @@ def test_find_python() -> None:
 
 def test_por_que_environment_is_made_from_a_newer_python() -> None:
     try:
-        env = AdapterSpec("por-que").build().environment()
+        env = environment(AdapterSpec("por-que").build())
     except AdapterUnavailable as e:
         assert str(e).startswith("needs Python >= 3.13") and "\n" not in str(e)
         pytest.skip(str(e))

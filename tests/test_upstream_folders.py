@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from parquet_conformance.conformance.adapters import get, names
+from parquet_conformance.conformance.adapters.reproducing import reproducer_of
 from parquet_conformance.conformance.app import upstream
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
@@ -58,9 +59,9 @@ def test_plain_values() -> None:
     assert upstream.plain([{"struct": {"k": [["a", {"int": "1"}]]}}]) == [{"k": [["a", 1]]}]
 
 
-@pytest.mark.parametrize("name", [n for n in names() if get(n).reproducer() is not None])
+@pytest.mark.parametrize("name", [n for n in names() if reproducer_of(get(n)) is not None])
 def test_every_script_is_whole_and_stands_alone(name: str) -> None:
-    repro = get(name).reproducer()
+    repro = reproducer_of(get(name))
     assert repro is not None
     finding = upstream.Finding(adapter=name, verdict=Verdict.WRONG_DATA, signature="s",
                                cell=cell("c/d", Verdict.WRONG_DATA, adapter=name), case=case_entry("c/d"), others=[])
@@ -72,7 +73,7 @@ def test_every_script_is_whole_and_stands_alone(name: str) -> None:
 
 
 def test_the_python_script_writes_plain_values_as_we_do() -> None:
-    repro = get("pyarrow").reproducer()
+    repro = reproducer_of(get("pyarrow"))
     assert repro is not None
     finding = upstream.Finding(adapter="pyarrow", verdict=Verdict.CRASH, signature="s",
                                cell=cell("c/d", Verdict.CRASH), case=case_entry("c/d"), others=[])

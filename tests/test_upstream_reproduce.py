@@ -16,7 +16,7 @@ import pytest
 
 from parquet_conformance.conformance.adapters import get
 from parquet_conformance.conformance.adapters.parquet.parquet_java import pyspark_jars
-from parquet_conformance.conformance.harness.envs import ensure
+from parquet_conformance.conformance.harness.envs import ensure, environment
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.reports.document import stored_document
 from tests.helpers import CLI
@@ -95,7 +95,7 @@ def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
             fresh = tmp_path / "fresh" / adapter / folder.name
             shutil.copytree(folder, fresh)
             if script.endswith(".mjs"):  # `npm install hyparquet@VERSION` in the folder, as the README says
-                (fresh / "node_modules").symlink_to(ensure(get("hyparquet").environment()) / "node_modules")
+                (fresh / "node_modules").symlink_to(ensure(environment(get("hyparquet"))) / "node_modules")
             proc = alone(fresh, script)
             said = proc.stdout + proc.stderr[-2000:]
             if verdict == "fail:crash" and proc.returncode < 0:  # killed by a signal: the crash itself

@@ -12,33 +12,28 @@ Two kinds:
 - `CommandAdapter`: the worker is another program (Java, Node, anything) given by `command()`.
 
 An adapter with a `release` runs that released version of its `package` in an environment of its own
-(conformance/harness/envs.py): `--adapter NAME==VERSION` sets it, and an adapter whose library cannot share the
-harness's environment is pinned to one.
+(conformance/harness/envs.py makes it and the worker's command there): `--adapter NAME==VERSION` sets it, and an
+adapter whose library cannot share the harness's environment is pinned to one. The base says who an adapter is and
+how it reads; writing (adapters/writing.py) and reproducing (adapters/reproducing.py) are capabilities an adapter
+class adds beside it, and release environments are the harness's (envs.py), so that nothing here imports the
+harness.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import importlib
 import shutil
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
-from parquet_conformance.corpus.build import cache_root
+from parquet_conformance.conformance.adapters.writing import writes
 from parquet_conformance.generators.canonical import canonical_table
 from parquet_conformance.kernel import registry
-
-if TYPE_CHECKING:
-    from parquet_conformance.conformance.harness.envs import Env
-
 
 FOLDER = __name__  # adapters/<track>/<module>.py: the track is the folder's name
 
@@ -47,25 +42,8 @@ class AdapterUnavailable(Exception):
     """The implementation's runtime is missing; the message says what to install."""
 
 
-class NotExpressible(Exception):
-    """An adapter cannot hand a table to its library to write (its `write_source` or `write` has no way to say one of
-    its types in the library's input): the table is declined as the library declines one."""
-
 class AdapterError(Exception):
     """The adapter's own code failed around the library's call (not the library): a harness error."""
-
-
-@dataclass(frozen=True)
-class Reproducer:
-    """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue
-    (`report --upstream`, conformance/app/upstream.py). `text` is the script with the slots the finding fills
-    (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@); `install` and `run` may name {version}."""
-
-    language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
-    script: str  # its file name in the finding's folder
-    text: str
-    install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
-    run: str  # how it runs from the finding's folder, e.g. "python repro.py"
 
 
 class Adapter:
@@ -81,7 +59,8 @@ class Adapter:
     memory_limit_bytes: int | None = 8 << 30  # address space; None where a VM reserves its own (JVM)
     start_timeout_s = 120.0
     # Released versions: the package on its index, and the release run in an environment of its own (None:
-    # the library installed beside the harness). Expensive adapters stay out of a `run` without --adapter.
+    # the library installed beside the harness; envs.py makes the environment). Expensive adapters stay out of a
+    # `run` without --adapter.
     index: Literal["pypi", "npm"] = "pypi"
     package = ""
     release: str | None = None
@@ -90,42 +69,19 @@ class Adapter:
     # plan_cells): a scheduling hint, measured with bench/matrix.py, never a limit.
     cell_cost_s = 0.005
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
-    # Writing (conformance/app/writers.py): the profiles of its track it writes (empty: it does not write) and
-    # whether `run --writers` includes it without --writer.
-    profiles: tuple[str, ...] = ()
-    default_writer = True
-
-    def write_source(self, table: Any, profile: str) -> bytes | None:
-        """What its worker is given to write `table` (a pyarrow Table) with: None for the table as an Arrow IPC file;
-        a worker that cannot read Arrow gets its own document instead, made here, in the harness (a mistake in it is
-        a harness error, never the writer's)."""
-        return None
     # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
     # error. Applied in the Python worker; a worker in another language applies the same rule itself.
     refusals: Refusals = GENERIC
 
     def command(self) -> list[str]:
-        """The worker's command line."""
+        """The worker's command line (a release's is envs.py's: conformance/harness/envs.py worker_command)."""
         raise NotImplementedError
-
-    def reproducer(self) -> Reproducer | None:
-        """The script a vendor runs to see a finding with the library alone, reading the file as `read` does; None:
-        this adapter has none."""
-        return None
 
     def requirements(self, version: str) -> list[str]:
         """What the environment of a release installs: the library at that version, and the pins it needs."""
         if not self.package:
             raise AdapterUnavailable(f"adapter {self.name!r} has no released versions to install")
         return [f"{self.package}=={version}" if self.index == "pypi" else f"{self.package}@{version}"]
-
-    def environment(self) -> Env:
-        """The release's environment (created by envs.ensure on first use)."""
-        from parquet_conformance.conformance.harness.envs import Env, find_python
-
-        assert self.release is not None, "only a release has an environment of its own"
-        interpreter = find_python(self.python) if self.python and self.index == "pypi" else None
-        return Env(self.index, self.package, self.release, tuple(self.requirements(self.release)), interpreter)
 
     @property
     def track(self) -> str:
@@ -209,29 +165,13 @@ class PythonAdapter(Adapter):
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
         return method(path)
 
-    def write(self, source: str, path: str, profile: str) -> str | None:
-        """The library writes the table of `source` (an Arrow IPC file: `table(source)`) to `path` with the profile's
-        options, as a user calls it. Returns the library and version that wrote when they are not the adapter's own
-        (hyparquet's writer is hyparquet-writer), else None."""
-        raise NotImplementedError
-
-    @staticmethod
-    def table(source: str) -> Any:
-        """The table a write is given (pyarrow reads it: our part, not the writer's)."""
-        import pyarrow as pa
-
-        return pa.ipc.open_file(pa.BufferReader(Path(source).read_bytes())).read_all()
-
     def canonical(self, result: Any) -> dict[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,
         never the library's). Default: a pyarrow Table."""
         return canonical_table(result)
 
     def command(self) -> list[str]:
-        if self.release is not None:
-            from parquet_conformance.conformance.harness.envs import python_worker
-
-            return python_worker(self.environment(), self.name)
+        """The worker in this Python (a release's runs in its environment: envs.py worker_command)."""
         return [sys.executable, "-m", "parquet_conformance.conformance.harness.worker", self.name]
 
 
@@ -263,23 +203,6 @@ def require_program(name: str) -> str:
     return path
 
 
-def cache_dir(*parts: str) -> Path:
-    path = cache_root().joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-@contextlib.contextmanager
-def cache_lock(path: Path) -> Iterator[None]:
-    """Exclusive while a cache entry is built: Spark starts one worker per executor at once."""
-    with (path / ".lock").open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 def names(track: str | None = None, default_run: bool = False) -> list[str]:
     """Registered adapters (of one track; only those a `run` without --adapter runs), in registration order."""
     return [n for n in registry.names(registry.ADAPTERS)
@@ -288,8 +211,8 @@ def names(track: str | None = None, default_run: bool = False) -> list[str]:
 
 def writers(track: str | None = None, default: bool = False) -> list[str]:
     """Registered adapters that write (of one track; only those `run --writers` takes without --writer)."""
-    return [n for n in registry.names(registry.ADAPTERS) if get(n).profiles
-            and (track is None or get(n).track == track) and (not default or get(n).default_writer)]
+    return [n for n in registry.names(registry.ADAPTERS) if writes(a := get(n))
+            and (track is None or a.track == track) and (not default or getattr(a, "default_writer", True))]
 
 
 def get(name: str) -> Adapter:

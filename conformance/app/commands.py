@@ -121,7 +121,7 @@ def envs(args: argparse.Namespace) -> int:
     if args.action == "prune":
         names = None if not args.all else [e.name for e in environments.listing()]
         if args.release:
-            names = [AdapterSpec.parse(r).build().environment().name for r in args.release]
+            names = [environments.environment(AdapterSpec.parse(r).build()).name for r in args.release]
         removed = environments.prune(names)
         print(f"removed {len(removed)} environments, {environments.human(sum(e.size for e in removed))}: "
               + (", ".join(e.name for e in removed) or "none"))

@@ -32,6 +32,7 @@ from parquet_conformance.conformance.harness.confirm import (
     hang_limits,
     reusable,
 )
+from parquet_conformance.conformance.harness.envs import worker_command
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Counts, Job, run_cells
 from parquet_conformance.conformance.harness.executor import executor_for
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
@@ -345,7 +346,7 @@ def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None)
             progress(f"[{i}/{len(specs)}] preparing {spec.name}")
         t0 = time.monotonic()
         with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
-            spec.build().command()
+            worker_command(spec.build())
         if (seconds := time.monotonic() - t0) > PREPARED_SHOWN_S:
             took[spec.name] = seconds
             if progress:

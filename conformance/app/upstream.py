@@ -6,7 +6,7 @@ plain JSON values, the versions and the spec's sentence.
 A finding is one failure signature of the adapter (reports/clusters.py: verdict and normalised message): a non-pass
 verdict the run confirmed in a fresh worker (flaky cells, harness errors and skips are none; wrong-metadata needs
 the reader's own word on which footer it used, which no public API gives, and is left out). Its file is the
-smallest case that shows it; the others are listed. The script comes from the adapter (Adapter.reproducer, next to
+smallest case that shows it; the others are listed. The script comes from the adapter (adapters/reproducing.py, next to
 its `read`), so that it calls the library as the run did; this module fills in the finding.
 
 Plain values (expected.json and what the scripts compare): null, booleans and text as themselves; integers as JSON
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import Adapter, Reproducer
+from parquet_conformance.conformance.adapters import Adapter
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
 from parquet_conformance.corpus.model import CaseEntry, Citation, Expectation, Manifest
@@ -333,10 +334,10 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path) -> list[tuple[Fin
         registered = get(adapter)
     except RegistryError:  # a release's row of a version matrix: NAME-VERSION
         registered = get(adapter.removesuffix(f"-{version}"))
-    repro = registered.reproducer()
+    repro = reproducer_of(registered)
     if repro is None:
-        raise UsageError(f"adapter {adapter!r} has no reproducer script (Adapter.reproducer); those that have one: "
-                         f"{', '.join(with_reproducers())}")
+        raise UsageError(f"adapter {adapter!r} has no reproducer script (adapters/reproducing.py); those that have "
+                         f"one: {', '.join(with_reproducers())}")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out}: exists and is not an empty directory")
     if not doc.run.corpus:
@@ -371,4 +372,4 @@ def index(doc: ResultsDocument, adapter: str, written: list[tuple[Finding, Path]
 def with_reproducers() -> list[str]:
     from parquet_conformance.conformance.adapters import get, names
 
-    return [n for n in names() if get(n).reproducer() is not None]
+    return [n for n in names() if reproducer_of(get(n)) is not None]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.adapters.writing import writes
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
@@ -59,7 +60,7 @@ def writer_specs(names: list[str] | None, readers: list[AdapterSpec]) -> list[Ad
     chosen = [AdapterSpec.parse(n) for n in names] if names else [
         AdapterSpec(n) for t in sorted(reader_tracks) for n in adapters.writers(t, default=True)]
     for spec in chosen:
-        if not spec.build().profiles:
+        if not writes(spec.build()):
             raise UsageError(f"--writer {spec.name}: {spec.of or spec.name} does not write "
                              f"(writers: {', '.join(adapters.writers())})")
     return chosen

@@ -29,7 +29,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, cache_dir, cache_lock
+from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, PythonAdapter
+from parquet_conformance.kernel.cache import cache_dir, cache_lock
 
 # Nothing a requirement, a marker or a shell could read as more than a version.
 VERSION_RE = re.compile(r"[0-9][0-9A-Za-z.+_-]{0,63}")
@@ -74,6 +75,24 @@ class Env:
     @property
     def python(self) -> Path:
         return self.path / "venv" / "bin" / "python"
+
+
+def environment(adapter: Adapter) -> Env:
+    """A release's environment (made by `ensure` on first use): its package at the adapter's release, with the pins
+    the adapter's `requirements` add, in a venv of the Python it needs."""
+    if adapter.release is None:
+        raise ValueError(f"adapter {adapter.name!r} runs no release: it has no environment of its own")
+    interpreter = find_python(adapter.python) if adapter.python and adapter.index == "pypi" else None
+    return Env(adapter.index, adapter.package, adapter.release, tuple(adapter.requirements(adapter.release)),
+               interpreter)
+
+
+def worker_command(adapter: Adapter) -> list[str]:
+    """The command line of an adapter's worker: a Python adapter's release runs in its environment (made here, on
+    first use), anything else as the adapter says."""
+    if isinstance(adapter, PythonAdapter) and adapter.release is not None and adapter.index == "pypi":
+        return python_worker(environment(adapter), adapter.name)
+    return adapter.command()
 
 
 def check_version(version: str) -> str:

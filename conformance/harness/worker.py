@@ -20,6 +20,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable, PythonAdapter, get
 from parquet_conformance.conformance.adapters.taxonomy import message
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.chains import chain_text, cut
 from parquet_conformance.conformance.harness.sample import sample_of
@@ -69,7 +70,7 @@ def digested(data: Canonical, expect: frozenset[str], library_s: float) -> dict[
 def write_one(adapter: PythonAdapter, req: dict[str, Any]) -> dict[str, Any]:
     """A `write` request: the library's call, its errors sorted as a read's are (the adapter's refusals); a call that
     returns without a file at the path is our adapter's mistake (a harness error)."""
-    if type(adapter).write is PythonAdapter.write:
+    if not isinstance(adapter, PythonWriter):
         return {"outcome": "harness-error", "error": {"class": "protocol-error",
                                                       "message": f"adapter {adapter.name!r} does not write"}}
     t0 = time.perf_counter()

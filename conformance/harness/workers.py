@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, PythonAdapter
-from parquet_conformance.conformance.harness import accounting, protocol
+from parquet_conformance.conformance.harness import accounting, envs, protocol
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
@@ -135,7 +135,7 @@ class Worker:
     # -- process management ---------------------------------------------------------
 
     def _spawn(self) -> None:
-        cmd = self.command or self.adapter.command()
+        cmd = self.command or envs.worker_command(self.adapter)
         limit = self.adapter.memory_limit_bytes or 0
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self._buf = bytearray()

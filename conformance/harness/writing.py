@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.adapters import NotExpressible
+from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
 from parquet_conformance.conformance.harness.derived import arrow_schema
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import Executor
@@ -59,7 +59,8 @@ def jobs_of(specs: list[AdapterSpec], wanted: list[tuple[str, str]]) -> list[lis
     """One task per writer: its (profile, table) of `wanted` whose profile it writes."""
     out = []
     for spec in specs:
-        profiles = spec.build().profiles
+        adapter = spec.build()
+        profiles = adapter.profiles if isinstance(adapter, Writer) else ()
         mine = [WriteJob(spec, p, t) for p, t in wanted if p in profiles]
         if mine:
             out.append(mine)
@@ -112,6 +113,7 @@ def write_one(worker: Worker, name: str, profile: str, table_name: str, table: p
     t0 = time.monotonic()
     outcome: Wrote | Outcome
     try:
+        assert isinstance(worker.adapter, Writer), "only a writer is given writes (jobs_of)"
         document = worker.adapter.write_source(table, profile)
     except NotExpressible as e:  # our mapping into the library's input: the table holds what it cannot say
         outcome = Rejected(Error("not-expressible", f"{worker.adapter.name}'s adapter cannot hand this table to "

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
 
-class Carquet(PythonAdapter):
+class Carquet(PythonAdapter, Reproducing):
     name = "carquet"
     implementation = "carquet (C11)"
     module = "carquet"

@@ -20,6 +20,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import canonical_table
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -37,7 +38,7 @@ OPTIONS = {"default": "", "zstd": "output_format_parquet_compression_method='zst
            "row-groups": f"output_format_parquet_row_group_size={ROW_GROUP_ROWS}"}
 
 
-class ClickHouse(PythonAdapter):
+class ClickHouse(PythonAdapter, PythonWriter):
     name = "clickhouse"
     implementation = "ClickHouse (chdb)"
     module = "chdb"

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.harness.envs import version_key
 
 
-class Daft(PythonAdapter):
+class Daft(PythonAdapter, Reproducing):
     name = "daft"
     implementation = "daft"
     module = "daft"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # ParquetWriterOptions per profile (None: DataFrame.write_parquet with no option). Statistics "page" (its default)
@@ -18,7 +20,7 @@ OPTIONS: dict[str, dict[str, Any] | None] = {
     "row-groups": {"max_row_group_size": ROW_GROUP_ROWS}}
 
 
-class DataFusion(PythonAdapter):
+class DataFusion(PythonAdapter, PythonWriter, Reproducing):
     name = "datafusion"
     implementation = "arrow-rs (via DataFusion)"
     module = "datafusion"

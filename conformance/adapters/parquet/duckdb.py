@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 
 # COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
 # statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
@@ -13,7 +15,7 @@ OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONA
            "row-groups": "ROW_GROUP_SIZE_BYTES 8000"}
 
 
-class DuckDB(PythonAdapter):
+class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     name = "duckdb"
     implementation = "DuckDB"
     module = "duckdb"

@@ -11,9 +11,11 @@ import datetime as dt
 import decimal
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 from parquet_conformance.generators.parquet.write_sizes import ROW_GROUP_ROWS
@@ -51,7 +53,7 @@ PANDAS_DATA = '''def data(result):
     return [str(c) for c in df.columns], len(df), values'''
 
 
-class FastParquet(PythonAdapter):
+class FastParquet(PythonAdapter, PythonWriter, Reproducing):
     name = "fastparquet"
     implementation = "fastparquet"
     module = "fastparquet"

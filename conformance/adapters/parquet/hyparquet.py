@@ -14,10 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, Reproducer, require_program
+from parquet_conformance.conformance.adapters import CommandAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, decimal_bytes, tagged
-from parquet_conformance.conformance.harness.envs import Env, ensure
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
+from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
+from parquet_conformance.conformance.harness.envs import Env, ensure, environment
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 WORKER = Path(__file__).parent / "js" / "hyparquet_worker.mjs"
@@ -32,7 +34,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
 UNIT = {"ms": "MILLIS", "us": "MICROS", "ns": "NANOS"}
 
 
-class Hyparquet(CommandAdapter):
+class Hyparquet(CommandAdapter, Writer, Reproducing):
     name = "hyparquet"
     implementation = "hyparquet (JavaScript)"
     index = "npm"
@@ -42,7 +44,7 @@ class Hyparquet(CommandAdapter):
 
     def command(self) -> list[str]:
         node = require_program("node")
-        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment())), str(ensure(WRITER))]
+        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(environment(self))), str(ensure(WRITER))]
 
     def write_source(self, table: Any, profile: str) -> bytes:
         options = dict(OPTIONS[profile])

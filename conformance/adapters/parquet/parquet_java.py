@@ -23,19 +23,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import (
-    AdapterUnavailable,
-    CommandAdapter,
-    NotExpressible,
-    Reproducer,
-    cache_dir,
-    cache_lock,
-    require_program,
-)
+from parquet_conformance.conformance.adapters import AdapterUnavailable, CommandAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import decimal_bytes
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
+from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
 from parquet_conformance.conformance.harness.envs import say
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
+from parquet_conformance.kernel.cache import cache_dir, cache_lock
 
 SOURCE = Path(__file__).parent / "java" / "ParquetJavaWorker.java"
 ERRORS = Path(__file__).parent / "java" / "JavaErrors.java"  # the error rule, which Spark's adapter uses too
@@ -64,7 +59,7 @@ def jar_version(jars: Path, artifact: str) -> str:
     raise AdapterUnavailable(f"no {artifact} jar in {jars}")
 
 
-class ParquetJava(CommandAdapter):
+class ParquetJava(CommandAdapter, Writer, Reproducing):
     name = "parquet-java"
     implementation = "parquet-java (parquet-hadoop)"
     start_timeout_s = 180.0

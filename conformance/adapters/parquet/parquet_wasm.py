@@ -19,7 +19,8 @@ from typing import IO, Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.conformance.harness.envs import ensure, version_key
+from parquet_conformance.conformance.adapters.writing import PythonWriter
+from parquet_conformance.conformance.harness.envs import ensure, environment, version_key
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 READER = Path(__file__).parent / "js" / "parquet_wasm_reader.mjs"
@@ -45,7 +46,7 @@ class ParquetWasmError(Exception):
     """The library's own error, as Node reported it (its JavaScript class is in the message)."""
 
 
-class ParquetWasm(PythonAdapter):
+class ParquetWasm(PythonAdapter, PythonWriter):
     name = "parquet-wasm"
     implementation = "parquet-wasm (arrow-rs in WebAssembly)"
     module = "pyarrow"
@@ -68,7 +69,7 @@ class ParquetWasm(PythonAdapter):
 
     def command(self) -> list[str]:
         require_program("node")
-        ensure(self.environment())  # here, in the driver, where its progress is shown
+        ensure(environment(self))  # here, in the driver, where its progress is shown
         release = [self.release] if self.release else []
         return [sys.executable, "-m", "parquet_conformance.conformance.harness.worker", self.name, *release]
 
@@ -76,7 +77,7 @@ class ParquetWasm(PythonAdapter):
         return self.found
 
     def prepare(self) -> None:
-        node, prefix = require_program("node"), ensure(self.environment())
+        node, prefix = require_program("node"), ensure(environment(self))
         self.child = subprocess.Popen([node, "--max-old-space-size=4096", str(READER), str(prefix)],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         status, payload = self._frame()

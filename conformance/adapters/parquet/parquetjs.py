@@ -13,9 +13,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, require_program
+from parquet_conformance.conformance.adapters import CommandAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, tagged
-from parquet_conformance.conformance.harness.envs import ensure
+from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
+from parquet_conformance.conformance.harness.envs import ensure, environment
 from parquet_conformance.generators.parquet.write_sizes import PAGE_ROWS, ROW_GROUP_ROWS
 
 WORKER = Path(__file__).parent / "js" / "parquetjs_worker.mjs"
@@ -27,7 +28,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "page-index": {"pageSize": PAGE_ROWS}, "row-groups": {"rowGroupSize": ROW_GROUP_ROWS}}
 
 
-class ParquetJs(CommandAdapter):
+class ParquetJs(CommandAdapter, Writer):
     name = "parquetjs"
     implementation = "@dsnp/parquetjs (JavaScript)"
     index = "npm"
@@ -37,7 +38,7 @@ class ParquetJs(CommandAdapter):
 
     def command(self) -> list[str]:
         node = require_program("node")
-        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment()))]
+        return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(environment(self)))]
 
     def write_source(self, table: Any, profile: str) -> bytes:
         options = dict(OPTIONS[profile])

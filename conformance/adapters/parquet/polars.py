@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_parquet's options per profile: it compresses with ZSTD and writes a page index by default, and has no switch
@@ -14,7 +16,7 @@ OPTIONS: dict[str, dict[str, object]] = {
     "page-index": {"data_page_size": PAGE_BYTES}, "row-groups": {"row_group_size": ROW_GROUP_ROWS}}
 
 
-class Polars(PythonAdapter):
+class Polars(PythonAdapter, PythonWriter, Reproducing):
     name = "polars"
     implementation = "polars (polars-parquet, Rust)"
     module = "polars"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.adapters import PythonAdapter, Reproducer
+from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
@@ -20,7 +22,7 @@ OPTIONS: dict[str, dict[str, object]] = {
 ARROW = ("pyarrow.lib.ArrowException", "builtins.OSError")
 
 
-class PyArrow(PythonAdapter):
+class PyArrow(PythonAdapter, PythonWriter, Reproducing):
     name = "pyarrow"
     implementation = "Arrow C++ (parquet-cpp)"
     module = "pyarrow.parquet"

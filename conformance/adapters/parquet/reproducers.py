@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parquet_conformance.conformance.adapters import Reproducer
+from parquet_conformance.conformance.adapters.reproducing import Reproducer
 
 TEMPLATES = Path(__file__).parent / "repro"
 

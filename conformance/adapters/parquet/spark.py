@@ -19,6 +19,7 @@ from typing import Any, cast, get_args
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
+from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import canonical_rows, canonical_table
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
@@ -32,7 +33,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     "row-groups": {"parquet.block.row.count.limit": str(ROW_GROUP_ROWS)}}
 
 
-class Spark(PythonAdapter):
+class Spark(PythonAdapter, PythonWriter):
     name = "spark"
     implementation = "Apache Spark (parquet-java footer, vectorized reader)"
     module = "pyspark"

@@ -1,0 +1,31 @@
+"""The reproducing capability: an adapter that can give `report --upstream` (conformance/app/upstream.py) a script in
+its library's own API puts `Reproducing` beside its adapter class; its script is filled in next to its read
+(adapters/<track>/reproducers.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue.
+    `text` is the script with the slots the finding fills (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@);
+    `install` and `run` may name {version}."""
+
+    language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
+    script: str  # its file name in the finding's folder
+    text: str
+    install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
+    run: str  # how it runs from the finding's folder, e.g. "python repro.py"
+
+
+class Reproducing:
+    def reproducer(self) -> Reproducer:
+        """The script a vendor runs to see a finding with the library alone, reading the file as `read` does."""
+        raise NotImplementedError
+
+
+def reproducer_of(adapter: object) -> Reproducer | None:
+    """The adapter's script, or None when it has the capability not."""
+    return adapter.reproducer() if isinstance(adapter, Reproducing) else None
