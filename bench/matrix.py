@@ -92,8 +92,10 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
         read_fd, write_fd = os.pipe()
         argv = [python, "-I", str(LIMIT), *shim, adapter.name, *release, str(listing), str(first)]
         script = f'echo $$ > {account.path}/cgroup.procs && exec "$@" 3>&{write_fd}'
+        log = (tmp / f"limit-{spec.name}.log").open("ab")
         proc = subprocess.Popen(["sh", "-c", script, "sh", *argv], pass_fds=(write_fd,),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                                stdout=log, stderr=log, start_new_session=True)
+        log.close()
         os.close(write_fd)
         at, buf, deadline = first - 1, b"", time.monotonic() + adapter.start_timeout_s
         while True:
@@ -113,7 +115,8 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
         if proc.returncode == 0 and at >= len(cases) - 1:
             break
         if at < first:  # it never got to a file: not available here
-            return "unavailable"
+            tail = (tmp / f"limit-{spec.name}.log").read_text(errors="replace").strip().splitlines()[-1:]
+            return f"unavailable: {tail[0][:80] if tail else '?'}"
         skipped += 1
         first = max(first, at + 1)
     return f"{skipped} files cut or crashed" if skipped else ""

@@ -66,8 +66,8 @@ class Adapter:
     release: str | None = None
     default_run = True
     # The CPU-seconds a cell is expected to cost, by which a run orders and splits its tasks (harness/execute.py
-    # plan_cells): a scheduling hint, measured with bench/matrix.py, never a limit.
-    cell_cost_s = 0.005
+    # plan_cells): a scheduling hint, measured with bench/matrix.py (an adapter's CPU over its cells), never a limit.
+    cell_cost_s = 0.01
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here
     # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
     # error. Applied in the Python worker; a worker in another language applies the same rule itself.

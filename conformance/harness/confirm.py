@@ -12,8 +12,9 @@
   most its full timeout), or `--hang-limit S`.
 - Reuse: a cell whose inputs are unchanged since an earlier run of the same results dataset (the case's sha256, the
   adapter's fingerprint: its library's version, the Python it runs in, our code), and which was judged then (not
-  flaky, not a harness error, not unavailable), is not run again: its attempts are replayed from that run (marked
-  `reused_from`) and judged with today's expectations. `--fresh` runs everything.
+  flaky, not a harness error, not unavailable: a `skip` because the reader fails the base the same way is reused like
+  any other), is not run again: its attempts are replayed from that run (marked `reused_from`) and judged with
+  today's expectations. `--fresh` runs everything.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def fresh_jobs(cells: set[tuple[str, str]], manifest: Manifest) -> list[Job]:
 def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
     """The attempts of an earlier run (`origin`: its id and start) to replay in this one: per (case, adapter) whose
     case bytes and adapter fingerprint are the same as now and whose cells were judged, the run's first attempt
-    and, for a cell that did not pass, its confirmation."""
+    and, for a cell that failed, its confirmation (a skip was not confirmed: should today's judge find it a failure,
+    the confirmation pass reads it again)."""
     sha = {c.id: c.sha256 for c in cases}
     fingerprint = {s.name: s.fingerprint for s in specs if s.fingerprint}
     grouped: dict[tuple[str, str], list[Cell]] = {}
@@ -116,13 +118,14 @@ def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: li
         first = cells[0]
         if (sha.get(case_id) is None or first.case_sha256 != sha[case_id] or fingerprint.get(adapter) is None
                 or first.fingerprint != fingerprint[adapter]
-                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.SKIP) for c in cells)):
+                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR) for c in cells)
+                or first.outcome == OutcomeKind.UNAVAILABLE):
             continue
         row = OutcomeRow.of(case_id, adapter, first.implementation, first.version, [c.role for c in cells],
                             first.typed, first.duration_s, previous_case=first.previous_case,
                             fingerprint=first.fingerprint, case_sha256=first.case_sha256)
         row = replace(row, reused_from=first.reused_from or origin)
         rows.append(row)
-        if any(c.verdict != Verdict.PASS for c in cells):  # it was confirmed then: replay the agreeing attempt
+        if any(c.verdict not in (Verdict.PASS, Verdict.SKIP) for c in cells):  # confirmed then: replay the agreement
             rows.append(replace(row, confirming=True, previous_case=None))
     return rows

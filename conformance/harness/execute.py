@@ -15,6 +15,7 @@ import atexit
 import contextlib
 import copy
 import functools
+import itertools
 import json
 import math
 import shlex
@@ -355,11 +356,12 @@ def cells_table(task: CellTask, root: Path, with_data: bool,
 def cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, ...]) -> Iterator[pa.RecordBatch]:
     """A task's body (the local executor's and a Spark executor's alike): each cell read in order by a worker of its
     adapter made for this task, the rows handed over at least every FLUSH_S seconds; the workers are closed at the
-    end. A case that came as bytes is written to a temporary file for its cells."""
+    end. A case that came as bytes is written to a temporary file of its own (a name never used twice in a task: a
+    reader may keep what it learnt of a file by its name, as Velox does)."""
     by_name = {s.name: s for s in specs}
     workers: WorkerSet | None = None
     pending: list[dict[str, Any]] = []
-    flushed = time.monotonic()
+    flushed, names = time.monotonic(), itertools.count()
     try:
         with tempfile.TemporaryDirectory(prefix="pqc-task-") as tmp:
             for batch in batches:
@@ -367,12 +369,14 @@ def cells_in_task(batches: Iterator[pa.RecordBatch], specs: tuple[AdapterSpec, .
                     if workers is None:
                         workers = WorkerSet([by_name[cell["adapter"]]])
                     case = CaseEntry.from_json(json.loads(cell["case"]))
-                    path = Path(cell["path"] or Path(tmp) / f"case{Path(case.file).suffix}")
+                    path = Path(cell["path"] or Path(tmp) / f"case-{next(names)}{Path(case.file).suffix}")
                     if cell["path"] is None:
                         path.write_bytes(cell["data"])
                     attempt = Attempt((cell["adapter"],), cell["round"], cell["fresh"], cell["confirm"])
                     pending.append(workers.run_one(cell["adapter"], case, path, attempt,
                                                    frozenset(cell["expect"] or ())).to_row())
+                    if cell["path"] is None:
+                        path.unlink()
                     if time.monotonic() - flushed >= FLUSH_S:
                         yield pa.RecordBatch.from_pylist(pending, schema=OUTCOME_SCHEMA)
                         pending, flushed = [], time.monotonic()
@@ -390,12 +394,19 @@ class Counts:
         self.what, self.t0 = what, time.monotonic()
         self.total: dict[str, int] = {}
         self.done: dict[str, int] = {}
+        self.started: set[str] = set()
         self._lock = threading.Lock()
 
     def plan(self, tasks: list[CellTask]) -> None:
         with self._lock:
             for t in tasks:
                 self.total[t.adapter] = self.total.get(t.adapter, 0) + len(t.jobs)
+
+    def start(self, adapter: str) -> None:
+        """A task of the adapter is under way (an executor that hands over rows only at a task's end, Spark's, shows
+        at least which adapters are reading)."""
+        with self._lock:
+            self.started.add(adapter)
 
     def add(self, adapter: str, n: int) -> None:
         with self._lock:
@@ -404,7 +415,8 @@ class Counts:
     def line(self) -> str:
         with self._lock:
             done, total = sum(self.done.values()), sum(self.total.values())
-            busy = [f"{a} {self.done.get(a, 0)}/{n}" for a, n in self.total.items() if 0 < self.done.get(a, 0) < n]
+            busy = [f"{a} {self.done.get(a, 0)}/{n}" for a, n in self.total.items()
+                    if self.done.get(a, 0) < n and (a in self.started or self.done.get(a, 0))]
             finished = sum(1 for a, n in self.total.items() if self.done.get(a, 0) >= n)
         return (f"[{done}/{total}] {self.what}, {time.monotonic() - self.t0:.0f}s; {finished} of {len(self.total)} "
                 f"adapters done" + (f"; under way: {', '.join(busy)}" if busy else ""))
@@ -438,5 +450,9 @@ def run_cells(executor: Executor, jobs: list[Job], root: Path, specs: list[Adapt
         if counts is not None:
             counts.add(task.adapter, result.num_rows)
 
-    executor.run(planned, lambda t: cells_table(t, root, not executor.shared_disk, expected),
-                 functools.partial(cells_in_task, specs=tuple(specs)), OUTCOME_SCHEMA, done)
+    def table_of(task: CellTask) -> pa.Table:  # called as the task is taken up
+        if counts is not None:
+            counts.start(task.adapter)
+        return cells_table(task, root, not executor.shared_disk, expected)
+
+    executor.run(planned, table_of, functools.partial(cells_in_task, specs=tuple(specs)), OUTCOME_SCHEMA, done)

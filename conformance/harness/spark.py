@@ -1,7 +1,8 @@
 """Spark as an executor (conformance/harness/executor.py): every task its own small Spark job.
 
-- A task's input table travels inside the job (cells carry the case file's bytes, so executors need no shared
-  disk) in one partition; its body runs there through `mapInArrow`, and its result comes back when it ends.
+- A task's input table travels inside the job in one partition (on a cluster, cells carry the case file's bytes,
+  so executors need no shared disk; an embedded session's read the files by path); its body runs there through
+  `mapInArrow`, and its result comes back when it ends.
 - Jobs are submitted from a pool of driver threads as wide as the cluster's parallelism: a slow task never holds
   back the others, and the driver hands a task's result on (a run stages its outcomes) the moment it finishes, so
   an interrupted run resumes without redoing them.
@@ -107,13 +108,13 @@ def parallelism_of(spark: Any) -> int:
 
 
 class SparkExecutor:
-    """Tasks as Spark jobs (the module's doc). `started_s`: the seconds the session took to start (0 until then)."""
-
-    shared_disk = False
+    """Tasks as Spark jobs (the module's doc). `started_s`: the seconds the session took to start (0 until then).
+    An embedded session (`local[...]`) runs its executors on this machine: their tasks read its files by path."""
 
     def __init__(self, master: str, conf: dict[str, str], log: Path | None = None,
                  say: Callable[[str], None] | None = None) -> None:
         self.master, self.conf, self.log, self.say = master, conf, log, say
+        self.shared_disk = master == "local" or master.startswith("local[")
         self.started_s = 0.0
         self._session: Any = None
         self._lock = threading.Lock()

@@ -40,6 +40,7 @@ OPTIONS = {"default": "", "zstd": "output_format_parquet_compression_method='zst
 
 class ClickHouse(PythonAdapter, PythonWriter):
     name = "clickhouse"
+    cell_cost_s = 0.08
     implementation = "ClickHouse (chdb)"
     module = "chdb"
     package = "chdb"

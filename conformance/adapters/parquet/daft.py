@@ -21,6 +21,7 @@ from parquet_conformance.conformance.harness.envs import version_key
 
 class Daft(PythonAdapter, Reproducing):
     name = "daft"
+    cell_cost_s = 0.025
     implementation = "daft"
     module = "daft"
     package = "daft"

@@ -17,6 +17,7 @@ OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONA
 
 class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     name = "duckdb"
+    cell_cost_s = 0.03
     implementation = "DuckDB"
     module = "duckdb"
     package = "duckdb"

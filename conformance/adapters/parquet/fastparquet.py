@@ -55,6 +55,7 @@ PANDAS_DATA = '''def data(result):
 
 class FastParquet(PythonAdapter, PythonWriter, Reproducing):
     name = "fastparquet"
+    cell_cost_s = 0.3  # its hangs burn CPU to their limit
     implementation = "fastparquet"
     module = "fastparquet"
     package = "fastparquet"

@@ -61,6 +61,7 @@ def jar_version(jars: Path, artifact: str) -> str:
 
 class ParquetJava(CommandAdapter, Writer, Reproducing):
     name = "parquet-java"
+    cell_cost_s = 0.03
     implementation = "parquet-java (parquet-hadoop)"
     start_timeout_s = 180.0
     profiles = tuple(OPTIONS)

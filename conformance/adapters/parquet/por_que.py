@@ -30,6 +30,7 @@ OWN_CHECKS = ("Multiple dictionary pages", r"Data page index \d+ is out of range
 
 class PorQue(PythonAdapter):
     name = "por-que"
+    cell_cost_s = 0.04
     implementation = "por-que (pure Python)"
     module = "por_que"
     package = "por-que"

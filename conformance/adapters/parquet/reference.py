@@ -19,6 +19,7 @@ from parquet_conformance.generators.parquet.reference import PROFILES, read_tabl
 
 class Reference(PythonAdapter):
     name = "reference"
+    cell_cost_s = 0.03
     implementation = "parquet-conformance reference reader"
     roles = tuple(f"aware:{p}" for p in PROFILES)
     module = "pyarrow.parquet"

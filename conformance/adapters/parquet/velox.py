@@ -28,6 +28,7 @@ THRIFT = r"(TProtocolException|TTransportException|don't know what type|Variable
 
 class Velox(PythonAdapter):
     name = "velox"
+    cell_cost_s = 0.03
     implementation = "Velox (pyvelox)"
     engine = "Velox C++ Parquet reader (dwio/parquet)"
     module = "pyvelox"

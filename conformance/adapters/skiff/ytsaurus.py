@@ -21,6 +21,7 @@ RANGE_INDEX, ROW_INDEX = "$range_index", "$row_index"
 
 class YtsaurusSkiff(SkiffAdapter):
     name = "ytsaurus-skiff"
+    cell_cost_s = 0.1  # a crash costs a new worker
     implementation = "YTsaurus Skiff codec (C++, Python binding yt_yson_bindings)"
     module = "yt_yson_bindings"
     package = "ytsaurus-yson"
