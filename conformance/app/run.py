@@ -15,11 +15,13 @@ import datetime as dt
 import importlib.util
 import random
 import shlex
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.check import expected_lists
@@ -138,7 +140,10 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
     corpus = opts.corpus or opts.out / "corpus"
     t0 = time.monotonic()
     timings.marks["start"] = t0
+    early: Future[dict[str, float]] | None = None
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
+        if not store.results.is_dir():  # a first run: every adapter will read, prepared while the corpus is made
+            early = in_background(prepare_adapters, opts.specs, progress)
         if progress:
             progress(f"generating the corpus into {corpus}")
         beat.now("generating the corpus")
@@ -215,9 +220,9 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
                 progress(f"{len({(r.case, r.adapter) for r in replayed})} cells unchanged since an earlier run: "
                          "their attempts reused (--fresh runs them again)")
         beat.now("preparing the adapters")
-        timings.prepared = prepare_adapters([s for s in specs if any((c.id, s.name, 0, False, False) not in done
-                                                                     for c in cases if c.track == s.build().track)],
-                                            progress)
+        timings.prepared = early.result() if early is not None else prepare_adapters(
+            [s for s in specs if any((c.id, s.name, 0, False, False) not in done
+                                     for c in cases if c.track == s.build().track)], progress)
         t1 = timings.marks["cells"] = time.monotonic()
         for rnd in range(opts.repeat):
             # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
@@ -333,24 +338,48 @@ def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: li
 PREPARED_SHOWN_S = 1.0  # a preparation that took longer is the one-time kind (a compile, an install): it is timed
 
 
+T = TypeVar("T")
+
+
+def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
+    """`fn(*args)` in a daemon thread (a run refused meanwhile does not wait for it to end)."""
+    future: Future[T] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(fn(*args))
+        except BaseException as e:
+            future.set_exception(e)
+
+    threading.Thread(target=work, name="background", daemon=True).start()
+    return future
+
+
+PREPARING_AT_ONCE = 4  # preparations wait mostly on the network (npm, PyPI) or on javac: a few at once
+
+
 def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> dict[str, float]:
     """What an adapter's worker needs before it can start (a compiled Java worker, an npm prefix, a release's
-    environment) is made here, on the driver, where its progress is seen; the workers then find it cached. An
-    adapter that cannot be prepared is left to its worker, which reports it unavailable. Returns the seconds of
-    each preparation that took longer than PREPARED_SHOWN_S (the one-time steps: later runs find them cached)."""
-    took = {}
-    for i, spec in enumerate(specs, 1):
-        if spec.command is not None:
-            continue
-        if progress:
-            progress(f"[{i}/{len(specs)}] preparing {spec.name}")
+    environment) is made here, on the driver, where its progress is seen, a few at once; the workers then find it
+    cached. An adapter that cannot be prepared is left to its worker, which reports it unavailable. Returns the
+    seconds of each preparation that took longer than PREPARED_SHOWN_S (the one-time steps: later runs find them
+    cached)."""
+    todo = [s for s in specs if s.command is None]
+    took: dict[str, float] = {}
+
+    def one(spec: AdapterSpec) -> None:
         t0 = time.monotonic()
         with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
             worker_command(spec.build())
         if (seconds := time.monotonic() - t0) > PREPARED_SHOWN_S:
             took[spec.name] = seconds
             if progress:
-                progress(f"[{i}/{len(specs)}] prepared {spec.name} in {seconds:.1f}s (once: cached for later runs)")
+                progress(f"prepared {spec.name} in {seconds:.1f}s (once: cached for later runs)")
+
+    if todo and progress:
+        progress(f"preparing {len(todo)} adapters")
+    with ThreadPoolExecutor(max_workers=PREPARING_AT_ONCE, thread_name_prefix="prepare") as pool:
+        list(pool.map(one, todo))
     return took
 
 
