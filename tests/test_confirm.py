@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,17 @@ import pytest
 from parquet_conformance.conformance.harness.confirm import confirmation_tasks, disagreements, hang_limits, reusable
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
-from parquet_conformance.conformance.harness.model import Error, OutcomeRow, Read, Rejected, Timeout, Verdict
+from parquet_conformance.conformance.harness.model import (
+    Crash,
+    Error,
+    HarnessError,
+    OutcomeRow,
+    Read,
+    Rejected,
+    Timeout,
+    Unavailable,
+    Verdict,
+)
 from parquet_conformance.conformance.harness.results import read_cells, read_runs_in_order
 from tests.helpers import CLI
 from tests.test_judge import manifest
@@ -88,6 +99,37 @@ def test_only_unchanged_inputs_of_judged_cells_are_reused() -> None:
     assert [c.verdict for c in Judge.of(m).cells(replayed)] == [c.verdict for c in earlier]
     assert reusable(earlier, "r0", m_cases, [AdapterSpec("a", fingerprint="other")]) == []  # a new library version
     assert reusable(earlier, "r0", m_cases, [AdapterSpec("a")]) == []  # no fingerprint: never reused
+
+
+def test_skips_flaky_cells_and_harness_errors_are_reused_on_the_same_evidence() -> None:
+    """A skip is reused like any other cell; a flaky cell and a harness error replay every attempt of theirs from the
+    earlier run's staged attempts (without them they run again); an unavailable reader always runs again."""
+    m = manifest([("base/b", "reject"), ("corrupt/s", "reject"), ("corrupt/f", "reject"), ("corrupt/h", "reject"),
+                  ("corrupt/u", "reject")])
+    sha = {c.id: c.sha256 for c in m.cases}
+    refused, crashed = Rejected(Error("E", "no")), Crash(Error("SIGSEGV", "killed"))
+    staged = [row("base/b", crashed), row("base/b", crashed, confirming=True),  # the base itself: a failure
+              row("corrupt/s", crashed),  # fails as its base does: skip
+              row("corrupt/f", Read("h", 1)), row("corrupt/f", refused, confirming=True),
+              row("corrupt/f", refused, fresh=True),  # alone, it disagrees with the run's attempt too: flaky
+              row("corrupt/h", HarnessError(Error("protocol-error", "ours"))),
+              row("corrupt/u", Unavailable("no library"))]
+    staged = [replace(r, fingerprint="fp", case_sha256=sha[r.case]) for r in staged]
+    earlier = Judge.of(m).cells(staged)
+    verdicts = {c.case: c.verdict for c in earlier}
+    assert (verdicts["corrupt/s"], verdicts["corrupt/f"], verdicts["corrupt/h"], verdicts["corrupt/u"]) == (
+        Verdict.SKIP, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.SKIP)
+    spec = AdapterSpec("a", fingerprint="fp")
+    replayed = reusable(earlier, "r0", m.cases, [spec], lambda: staged)
+    assert {r.case for r in replayed} == {"base/b", "corrupt/s", "corrupt/f", "corrupt/h"}  # not the unavailable one
+    assert sorted((r.case, r.confirming, r.fresh) for r in replayed if r.case == "corrupt/f") == [
+        ("corrupt/f", False, False), ("corrupt/f", False, True), ("corrupt/f", True, False)]
+    assert not any(r.confirming for r in replayed if r.case == "corrupt/s")  # a skip was never confirmed
+    again = {c.case: c for c in Judge.of(m).cells(replayed)}
+    assert {k: c.verdict for k, c in again.items()} == {k: v for k, v in verdicts.items() if k != "corrupt/u"}
+    assert again["corrupt/f"].disagreement == next(c for c in earlier if c.case == "corrupt/f").disagreement
+    without = {r.case for r in reusable(earlier, "r0", m.cases, [spec])}
+    assert without == {"base/b", "corrupt/s"}  # no staged attempts: the flaky cell and the harness error run again
 
 
 @pytest.mark.integration

@@ -332,7 +332,14 @@ def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: li
     _, cells = read_cells(store.results, earlier)
     record = read_record(store.results, earlier)
     started = record.info.started if record and record.info.started else "start unknown"
-    return reusable(cells, f"{earlier} (started {started})", cases, specs)
+
+    def attempts_then() -> list[OutcomeRow]:
+        try:
+            return store.staged(earlier)
+        except ResultsError:  # its staging is damaged: what needed it runs again
+            return []
+
+    return reusable(cells, f"{earlier} (started {started})", cases, specs, attempts_then)
 
 
 PREPARED_SHOWN_S = 1.0  # a preparation that took longer is the one-time kind (a compile, an install): it is timed

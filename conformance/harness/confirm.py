@@ -11,16 +11,16 @@
   derived from its own distribution in this run (HANG_FACTOR x its slowest answered cell, at least HANG_FLOOR_S, at
   most its full timeout), or `--hang-limit S`.
 - Reuse: a cell whose inputs are unchanged since an earlier run of the same results dataset (the case's sha256, the
-  adapter's fingerprint: its library's version, the Python it runs in, our code), and which was judged then (not
-  flaky, not a harness error, not unavailable: a `skip` because the reader fails the base the same way is reused like
-  any other), is not run again: its attempts are replayed from that run (marked `reused_from`) and judged with
-  today's expectations. `--fresh` runs everything.
+  adapter's fingerprint: its library's version, the Python it runs in, our code), and whose reader was available
+  then, is not run again: its attempts are replayed from that run (marked `reused_from`; a flaky cell's and a
+  harness error's every attempt, from that run's staged attempts) and judged with today's expectations. `--fresh`
+  runs everything.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
@@ -103,23 +103,28 @@ def fresh_jobs(cells: set[tuple[str, str]], manifest: Manifest) -> list[Job]:
     return [(manifest.case(c), Attempt(tuple(a), fresh=True)) for c, a in by_case.items()]
 
 
-def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
+def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: list[AdapterSpec],
+             attempts_then: Callable[[], list[OutcomeRow]] | None = None) -> list[OutcomeRow]:
     """The attempts of an earlier run (`origin`: its id and start) to replay in this one: per (case, adapter) whose
-    case bytes and adapter fingerprint are the same as now and whose cells were judged, the run's first attempt
+    case bytes and adapter fingerprint are the same as now and whose reader was available, the run's first attempt
     and, for a cell that failed, its confirmation (a skip was not confirmed: should today's judge find it a failure,
-    the confirmation pass reads it again)."""
+    the confirmation pass reads it again). A flaky cell or a harness error rests on attempts a cell does not keep
+    (they disagree, or are ours): those are replayed from `attempts_then` (the earlier run's staged attempts), every
+    one of them, so that it is judged on the same evidence; without them, it runs again."""
     sha = {c.id: c.sha256 for c in cases}
     fingerprint = {s.name: s.fingerprint for s in specs if s.fingerprint}
     grouped: dict[tuple[str, str], list[Cell]] = {}
     for cell in earlier:
         grouped.setdefault((cell.case, cell.adapter), []).append(cell)
-    rows = []
+    rows: list[OutcomeRow] = []
+    replay: set[tuple[str, str]] = set()
     for (case_id, adapter), cells in grouped.items():
         first = cells[0]
         if (sha.get(case_id) is None or first.case_sha256 != sha[case_id] or fingerprint.get(adapter) is None
-                or first.fingerprint != fingerprint[adapter]
-                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR) for c in cells)
-                or first.outcome == OutcomeKind.UNAVAILABLE):
+                or first.fingerprint != fingerprint[adapter] or first.outcome == OutcomeKind.UNAVAILABLE):
+            continue
+        if any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR) for c in cells):
+            replay.add((case_id, adapter))
             continue
         row = OutcomeRow.of(case_id, adapter, first.implementation, first.version, [c.role for c in cells],
                             first.typed, first.duration_s, previous_case=first.previous_case,
@@ -128,4 +133,8 @@ def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: li
         rows.append(row)
         if any(c.verdict not in (Verdict.PASS, Verdict.SKIP) for c in cells):  # confirmed then: replay the agreement
             rows.append(replace(row, confirming=True, previous_case=None))
+    if replay and attempts_then is not None:
+        rows += [replace(r, reused_from=r.reused_from or origin) for r in attempts_then()
+                 if (r.case, r.adapter) in replay and r.case_sha256 == sha[r.case]
+                 and r.fingerprint == fingerprint[r.adapter]]
     return rows
