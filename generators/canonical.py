@@ -83,13 +83,19 @@ class Canonical(dict[str, Any]):
     harness, which applies the track's own normalize."""
 
 
+class Normal(Canonical):
+    """Canonical data from Arrow buffers (`canonical_table`), already what `normalize` makes of it (every token is
+    made in its normal form: tests/test_canonical.py holds it as a property over Arrow types), so a worker of ours
+    hashes it as it is."""
+
+
 # -- Arrow data -----------------------------------------------------------------------------------
 
 
-def canonical_table(table: Any) -> Canonical:
+def canonical_table(table: Any) -> Normal:
     """Canonical form of a pyarrow Table."""
     cols = [canonical_array(table.column(i)) for i in range(table.num_columns)]
-    return Canonical(columns=list(table.column_names), rows=[list(r) for r in zip(*cols, strict=True)])
+    return Normal(columns=list(table.column_names), rows=[list(r) for r in zip(*cols, strict=True)])
 
 
 def _ints(arr: pa.Array) -> list[int | None]:
