@@ -44,7 +44,7 @@ from parquet_conformance.conformance.app.console import end_progress, progress_l
 from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance.harness import accounting
 from parquet_conformance.conformance.harness.envs import harness_path, worker_command
-from parquet_conformance.conformance.harness.execute import PACE_FLOOR_S, AdapterSpec
+from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import cores
 from parquet_conformance.conformance.harness.model import OutcomeRow, Unavailable
 from parquet_conformance.conformance.harness.results import Store
@@ -53,6 +53,7 @@ from parquet_conformance.corpus.dist import read_manifest, write_manifest_digest
 from parquet_conformance.corpus.model import CaseEntry, matches
 
 LIMIT = Path(__file__).with_name("limit.py")
+CUT_S = 30.0  # a file the library alone has not finished in this long is cut (a hang): the loop goes on after it
 PHASES = [("generation", "start", "prepare"), ("start", "prepare", "cells"), ("cells", "cells", "confirmation"),
           ("confirmation", "confirmation", "reports"), ("reports", "reports", "end")]
 
@@ -78,7 +79,8 @@ def cases_of(corpus: Path, track: str, only: str | None) -> list[CaseEntry]:
 
 def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], account: Account, tmp: Path) -> str:
     """The adapter's library over the files in bench/limit.py, in the account; a file that kills the process is
-    skipped, one that hangs is cut at the adaptive limit's floor (PACE_FLOOR_S), and the loop goes on after it."""
+    skipped, one that it has not finished in CUT_S seconds is cut (what it burnt until then counts), and the loop
+    goes on after it in a new process (whose start counts too)."""
     adapter = spec.build()
     listing = tmp / f"limit-{spec.name}.txt"
     listing.write_text("".join(f"{c.op}\t{(corpus / c.file).resolve()}\n" for c in cases))
@@ -87,7 +89,7 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
         command = worker_command(adapter)  # its environment, made if needed: [python, -I, -c, BOOT, shim, name]
         python, shim = command[0], ["--shim", str(harness_path())]
     release = [adapter.release] if adapter.release is not None and type(adapter).release != adapter.release else []
-    first, skipped = 0, 0
+    first, crashed, cut = 0, 0, 0
     while first < len(cases):
         read_fd, write_fd = os.pipe()
         argv = [python, "-I", str(LIMIT), *shim, adapter.name, *release, str(listing), str(first)]
@@ -105,10 +107,11 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
                 buf += chunk
                 *lines, buf = buf.split(b"\n")
                 if lines:
-                    at, deadline = int(lines[-1]), time.monotonic() + PACE_FLOOR_S
+                    at, deadline = int(lines[-1]), time.monotonic() + CUT_S
                 continue
-            if chunk is None:  # no word within the limit: the file is cut, as a run cuts it
+            if chunk is None:  # no word within the limit: the file is cut
                 os.killpg(proc.pid, 9)
+                cut += 1
             proc.wait()
             break
         os.close(read_fd)
@@ -117,9 +120,9 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
         if at < first:  # it never got to a file: not available here
             tail = (tmp / f"limit-{spec.name}.log").read_text(errors="replace").strip().splitlines()[-1:]
             return f"unavailable: {tail[0][:80] if tail else '?'}"
-        skipped += 1
+        crashed += proc.returncode != -9
         first = max(first, at + 1)
-    return f"{skipped} files cut or crashed" if skipped else ""
+    return ", ".join(f"{n} files {what}" for n, what in ((cut, f"cut at {CUT_S:.0f} s"), (crashed, "crashed")) if n)
 
 
 def limit_worker(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry]) -> str:
@@ -127,7 +130,7 @@ def limit_worker(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry]) -> str
     worker = spec.worker()
     try:
         for c in cases:
-            worker.read(str((corpus / c.file).resolve()), c.id, c.op, timeout_s=PACE_FLOOR_S)
+            worker.read(str((corpus / c.file).resolve()), c.id, c.op, timeout_s=CUT_S)
     finally:
         worker.close()
     return "through the protocol"
