@@ -1,0 +1,62 @@
+"""The implementer's gate as docs/ci-gate.md documents it, timed: `run --adapter NAME` into a new output folder
+(the corpus copied from the cache, as a CI job with a warm cache gets it), then `check` against an expected-failure
+list, each in a fresh process.
+
+    python bench/gate.py [--adapter pyarrow] [--master none|local[*]] [--repeat 3]
+
+Prints the wall and CPU seconds (bench/cpu.py's account) of each step and of both, per repetition and their median.
+The list is written once beforehand (`check --write-expected-failures`), as an implementer keeps one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cpu import accounted
+
+CLI = [sys.executable, "-m", "parquet_conformance.conformance.app.cli"]
+
+
+def timed(argv: list[str], read: object) -> tuple[float, float, int]:
+    assert callable(read)
+    cpu0, t0 = read(), time.monotonic()
+    rc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return time.monotonic() - t0, read() - cpu0, rc
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--adapter", default="pyarrow")
+    parser.add_argument("--master", default="none")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-gate-") as tmp, accounted("pqc-gate") as (account, read):
+        root = Path(tmp)
+        listing = root / "expected.txt"
+        first = [*CLI, "run", "--adapter", args.adapter, "--master", args.master, "--out", str(root / "setup")]
+        subprocess.run(first, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run([*CLI, "check", "--adapter", args.adapter, "--results", str(root / "setup" / "results"),
+                        "--write-expected-failures", str(listing)], stdout=subprocess.DEVNULL)
+        how = "one cgroup" if account is not None else "rusage"
+        print(f"gate: {args.adapter}, --master {args.master}, CPU by {how}; wall s / CPU s")
+        totals = []
+        for k in range(args.repeat):
+            out = root / f"out-{k}"
+            run_wall, run_cpu, rc = timed([*CLI, "run", "--adapter", args.adapter, "--master", args.master,
+                                           "--out", str(out)], read)
+            check_wall, check_cpu, code = timed([*CLI, "check", "--adapter", args.adapter, "--results",
+                                                 str(out / "results"), "--expected-failures", str(listing)], read)
+            totals.append(run_wall + check_wall)
+            print(f"  {k + 1}: run {run_wall:.1f} / {run_cpu:.1f} (exit {rc}), check {check_wall:.1f} / "
+                  f"{check_cpu:.1f} (exit {code}); both {run_wall + check_wall:.1f} s wall")
+        print(f"median: {statistics.median(totals):.1f} s wall")
+
+
+if __name__ == "__main__":
+    main()
