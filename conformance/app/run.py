@@ -146,8 +146,14 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
             early = in_background(prepare_adapters, opts.specs, progress)
         if progress:
             progress(f"generating the corpus into {corpus}")
-        beat.now("generating the corpus")
-        if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None) and progress:
+        made = [0, 0]  # cases built, of
+
+        def built(i: int, total: int, _case: str) -> None:
+            made[:] = [i + 1, total]
+
+        beat.now(lambda: f"generating the corpus: {made[0]}/{made[1]} cases, {time.monotonic() - t0:.0f}s")
+        if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None,
+                           progress=built) and progress:
             progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
     timings.generation_s = time.monotonic() - t0
     beat.now("verifying the corpus")
