@@ -67,6 +67,16 @@ def run(corpus: Path, out: Path, specs: list[AdapterSpec], master: str, only: st
     return result, time.monotonic() - t0
 
 
+def machine_busy_s() -> float | None:
+    """Core-seconds every core of the machine has been busy since boot (/proc/stat: all but idle and iowait), or
+    None without /proc: the run's CPU beside it says how much of the machine others took meanwhile."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def usage_of(account: Account | None) -> dict[str, float]:
     """Each child account's CPU-seconds (the adapters' groups), by name."""
     return {name: child.usage() for name, child in account.children().items()} if account is not None else {}
@@ -233,9 +243,9 @@ def main() -> None:
 
         groups0 = usage_of(account.child("run") if account else None)
         sampler = Sampler(read)
-        cpu0 = read()
+        cpu0, busy0 = read(), machine_busy_s()
         result, wall = run(corpus, root / "out", specs, args.master, args.only)
-        cpu = read() - cpu0
+        cpu, busy1 = read() - cpu0, machine_busy_s()
         sampler.stop()
         groups = {k: v - groups0.get(k, 0.0) for k, v in usage_of(account.child("run") if account else None).items()}
         t, marks = result.timings, result.timings.marks
@@ -278,6 +288,11 @@ def main() -> None:
         if cpu:
             print(f"wall / (run CPU / {n_cores} cores): {wall:.1f} / {cpu / n_cores:.1f} = "
                   f"{wall / (cpu / n_cores):.2f} (target <= 1.2)")
+        if cpu and busy0 is not None and busy1 is not None:
+            others = max(0.0, busy1 - busy0 - cpu)
+            print(f"  meanwhile the machine was busy {busy1 - busy0:.1f} of {wall * n_cores:.1f} core-seconds, "
+                  f"{others:.1f} of them others' (not this run's): the cores left to the run did "
+                  f"{cpu / max(1e-9, wall * n_cores - others):.0%} of the work they could")
         print(f"unchanged re-run: {rewall:.1f} s wall, {again_cpu:.1f} CPU-s ({again.timings.reused} of "
               f"{len(again.cells)} cells reused)")
 
