@@ -42,7 +42,8 @@ def main() -> None:
         first = [*CLI, "run", "--adapter", args.adapter, "--master", args.master, "--out", str(root / "setup")]
         subprocess.run(first, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         subprocess.run([*CLI, "check", "--adapter", args.adapter, "--results", str(root / "setup" / "results"),
-                        "--write-expected-failures", str(listing)], stdout=subprocess.DEVNULL)
+                        "--expected-failures", str(listing), "--write-expected-failures"], check=True,
+                       stdout=subprocess.DEVNULL)
         how = "one cgroup" if account is not None else "rusage"
         print(f"gate: {args.adapter}, --master {args.master}, CPU by {how}; wall s / CPU s")
         totals = []
