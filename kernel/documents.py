@@ -151,8 +151,9 @@ def _finite(text: str) -> float:
     return value
 
 
-def parse(data: bytes | str, max_bytes: int, max_depth: int = MAX_DEPTH) -> object:
-    """Strict JSON within `max_bytes` and `max_depth`; DocumentError (what is wrong, without the where) otherwise."""
+def parse(data: bytes | str, max_bytes: int, max_depth: int | None = MAX_DEPTH) -> object:
+    """Strict JSON within `max_bytes` and `max_depth` (None: the caller checks the depth itself, when it knows what
+    the document is); DocumentError (what is wrong, without the where) otherwise."""
     if len(data) > max_bytes:
         raise DocumentError(f"larger than {max_bytes} bytes")
     try:
@@ -161,24 +162,23 @@ def parse(data: bytes | str, max_bytes: int, max_depth: int = MAX_DEPTH) -> obje
         raise DocumentError("nested too deep to parse") from None
     except ValueError as e:  # not JSON, not UTF-8, an integer of more digits than Python converts
         raise DocumentError(f"not JSON ({_short(str(e))})") from None
-    if (d := depth(value, max_depth)) > max_depth:
+    if max_depth is not None and (d := depth(value, max_depth)) > max_depth:
         raise DocumentError(f"nested deeper than {max_depth} ({d} levels at least)")
     return value
 
 
 def depth(value: object, stop: int = MAX_DEPTH) -> int:
-    """How deep arrays and objects nest (a scalar: 0), without recursion; counting stops past `stop`."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            level += 1
-            deepest = max(deepest, level)
-            if deepest > stop:
-                return deepest
-            stack.extend((x, level) for x in (item.values() if isinstance(item, dict) else item))
-    return deepest
+    """How deep arrays and objects nest (a scalar: 0), without recursion, a level at a time (a worker's answer holds
+    every row of a table: each value is looked at once); counting stops past `stop`."""
+    level, frontier = 0, [value]
+    while containers := [x for x in frontier if isinstance(x, (list, dict))]:
+        level += 1
+        if level > stop:
+            return level
+        frontier = []
+        for c in containers:
+            frontier.extend(c.values() if isinstance(c, dict) else c)
+    return level
 
 
 def read_bytes(path: Path, max_bytes: int, *, links: bool = True) -> bytes:

@@ -133,3 +133,23 @@ def test_only_regular_files_are_read(tmp_path: Path) -> None:
         documents.read_bytes(tmp_path / "link", 1000, links=False)
     assert documents.read_bytes(tmp_path / "link", 1000) == b"{}" * 100
     assert math.isfinite(documents.parse(b"1.5", 10))  # type: ignore[arg-type]
+
+
+def _depth_by_recursion(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth_by_recursion(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth_by_recursion(v) for v in value), default=0)
+    return 0
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                        max_size=3), max_leaves=30)
+
+
+@given(JSON_VALUES, st.integers(0, 8))
+def test_depth_is_the_deepest_nesting_and_stops_past_its_limit(value: object, stop: int) -> None:
+    """The level-at-a-time walk (every value looked at once) against the plain recursive definition."""
+    found, deepest = documents.depth(value, stop), _depth_by_recursion(value)
+    assert found == deepest if deepest <= stop else found == stop + 1

@@ -234,7 +234,7 @@ def parse_line(line: bytes) -> tuple[object, str | None]:
     text, raw_sha = decode_line(line)
     try:
         # Depth is checked once the id says whose answer this is (`_answer_to`); JSON's own recursion stops far below.
-        return documents.parse(text, MAX_LINE, max_depth=1 << 30), raw_sha
+        return documents.parse(text, MAX_LINE, max_depth=None), raw_sha
     except DocumentError as e:
         raise OutOfStep(f"a line that is {e}: {clean(text, 120)!r}") from None
 
