@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import hashlib
 import json
+import json.encoder
 import math
 import re
 import struct
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -165,6 +167,90 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
     return [canonical_value(v) for v in arr.to_pylist()]
 
 
+# -- Arrow data as JSON text, for hashing where the data is ------------------------------------------
+
+dumps = functools.partial(json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=True)  # data_hash's text
+_quote = json.encoder.encode_basestring_ascii  # what `dumps` does to a string
+
+
+def column_texts(arr: pa.Array | pa.ChunkedArray) -> list[str]:
+    """Each value's token as `dumps` writes it (`dumps(canonical_array(arr)[i])`: tests/test_canonical.py holds it as a
+    property), made straight from the values for the flat types, which is most of any reader's data; other types go
+    through their tokens."""
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.type.id == DAY_TIME_ID:
+            return [dumps(v) for v in _day_time(arr)]
+        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    t = arr.type
+    if pa.types.is_integer(t):
+        return ["null" if v is None else f'{{"int":"{v}"}}' for v in arr.to_pylist()]
+    if pa.types.is_boolean(t):
+        return ["null" if v is None else "true" if v else "false" for v in arr.to_pylist()]
+    if pa.types.is_floating(t):  # float16 and float32 widened exactly, as canonical_value widens them
+        return ["null" if v is None else '{"float":"nan"}' if v != v else f'{{"float":"{v!r}"}}'
+                for v in arr.cast(pa.float64()).to_pylist()]
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        binary = pa.binary() if pa.types.is_string(t) else pa.large_binary()
+        return ["null" if b is None else _text_json(b) for b in arr.view(binary).to_pylist()]
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return ["null" if b is None else f'{{"bin":"{b.hex()}"}}' for b in arr.to_pylist()]
+    if pa.types.is_timestamp(t) or pa.types.is_time(t):
+        tag, unit = ("ts_ns" if pa.types.is_timestamp(t) else "time_ns"), _UNIT_NS[t.unit]
+        return ["null" if v is None else f'{{"{tag}":"{v * unit}"}}' for v in _ints(arr)]
+    if pa.types.is_date32(t):
+        return ["null" if v is None else f'{{"date":"{date_text(v)}"}}' for v in _ints(arr)]
+    if pa.types.is_decimal(t):
+        return ["null" if v is None else f'{{"dec":"{v}"}}' for v in arr.to_pylist()]
+    return [dumps(v) for v in canonical_array(arr)]
+
+
+def _text_json(raw: bytes) -> str:
+    try:
+        return str(_quote(raw.decode("utf-8")))
+    except UnicodeDecodeError:
+        return f'{{"bin":"{raw.hex()}"}}'
+
+
+def texts_hash(columns: Sequence[str], texts: Sequence[Sequence[str]]) -> str:
+    """`data_hash` of the table whose values' JSON texts are `texts` (one list per column): the same text, joined."""
+    rows = ",".join(f"[{','.join(row)}]" for row in zip(*texts, strict=True))
+    return hashlib.sha256(f'{{"columns":{dumps(list(columns))},"rows":[{rows}]}}'.encode()).hexdigest()
+
+
+class ArrowData(Mapping[str, Any]):
+    """A reader's Arrow table as canonical data, made when it is asked for: `columns`, `rows` (the tokens of
+    `canonical_table`, made once, on first use) and an aware reader's `metadata`; `texts()` gives each column's values
+    as JSON text straight from Arrow, which is what a worker of ours hashes (canonical.Normal data, it needs no
+    normalize)."""
+
+    def __init__(self, table: Any, metadata: str | None = None) -> None:
+        self.table, self.metadata = table, metadata
+        self._rows: list[list[object]] | None = None
+
+    def _keys(self) -> list[str]:
+        return ["columns", "rows", *(["metadata"] if self.metadata is not None else [])]
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "columns":
+            return list(self.table.column_names)
+        if key == "rows":
+            if self._rows is None:
+                self._rows = canonical_table(self.table)["rows"]
+            return self._rows
+        if key == "metadata" and self.metadata is not None:
+            return self.metadata
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys())
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    def texts(self) -> list[list[str]]:
+        return [column_texts(self.table.column(i)) for i in range(self.table.num_columns)]
+
+
 def _text(raw: bytes) -> object:
     """A text value a reader returned: itself, or, when it is not UTF-8 (the reader returned the file's bytes
     unchecked), those bytes: that is the reader's read, never equal to any text, not a failure of ours."""
@@ -231,8 +317,7 @@ def canonical_rows(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> 
 
 
 def data_hash(canonical: object) -> str:
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(dumps(canonical).encode()).hexdigest()
 
 
 # -- tokens from other programs -------------------------------------------------------------------

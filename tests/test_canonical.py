@@ -13,14 +13,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from parquet_conformance.conformance.harness.sample import sample_of, sample_of_texts
 from parquet_conformance.generators.canonical import (
+    ArrowData,
     Normal,
     canonical_array,
     canonical_table,
     canonical_value,
+    data_hash,
     date_days,
     date_text,
+    dumps,
     normalize,
+    texts_hash,
 )
 
 
@@ -96,18 +101,30 @@ SCALARS = [
     (pa.timestamp("us"), st.integers(-2**63, 2**63 - 1)), (pa.time64("ns"), st.integers(0, 86_400 * 10**9 - 1)),
     (pa.decimal128(38, 4), st.decimals(min_value=-10**33, max_value=10**33, places=4, allow_nan=False)),
     (pa.decimal256(76, -3), st.integers(-10**72, 10**72).map(lambda i: decimal.Decimal(i).scaleb(3))),
+    (pa.float16(), st.floats(width=16)), (pa.large_string(), st.text(max_size=4)),
+    (pa.binary(3), st.binary(min_size=3, max_size=3)), (pa.timestamp("s", tz="UTC"), st.integers(-2**63, 2**63 - 1)),
+    (pa.timestamp("ns"), st.integers(-2**63, 2**63 - 1)), (pa.time32("ms"), st.integers(0, 86_400_000 - 1)),
+    (pa.date64(), st.integers(-2**36, 2**36).map(lambda d: d * 86_400_000)),
 ]
 
 
 @st.composite
 def arrow_arrays(draw: st.DrawFn, depth: int = 2) -> pa.Array:
     """An Arrow array of a scalar type, or a list, a struct or a map of them, with nulls."""
-    kind = draw(st.sampled_from(["scalar"] * 3 + (["list", "struct", "map"] if depth else [])))
+    nested = ["list", "struct", "map"] if depth else []
+    kind = draw(st.sampled_from(["scalar"] * 3 + ["not utf-8", "dictionary", *nested]))
+    if kind == "not utf-8":  # text a reader returned unchecked: its bytes
+        return pa.array(draw(st.lists(st.none() | st.binary(max_size=4), max_size=5)), pa.binary()).view(pa.string())
+    if kind == "dictionary":
+        return pa.array(draw(st.lists(st.none() | st.text(max_size=3), max_size=5)), pa.string()).dictionary_encode()
     if kind == "scalar":
         arrow_type, values = draw(st.sampled_from(SCALARS))
         items = draw(st.lists(st.none() | values, max_size=5))
         if pa.types.is_temporal(arrow_type):
             return pa.array(items, pa.int64() if arrow_type.bit_width == 64 else pa.int32()).view(arrow_type)
+        if pa.types.is_float16(arrow_type):
+            return pa.array(np.array([v if v is not None else 0 for v in items], np.float16),
+                            mask=np.array([v is None for v in items], bool))
         return pa.array(items, arrow_type)
     if kind == "list":
         child = draw(arrow_arrays(depth - 1))
@@ -131,3 +148,18 @@ def test_arrow_data_is_already_normal(arrays: list[pa.Array]) -> None:
     table = canonical_table(pa.table({f"c{i}": a[:n] for i, a in enumerate(arrays)}))
     assert isinstance(table, Normal)
     assert normalize(table) == {"columns": table["columns"], "rows": table["rows"]}
+
+
+@given(st.lists(arrow_arrays(), min_size=0, max_size=3), st.integers(0, 30))
+def test_arrow_data_hashes_and_samples_as_its_tokens_do(arrays: list[pa.Array], rows: int) -> None:
+    """What a worker of ours sends for Arrow data (canonical.ArrowData: each value's JSON text straight from Arrow, the
+    hash and the sample made from the texts) is what the harness would make of the data's tokens."""
+    n = min([rows, *(len(a) for a in arrays)])
+    table = pa.table({f"c{i}": a[:n] for i, a in enumerate(arrays)}) if arrays else pa.table({})
+    tokens = canonical_table(table)
+    data = ArrowData(table)
+    texts = data.texts()
+    assert texts == [[dumps(row[i]) for row in tokens["rows"]] for i in range(len(tokens["columns"]))]
+    assert texts_hash(data["columns"], texts) == data_hash(tokens)
+    assert sample_of_texts(data["columns"], texts) == sample_of(tokens)
+    assert dict(data) == dict(tokens)

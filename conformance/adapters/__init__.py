@@ -26,13 +26,14 @@ import hashlib
 import importlib
 import shutil
 import sys
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
 from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
 from parquet_conformance.conformance.adapters.writing import writes
-from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.canonical import ArrowData
 from parquet_conformance.kernel import registry
 
 FOLDER = __name__  # adapters/<track>/<module>.py: the track is the folder's name
@@ -165,10 +166,11 @@ class PythonAdapter(Adapter):
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
         return method(path)
 
-    def canonical(self, result: Any) -> dict[str, Any]:
+    def canonical(self, result: Any) -> Mapping[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,
-        never the library's). Default: a pyarrow Table."""
-        return canonical_table(result)
+        never the library's). Default: a pyarrow Table (ArrowData: its tokens made only if asked for; the worker
+        hashes it straight from Arrow)."""
+        return ArrowData(result)
 
     def command(self) -> list[str]:
         """The worker in this Python (a release's runs in its environment: envs.py worker_command)."""

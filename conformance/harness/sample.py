@@ -73,6 +73,26 @@ def sample_of(canonical: object) -> str | None:
     return dumps({"columns": columns, "rows": kept, "total": len(rows), "digests": column_digests(columns, rows)})
 
 
+def sample_of_texts(columns: list[str], texts: list[list[str]]) -> str:
+    """`sample_of` the table whose values' JSON texts are `texts` (one list per column, as canonical.column_texts
+    makes them: `dumps` of each token), the same text without remaking the tokens of rows it does not keep."""
+    kept: list[list[object]] = []
+    size = 0
+    for row in list(zip(*texts, strict=True))[:SAMPLE_ROWS]:
+        short = [json.loads(t) if len(t) <= VALUE_CHARS else {"digest": _digest_text(t), "chars": len(t)} for t in row]
+        size += len(dumps(short))
+        if size > SAMPLE_CHARS:
+            break
+        kept.append(short)
+    total = len(texts[0]) if texts else 0
+    return dumps({"columns": columns, "rows": kept, "total": total,
+                  "digests": [_digest_text(f"[{','.join(col)}]") for col in texts]})
+
+
+def _digest_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def check_sample(text: str) -> None:
     """ValueError unless `text` is a sample as sample_of writes one (a worker of ours makes it where the data is: the
     reports read it back, so its shape is held here, at the boundary)."""

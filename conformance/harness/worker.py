@@ -23,8 +23,15 @@ from parquet_conformance.conformance.adapters.taxonomy import message
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness import protocol
 from parquet_conformance.conformance.harness.chains import chain_text, cut
-from parquet_conformance.conformance.harness.sample import sample_of
-from parquet_conformance.generators.canonical import Canonical, Normal, data_hash, normalize
+from parquet_conformance.conformance.harness.sample import sample_of, sample_of_texts
+from parquet_conformance.generators.canonical import (
+    ArrowData,
+    Canonical,
+    Normal,
+    data_hash,
+    normalize,
+    texts_hash,
+)
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool = False,
@@ -42,29 +49,32 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
     library_s = time.perf_counter() - t0
     try:
         data = adapter.canonical(result)
+        if digest and isinstance(data, (Canonical, ArrowData)):
+            return digested(data, expect, library_s)
+        return {"outcome": "read", **data, "library_s": library_s}  # ArrowData makes its rows here
     except MemoryError as e:
         return {"outcome": "oom", "error": _error(e)}
-    except Exception as e:  # our conversion of a result the library did return
+    except Exception as e:  # our conversion of a result the library did return (or data the harness would refuse)
         return {"outcome": "harness-error", "error": _error(e)}
-    if digest and isinstance(data, Canonical):
-        return digested(data, expect, library_s)
-    return {"outcome": "read", **data, "library_s": library_s}
 
 
-def digested(data: Canonical, expect: frozenset[str], library_s: float) -> dict[str, Any]:
+def digested(data: Canonical | ArrowData, expect: frozenset[str], library_s: float) -> dict[str, Any]:
     """The answer that carries the data's hash, row count and (unless the hash is expected) sample, made here, where
-    the data is, from what the harness would make of the data (the Parquet track's normalize is canonical.normalize,
-    which Arrow data needs not: canonical.Normal; data it finds malformed is a harness error either way)."""
-    try:
+    the data is, from what the harness would make of the data: Arrow data straight from its values as JSON text
+    (canonical.column_texts), other table data after the Parquet track's normalize (canonical.normalize, which
+    canonical.Normal data needs not); data it finds malformed is a harness error either way (read_one)."""
+    if isinstance(data, ArrowData):
+        columns, texts = data["columns"], data.texts()
+        data_digest, rows = texts_hash(columns, texts), len(texts[0]) if texts else 0
+        sample = None if data_digest in expect else sample_of_texts(columns, texts)
+    else:
         table = {"columns": data["columns"], "rows": data["rows"]}
         if not isinstance(data, Normal):
             table = normalize(table)
-        data_digest = data_hash(table)
+        data_digest, rows = data_hash(table), len(table["rows"])
         sample = None if data_digest in expect else sample_of(table)
-    except Exception as e:  # our conversion made what the harness would refuse
-        return {"outcome": "harness-error", "error": _error(e)}
     metadata = data.get("metadata")
-    return {"outcome": "read", "data_hash": data_digest, "row_count": len(table["rows"]),
+    return {"outcome": "read", "data_hash": data_digest, "row_count": rows,
             **({"sample": sample} if sample is not None else {}), **({"metadata": metadata} if metadata else {}),
             "library_s": library_s}
 

@@ -15,13 +15,14 @@ types, asked of ClickHouse's ParquetMetadata format.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
-from parquet_conformance.generators.canonical import canonical_table
+from parquet_conformance.generators.canonical import ArrowData
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 V1, V3 = "input_format_parquet_use_native_reader", "input_format_parquet_use_native_reader_v3"
@@ -96,7 +97,7 @@ class ClickHouse(PythonAdapter, PythonWriter):
         settings = f" SETTINGS {OPTIONS[profile]}" if OPTIONS[profile] else ""
         chdb.query(f"SELECT * FROM Python(source_table) INTO OUTFILE '{quoted}' FORMAT Parquet{settings}")
 
-    def canonical(self, result: Any) -> dict[str, Any]:
+    def canonical(self, result: Any) -> Mapping[str, Any]:
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -108,7 +109,7 @@ class ClickHouse(PythonAdapter, PythonWriter):
         columns = [pc.cast(col, options=pc.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
                                                        allow_invalid_utf8=True))
                    for name, col in zip(table.column_names, table.columns, strict=True)]
-        return canonical_table(pa.table(columns, names=table.column_names))
+        return ArrowData(pa.table(columns, names=table.column_names))
 
 
 def _texts_as_strings(pa: Any, t: Any, key: tuple[str, ...], texts: set[tuple[str, ...]]) -> Any:

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -115,7 +116,7 @@ class ParquetWasm(PythonAdapter, PythonWriter):
             text = f"{error['class']}: {error['message']}"
             raise MemoryError(text) if error["oom"] else ParquetWasmError(text)
 
-    def canonical(self, result: bytes) -> dict[str, Any]:
+    def canonical(self, result: bytes) -> Mapping[str, Any]:
         import pyarrow as pa
 
         return super().canonical(pa.ipc.open_stream(result).read_all())

@@ -6,6 +6,7 @@ corpus by construction (docs/spec-notes.md#the-reference-reader)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
@@ -13,7 +14,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet.pyarrow import ARROW
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.corpus.model import GENERATOR_VERSION
-from parquet_conformance.generators.canonical import Canonical, canonical_table
+from parquet_conformance.generators.canonical import ArrowData
 from parquet_conformance.generators.parquet.reference import PROFILES, read_table
 
 
@@ -39,9 +40,9 @@ class Reference(PythonAdapter):
         with open(path, "rb") as fh:
             return read_table(fh.read())
 
-    def canonical(self, result: Any) -> dict[str, Any]:
+    def canonical(self, result: Any) -> Mapping[str, Any]:
         table, choice = result
-        return Canonical(canonical_table(table), metadata=choice.metadata)
+        return ArrowData(table, choice.metadata)
 
 
 ADAPTER = Reference()

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast, get_args
 
@@ -20,7 +21,7 @@ from parquet_conformance.conformance.adapters import PythonAdapter, require_prog
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
-from parquet_conformance.generators.canonical import canonical_rows, canonical_table
+from parquet_conformance.generators.canonical import ArrowData, canonical_rows
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # DataFrameWriter options per profile (parquet-java's configuration keys; Spark's `compression`). parquet-java writes
@@ -108,11 +109,11 @@ class Spark(PythonAdapter, PythonWriter):
             raise ValueError(f"JavaErrors.outcome answered {outcome!r}")
         return cast(Outcome, outcome)
 
-    def canonical(self, result: Any) -> dict[str, Any]:
+    def canonical(self, result: Any) -> Mapping[str, Any]:
         if isinstance(result, tuple):
             columns, rows = result
             return canonical_rows(columns, [[_python(v) for v in row] for row in rows])
-        return canonical_table(result)
+        return ArrowData(result)
 
 
 def _python(v: object) -> object:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
-from parquet_conformance.generators.canonical import Canonical, canonical_table
+from parquet_conformance.generators.canonical import ArrowData, Canonical
 
 REGISTER = "_ZN8facebook5velox7parquet28registerParquetReaderFactoryEv"  # registerParquetReaderFactory()
 THRIFT = r"(TProtocolException|TTransportException|don't know what type|Variable-length int over|invalid TType|" \
@@ -76,7 +77,7 @@ class Velox(PythonAdapter):
         runner = LocalRunner(plan)
         return runner, [to_arrow(vector) for vector in runner.execute()]  # valid while the runner lives
 
-    def canonical(self, result: Any) -> dict[str, Any]:
+    def canonical(self, result: Any) -> Mapping[str, Any]:
         import pyarrow as pa
 
         _runner, arrays = result
@@ -87,7 +88,7 @@ class Velox(PythonAdapter):
         # Offsets and lengths checked before any value is read (the buffers came from libvelox); its text is viewed as
         # bytes for the check, since text that is not UTF-8 is Velox's read (canonical_table keeps its bytes).
         array.view(_as_binary(pa, array.type)).validate(full=True)
-        return canonical_table(pa.Table.from_struct_array(array))
+        return ArrowData(pa.Table.from_struct_array(array))
 
 
 def _as_binary(pa: Any, t: Any) -> Any:
