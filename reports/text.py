@@ -157,6 +157,44 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+SIGNALS = {"SIGSEGV": "a segmentation fault: it touched memory it does not own",
+           "SIGABRT": "an abort: it stopped itself on a failed check, a failed allocation or a panic",
+           "SIGILL": "an illegal instruction, usually a deliberate trap such as an assertion",
+           "SIGBUS": "a bus error: a memory access the hardware refused",
+           "SIGFPE": "an arithmetic fault such as a division by zero",
+           "SIGKILL": "killed from outside: the kernel's out-of-memory killer sends it"}
+_LAST_WORDS = re.compile(r"panic|abort|fatal|error|fail|assert|exception|out of memory", re.I)
+
+
+def last_words(cell: Cell) -> str:
+    """The line of a dead worker's stderr tail that says what happened: the first that names a panic, an abort, an
+    error or a failure, else its last line (the tail may start mid-line); "" when it only repeats the signal."""
+    lines = [ln.strip() for ln in (cell.error_message or "").splitlines() if ln.strip()]
+    lines = [ln for ln in lines if ln != cell.error_class]
+    said = next((ln for ln in lines if _LAST_WORDS.search(ln)), lines[-1] if lines else "")
+    return shorten(said, 160)
+
+
+def failure_text(cell: Cell) -> str:
+    """A crash's or a hang's one line: the signal (and what it means) or the limit (and why that limit), and the
+    dead worker's last words."""
+    if cell.outcome == "timeout":
+        limit = (cell.error_message or "").removeprefix("no answer within ").removesuffix("s")
+        try:
+            seconds = f"{float(limit):.1f} s"
+        except ValueError:
+            seconds = "the limit"
+        return (f"no answer within {seconds}: the hang limit this run set for {cell.adapter} from its own slowest "
+                "answered cell, at most its timeout (docs/results.md#what-a-verdict-guarantees)")
+    how = cell.error_class or str(cell.outcome)
+    signal = re.search(r"SIG[A-Z]+", how)
+    meaning = SIGNALS.get(signal.group(), "") if signal else ""
+    text = ("ran out of memory" + (f" ({how})" if how != "oom" else "") if cell.outcome == "oom" else
+            how + (f" ({meaning})" if meaning else ""))
+    said = last_words(cell)
+    return text + (f"; its last words: {said}" if said else "")
+
+
 def error_line(cell: Cell) -> str:
     """A cell's error in one line: its root cause first for a chained error, else its message's first line."""
     message = cell.error_message or ""
@@ -266,7 +304,7 @@ def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> s
 # -- links: citations to their sources, docs/ references to the project's documentation ----------
 
 _SOURCE = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+) (?:PR #(?P<pr>\d+) )?(?P<path>[^\s()@]+)"
-                     r"(?: \((?P<at>[0-9a-f]{7,40})\)| @ (?P<at2>[0-9a-f]{7,40}))?$")
+                     r"(?: \((?:PR #\d+, merged; )?(?P<at>[0-9a-f]{7,40})\)| @ (?P<at2>[0-9a-f]{7,40}))?$")
 DOCS_REF = re.compile(r"\bdocs/[\w.-]+\.md(?:#[\w-]+)?")
 
 
@@ -287,6 +325,19 @@ def citation_url(source: str, section: str = "") -> str | None:
     path = m.group("path")
     url = f"https://github.com/{m.group('repo')}/blob/{m.group('at') or m.group('at2') or 'HEAD'}/{path}"
     return url + (f"#{anchor(section)}" if section and path.endswith(".md") else "")
+
+
+def pinned_url(source: str, section: str = "") -> str | None:
+    """Where a citation's source is at the commit it names (a file of a repository, or of a pull request's commit),
+    so that anyone can open the very text quoted; None for a source without a commit or that is no such path (a
+    seed, our own file, a document named in words)."""
+    m = _SOURCE.match(source.strip())
+    commit = m and (m.group("at") or m.group("at2"))
+    if not m or not commit:
+        return None
+    path = m.group("path")
+    return (f"https://github.com/{m.group('repo')}/blob/{commit}/{path}"
+            + (f"#{anchor(section)}" if section and path.endswith(".md") else ""))
 
 
 @cache

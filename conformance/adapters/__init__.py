@@ -26,7 +26,7 @@ import importlib
 import shutil
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -58,14 +58,18 @@ class AdapterError(Exception):
 @dataclass(frozen=True)
 class Reproducer:
     """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue
-    (`report --upstream`, conformance/app/upstream.py). `text` is the script with the slots the finding fills
-    (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@); `install` and `run` may name {version}."""
+    (`report --upstream`, conformance/app/upstream.py). `text` is the script, the same for every finding: it reads
+    the finding's data from finding.json beside it (nothing from outside is written into code); `install` and `run`
+    may name {version}."""
 
     language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
     script: str  # its file name in the finding's folder
     text: str
     install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
     run: str  # how it runs from the finding's folder, e.g. "python repro.py"
+    # column -> why the script cannot read it (a type the library hands over in a form its language cannot): never
+    # compared, and a finding that differs only there gets no script
+    not_compared: dict[str, str] = field(default_factory=dict)
 
 
 class Adapter:

@@ -33,7 +33,7 @@ def upstream(args: argparse.Namespace) -> int:
     name, out = args.upstream
     doc = stored_document(Path(args.results), args.run)
     try:
-        written = write_upstream(doc, name, Path(out))
+        written = write_upstream(doc, name, Path(out), Path(args.results), Path(args.corpus) if args.corpus else None)
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
     for finding, folder in written:

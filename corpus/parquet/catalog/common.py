@@ -9,7 +9,7 @@ from parquet_conformance.generators.parquet.mutations.extension import Extend, P
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
 
 PF = "apache/parquet-format"
-BPE = f"{PF} BinaryProtocolExtensions.md"
+BPE = f"{PF} BinaryProtocolExtensions.md (737ea12e)"  # as PARQUET-2492 (#254) added it: the quotes are its words
 SEED_BPE = "shared/seeds/001 (BinaryProtocolExtensions.md)"
 # The commit the spec's other files are quoted at (docs/spec-notes.md names it), and the revision of the Thrift
 # compact protocol's spec that defines type 13 (uuid) and still states the varint sizes.
