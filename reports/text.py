@@ -84,7 +84,7 @@ def family_name(adapter: str, version: str | None) -> str:
     return adapter.removesuffix(f"-{version}") if version else adapter
 
 
-SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unhandled",
+SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "wrong", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unh",
           Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
           Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
 # Worst first: which verdict a (case, adapter) with several roles shows, and the order of lists. A verdict not named
@@ -109,6 +109,18 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
                           "expectation"}
+# What an expectation asks of a case whose operation is not a read (a Skiff encode case writes rows into streams).
+OP_EXPECTATIONS = {"encode": {"read": "write exactly the expected output streams", "reject": "refuse the rows with an "
+                              "error", "either": "write exactly the expected output streams or refuse the rows"},
+                   "decode": {"read": "decode exactly the expected rows", "reject": "refuse the stream with an error",
+                              "either": "decode exactly the expected rows or refuse the stream"}}
+
+
+def expectation_words(expectation: str, op: str = "read") -> str:
+    """What an expectation asks of a reader (or a codec) in words, for the case's operation."""
+    own = OP_EXPECTATIONS.get(op, {}).get(expectation)
+    return own or {"read": "return exactly the base's data", "reject": "fail with an error",
+                   "either": "return exactly the base's data or fail with an error"}.get(expectation, expectation)
 TERMS = {  # words the detail panel and the summaries use
     "attempts": "how often the cell was read: the run's read, --repeat rounds, and a read in a fresh worker "
                 "process for every cell that did not pass (attempts that disagree make the cell flaky)",
@@ -216,6 +228,8 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
         got = f"a read from the {cell.metadata} footer"
     elif cell.rows is not None:
         got = f"a read of {cell.rows} rows" + (" of other data" if cell.verdict == Verdict.WRONG_DATA else "")
+    elif cell.outcome in ("crash", "oom", "timeout"):
+        got = f"{cell.outcome}: {failure_text(cell)}"
     elif cell.error_class or cell.error_message:
         got = f"{cell.outcome}: {error_line(cell)}"
     else:

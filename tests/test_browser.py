@@ -122,7 +122,7 @@ def fragment(driver: object) -> str:
 def test_the_matrix_shows_each_kind_of_cell_distinctly(browser: object, out: Path) -> None:
     open_page(browser, (out / "report.html").as_uri())
     assert by_id(browser, "scores").location["y"] < by_id(browser, "matrix").location["y"]  # the scores come first
-    kinds = {"ext/file-metadata/flat/spec-header:toy-1.0": ("fail-wrong-data", "WRONG"),
+    kinds = {"ext/file-metadata/flat/spec-header:toy-1.0": ("fail-wrong-data", "wrong"),
              "base/nested:moody": ("flaky", "flaky"), "corrupt/tiny/8-bytes:toy-2.0": ("harness-error", "ours"),
              "base/flat:pyarrow": ("pass", "✓")}
     looks = set()
@@ -144,6 +144,7 @@ def test_filters_live_in_the_url_and_a_reload_restores_them(browser: object, out
 
     open_page(browser, (out / "report.html").as_uri())
     Select(by_id(browser, "f-verdict")).select_by_value("fail:wrong-data")
+    css(browser, "#f-columns summary")[0].click()  # the implementations' boxes fold away: one line of filters
     css(browser, '.f-impl[value="reference"]')[0].click()
     assert shown_rows(browser) == ["ext/file-metadata/flat/spec-header", "ext/file-metadata/flat/zigzag-header"]
     assert not by_id(browser, "impl:reference").is_displayed()
@@ -432,12 +433,12 @@ def test_the_page_fits_1440_and_the_case_column_stays_put(browser: object, out: 
     assert browser.execute_script(width) <= WIDTH  # type: ignore[attr-defined]
     Select(by_id(browser, "f-track")).select_by_value("all")
     assert browser.execute_script(width) <= WIDTH  # type: ignore[attr-defined]
-    size(browser, 700, HEIGHT)  # narrower than the matrix: it scrolls in its frame, not the page
+    size(browser, 300, HEIGHT)  # narrower than the matrix: it scrolls in its frame, not the page
     try:
         open_page(browser, (out / "report.html").as_uri() + "#track=all")
         wrap = by_id(browser, "matrix-wrap")
         assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", wrap)  # type: ignore[attr-defined]
-        assert browser.execute_script(width) <= 700  # type: ignore[attr-defined]
+        assert browser.execute_script(width) <= 300  # type: ignore[attr-defined]
         case = css(browser, "tr.case-row td.case")[0]
         x = case.rect["x"]
         browser.execute_script("arguments[0].scrollLeft = 400; arguments[0].scrollTop = 300", wrap)  # type: ignore[attr-defined]

@@ -119,7 +119,9 @@ def test_versions_are_sub_columns_and_shared_engines_are_named(demo: Path) -> No
     assert engine_key("arrow-rs 51") == engine_key("arrow-rs (via DataFusion)") == "arrow-rs"
     html = (demo / "report.html").read_text()
     assert re.search(r'<th colspan="2" class="family" data-family="toy"', html)
-    assert 'id="cell:base/nested:moody"' in html and 'id="case:base/nested"' in html
+    assert 'id="case:base/nested"' in html  # a cell's id (cell:CASE:ADAPTER) is given by the script at load
+    data = page_data(html)
+    assert data["adapters"][:3] == ["moody", "pyarrow", "reference"] and "moody" in data["labels"]
 
 
 def test_report_diff_keeps_cells_of_one_run_apart(demo: Path) -> None:
@@ -257,8 +259,9 @@ def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
                      r"it passed in run r2 \| expected read \(legacy\), got 24 rows of other data", summary, re.M)
     assert "**Fixed (1)**: pyarrow base/flat [legacy]." in summary
     html = (demo / "report.html").read_text()
-    assert re.search(r'class="cell fail-wrong-data mark-new"[^>]*id="cell:ext/file-metadata/flat/spec-header:toy-1\.0"',
-                     html)
+    row = re.search(r'<tr class="case-row" id="case:ext/file-metadata/flat/spec-header".*?</tr>', html, re.S)
+    toy = page_data(html)["adapters"].index("toy-1.0")
+    assert row is not None and re.findall(r'<td class="cell([^"]*)"', row.group(0))[toy] == " fail-wrong-data mark-new"
     assert re.search(r'id="comparison">Compared with run r2:\s*<a href="#view=changes"[^>]*><b>2 new failures</b>',
                      html)
     failures = {}
@@ -325,13 +328,27 @@ def test_the_words_a_user_reads(demo: Path) -> None:
             "implementation = 3 cells") in html
     assert 'id="legend"' in html and "<dt>legacy</dt><dd>a reader that knows no extension" in html
     assert "<dt>attempts</dt>" in html and "the same worker process read" in html
-    detail = re.search(r'id="cell:ext/column-meta-data/flat/zigzag-header:sparky"[^>]*data-detail="([^"]*)"', html)
-    assert detail is not None and "root cause: java.io.IOException: can not read class" in detail.group(1)
+    detail = cell_detail(html, "ext/column-meta-data/flat/zigzag-header", "sparky")
+    assert "root cause: java.io.IOException: can not read class" in detail
     summary = (demo / "summary.md").read_text()
     assert "<details><summary>Legend</summary>" in summary and "| legacy | a reader that knows no extension" in summary
     texts = [html, summary, *(p.read_text() for p in (demo / "junit").glob("*.xml"))]
     for text in texts:
         assert not re.search(r"<(Verdict|Expectation|Kind|OutcomeKind|Mark)\.|\{'[a-z_]+': ", text)
+
+
+def page_data(html: str) -> dict:
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def cell_detail(html: str, case: str, adapter: str) -> str:
+    """A cell's detail as report.html's script shows it: from the page's data (reports/html.py page_data)."""
+    data = page_data(html)
+    rows = re.findall(r'<tr class="case-row" id="case:([^"]+)"', html)
+    index = data["details"][rows.index(case)][data["adapters"].index(adapter)]
+    return data["labels"][adapter] + "\n" + data["texts"][index]
 
 
 def test_the_metadata_role_and_reject_cases_are_not_diffed_against_the_base(demo: Path) -> None:
