@@ -421,3 +421,25 @@ def test_what_the_new_parts_carry_is_escaped_everywhere(tmp_path: Path) -> None:
     suite = ET.parse(tmp_path / "junit" / "evil.xml").getroot()
     failure = suite.find("testcase/failure")
     assert failure is not None and failure.get("message", "").startswith("NEW: fail:rejected-valid: expected read")
+
+
+def test_the_default_run_s_page_is_light() -> None:
+    """report.html of a document shaped like the default run's (tests/wide_report.py: 1,048 cases, 21
+    implementations, real-sized messages) stays under 4 MB: the matrix's cells carry only their class and symbol, and
+    each distinct detail is in the page's data once (issue 32: the default run's page was 15.7 MB)."""
+    from parquet_conformance.reports.html import render
+    from tests.wide_report import document
+
+    doc = document()
+    html = render(doc)
+    assert len(html.encode()) <= 4 * 10**6, len(html.encode())
+    body = html[html.index('<tr class="case-row"'):html.index("</tbody>", html.index('<tr class="case-row"'))]
+    assert "data-detail" not in body and " title=" not in body
+    cells = re.findall(r'<td class="cell[^"]*">', body)
+    assert len(cells) == len(doc.cases) * len(doc.adapters)  # every column of every row, none with more
+    data = page_data(html)
+    assert len(data["texts"]) < len(doc.cells) / 2  # each distinct text once
+    spark = data["adapters"].index("spark")
+    chained = [data["texts"][row[spark]] for row in data["details"] if row[spark] >= 0]
+    assert any("root cause: java.lang.NullPointerException" in t and "Caused by: java.lang.NullPointerException" in t
+               for t in chained)  # a cut message keeps its root cause's block
