@@ -78,7 +78,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
               + (" new | fixed |" if k else "") + " skip | not judged | failures |",
               "|---|---|---|---:|---:|---:|---:|" + ("---:|---:|" if k else "") + "---:|---:|---|"]
     for a in doc.adapters:
-        fails = ", ".join(f"{name.removeprefix('fail:')} {n}" for name, n in a.failures.items()) or "–"
+        fails = ", ".join(f"{name.removeprefix('fail:')} {n}" for name, n in  # the worst first
+                          sorted(a.failures.items(), key=lambda kv: severity(Verdict(kv[0])))) or "–"
         marks = ""
         if k:
             mine = Counter(m.mark for m in k.marks if m.adapter == a.adapter)
@@ -102,6 +103,10 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
                   "|---|---|---|"]
         lines += [f"| {cell_text(c.case)} | {cell_text(c.adapter)} | {cell_text(shorten(c.error_message or '', WHY))} |"
                   for c in ours[:per_adapter]]
+    if doc.writers is not None:
+        lines += ["", f"**Writer x reader matrix**: {len(doc.writers.writers)} files asked of "
+                  f"{len({w.writer for w in doc.writers.writers})} writers, {len(doc.writers.cells)} reader cells, "
+                  "each failure said to be the writer's or the reader's: writers.html, writers.md."]
     groups = clusters(doc)
     for a in doc.adapters:
         failing = sorted((c for c in doc.cells if c.adapter == a.adapter and c.verdict.is_failure),

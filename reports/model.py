@@ -153,13 +153,19 @@ class WritersMatrix:
     files: dict[str, str]  # case id -> its file, relative to `corpus`
     cells: list[Cell]  # judged by the one judge against what each file holds
     regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions (corpus add-regression --from)
+    diffs: list[DataDiff] = field(default_factory=list)  # its wrong-data cells' data against what each file holds
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> WritersMatrix:
         return cls(corpus=str(obj["corpus"]), profiles=dict(obj["profiles"]),
                    writers=[WriterCell.from_json(w) for w in obj["writers"]],
                    cases=[CaseSummary.from_json(c) for c in obj["cases"]], files=dict(obj["files"]),
-                   cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])))
+                   cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])),
+                   diffs=[DataDiff.from_json(d) for d in obj.get("diffs", [])])
+
+    def diff_of(self, cell: Cell) -> DataDiff | None:
+        return next((d for d in self.diffs if (d.case, d.adapter, d.role) == (cell.case, cell.adapter, cell.role)),
+                    None)
 
 
 @dataclass(frozen=True)

@@ -157,7 +157,7 @@ def site(args: argparse.Namespace) -> int:
         plotting()
     progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")
     try:
-        paths = write_site(doc, out, history if len(history.runs) > 1 else None)
+        paths = write_site(doc, out, history if len(history.runs) > 1 else None, run_out=results.parent)
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
     end_progress()

@@ -263,14 +263,14 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
 
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     """What the document keeps of the writer x reader matrix (reports/model.py WritersMatrix)."""
-    from parquet_conformance.reports.document import case_summaries
+    from parquet_conformance.reports.document import case_summaries, diffs
 
     manifest = matrix.manifest
     return WritersMatrix(corpus=str(matrix.root.relative_to(out)) if matrix.root.is_relative_to(out) else
                          str(matrix.root), profiles=matrix.profiles, writers=matrix.writers,
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
-                         regressions=matrix.regressions)
+                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root))
 
 
 def offset_tick(tick: Callable[[int, int], None], before: int, total: int, finished: int, _: int) -> None:
