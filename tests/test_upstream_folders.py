@@ -7,8 +7,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import decimal
+import hashlib
 import json
 import math
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -230,3 +234,16 @@ def test_refusals_write_nothing(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="records no corpus"):
         upstream.write_upstream(doc, "polars", tmp_path / "out", tmp_path)  # type: ignore[arg-type]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+
+
+def test_every_script_is_the_same_in_every_process() -> None:
+    """A script is made from the adapter's skeleton and its own code (sets' members sorted): no hash seed changes a
+    byte, so two runs' folders hold the same script."""
+    code = ("import hashlib; from parquet_conformance.conformance.adapters import get, names; "
+            "print({n: hashlib.sha256(get(n).reproducer().text.encode()).hexdigest() for n in names() "
+            "if get(n).reproducer() is not None})")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(seen) == 1
+    here = {n: hashlib.sha256(r.text.encode()).hexdigest() for n in names() if (r := get(n).reproducer())}
+    assert str(here) == seen.pop().strip()

@@ -10,8 +10,11 @@ workers apply: the Java rule's class and the Node rule's functions are copied in
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from parquet_conformance.conformance.adapters import Reproducer
 
@@ -57,6 +60,55 @@ def python(library: str, imports: str, version: str, read: str, install: str, ar
     text = text.replace("{VERSION}", "{" + version + "}")
     return Reproducer(language="Python", script="repro.py", text=text, install=install, run="python repro.py",
                       not_compared=not_compared or {})
+
+
+def copied(functions: tuple[Callable[..., Any], ...] = (), **constants: object) -> str:
+    """An adapter's own constants and functions as a script's source (inspect), so that the script converts what the
+    library returns as the adapter does, with the same code rather than a copy kept by hand."""
+    lines = [f"{name} = {literal(value)}" for name, value in constants.items()]
+    return "\n".join(lines) + "\n\n\n" + "\n\n".join(inspect.getsource(f) for f in functions)
+
+
+def literal(value: object) -> str:
+    """A constant as Python source, the same in every process (a set's members sorted: its repr is not)."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if value else "set()"
+    return repr(value)
+
+
+# A Python script over a JVM library (Spark): the JVM's error rule, java/JavaErrors.java, compiled at first use and
+# asked about the Java throwable a Py4JJavaError or a pyspark exception carries, as the adapter asks it.
+JVM_ERRORS = '''JAVA_ERRORS = @@SOURCE@@  # parquet-conformance's rule for JVM readers (java/JavaErrors.java)
+
+
+def java_errors_classpath():
+    """A folder holding JavaErrors.class, compiled here with the JDK's javac (None: no javac)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    javac = shutil.which("javac")
+    if javac is None:
+        return None
+    folder = tempfile.mkdtemp(prefix="repro-java-errors-")
+    Path(folder, "JavaErrors.java").write_text(JAVA_ERRORS)
+    done = subprocess.run([javac, "-d", folder, str(Path(folder, "JavaErrors.java"))], capture_output=True)
+    return folder if done.returncode == 0 else None
+
+
+python_lost_control = lost_control
+
+
+def lost_control(error):
+    """The JVM's rule on the Java throwable the error carries; Python's rule on any other error."""
+    throwable = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+    if throwable is None:
+        return python_lost_control(error)
+    if SESSION is None or not JVM_RULE:
+        print("CANNOT JUDGE: no JDK's javac here to compile the JVM's error rule (java_errors_classpath)")
+        sys.exit(2)
+    kind = str(SESSION.sparkContext._jvm.JavaErrors.outcome(throwable))
+    return None if kind == "rejected" else f"{kind}, by the JVM's rule: {throwable.getClass().getName()}"'''
 
 
 def java(name: str, install: str, run: str) -> Reproducer:
