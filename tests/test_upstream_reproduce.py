@@ -23,9 +23,10 @@ from parquet_conformance.corpus.build import generate
 from parquet_conformance.reports.document import stored_document
 from tests.helpers import CLI
 
-ADAPTERS = ("pyarrow", "polars", "datafusion", "fastparquet", "hyparquet", "parquet-java")
+ADAPTERS = ("pyarrow", "polars", "datafusion", "fastparquet", "hyparquet", "parquet-java", "clickhouse", "parquetjs")
 # Each of these gave a confirmed failure to one of the adapters when this test was written (pyarrow 26.0.1, polars
-# 2.1.0, DataFusion 55.0.0, fastparquet 2026.9.0, hyparquet 1.31.5, parquet-java 1.17.0), unhandled errors among
+# 2.1.0, DataFusion 55.0.0, fastparquet 2026.9.0, hyparquet 1.31.5, parquet-java 1.17.0, ClickHouse 4.4.0,
+# parquetjs 1.8.9), unhandled errors among
 # them (polars' panic on an Encoding out of range, DataFusion's on a footer length before the start, hyparquet's
 # TypeError on a footer length at the head magic, parquet-java's NullPointerException on a repetition type out of
 # range, fastparquet's on all-types); the bases give the controls.
@@ -35,7 +36,7 @@ ONLY = ",".join([
     "unions/time-unit/two-members", "unions/logical-type/unknown-only",
     "regression/fuzz/fastparquet/crash-e2dd34da839e", "storage/enum/data-page-header-encoding/value-11",
     "corrupt/footer-length/bit-16-before-start", "corrupt/footer-length/at-head-magic",
-    "storage/enum/schema-element-repetition-type/value-3",
+    "storage/enum/schema-element-repetition-type/value-3", "corrupt/tiny/magic-only",
 ])
 # Python runs the script with an import hook that refuses parquet_conformance (the venv's .pth would offer it).
 NOT_OURS = """import runpy, sys
@@ -109,8 +110,8 @@ def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
             assert "parquet_conformance" not in (folder / script).read_text()
             fresh = tmp_path / "fresh" / adapter / folder.name
             shutil.copytree(folder, fresh)
-            if script.endswith(".mjs"):  # `npm install hyparquet@VERSION` in the folder, as the README says
-                (fresh / "node_modules").symlink_to(ensure(get("hyparquet").environment()) / "node_modules")
+            if script.endswith(".mjs"):  # `npm install LIBRARY@VERSION` in the folder, as the README says
+                (fresh / "node_modules").symlink_to(ensure(get(adapter).environment()) / "node_modules")
             proc = alone(fresh, script)
             said = proc.stdout + proc.stderr[-2000:]
             if verdict == "fail:crash" and proc.returncode < 0:  # killed by a signal: the crash itself

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, require_program
+from parquet_conformance.conformance.adapters import CommandAdapter, NotExpressible, Reproducer, require_program
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, tagged
 from parquet_conformance.conformance.harness.envs import ensure
 from parquet_conformance.generators.parquet.write_sizes import PAGE_ROWS, ROW_GROUP_ROWS
@@ -38,6 +39,13 @@ class ParquetJs(CommandAdapter):
     def command(self) -> list[str]:
         node = require_program("node")
         return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(self.environment()))]
+
+    def reproducer(self) -> Reproducer:
+        """repro/parquetjs.tmpl reads as the worker's `read` does and turns values into tokens with the worker's own
+        functions (copied in), then into plain values."""
+        return reproducers.node("parquetjs.tmpl", "parquetjs_worker.mjs", "npm install @dsnp/parquetjs@{version}",
+                                read=("keepRawTemporal", "bigFromBytes", "decimal", "float", "isList", "maps",
+                                      "mapPaths", "token", "read"))
 
     def write_source(self, table: Any, profile: str) -> bytes:
         options = dict(OPTIONS[profile])

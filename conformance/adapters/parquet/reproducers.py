@@ -117,11 +117,15 @@ def java(name: str, install: str, run: str) -> Reproducer:
     return Reproducer(language="Java", script="Repro.java", text=text, install=install, run=run)
 
 
-def node(name: str, worker: str, install: str) -> Reproducer:
-    """A Node skeleton (repro/NAME), with the worker's declared refusals (js/WORKER) and the rule (js/shared.mjs)."""
+def node(name: str, worker: str, install: str, read: tuple[str, ...] = ()) -> Reproducer:
+    """A Node skeleton (repro/NAME), with the worker's declared refusals (js/WORKER) and the rule (js/shared.mjs), the
+    plain values (repro/plain.mjs, after shared.mjs's dateText), and `read`: the worker's own declarations that read
+    the file and make its values tokens, copied in."""
     rule = js_declarations(JS / "shared.mjs", ("SAFETY_NETS", "messageOf", "classOf", "outcomeOf"))
     refusals = js_declarations(JS / worker, ("REFUSALS",))
-    text = (TEMPLATES / name).read_text().replace("@@RULE@@", f"{refusals}\n\n{rule}")
+    plain = js_declarations(JS / "shared.mjs", ("dateText",)) + "\n\n" + (TEMPLATES / "plain.mjs").read_text()
+    text = (TEMPLATES / name).read_text().replace("@@RULE@@", f"{refusals}\n\n{rule}").replace("@@PLAIN@@", plain)
+    text = text.replace("@@READ@@", js_declarations(JS / worker, read))
     return Reproducer(language="JavaScript", script="repro.mjs", text=text, install=install, run="node repro.mjs")
 
 
@@ -134,18 +138,21 @@ def java_errors() -> str:
 
 
 def js_declarations(path: Path, names: tuple[str, ...]) -> str:
-    """Top-level declarations of a module, by name, as they are (`export` dropped): a one-line `const`, or one that
-    opens a bracket and ends at the line that closes it, or a function up to its closing brace."""
+    """Top-level declarations of a module, by name, as they are (`export` dropped): from the line that declares one
+    (`const`, `let`, `function`, `async function`) to the line where its brackets balance again."""
     lines = path.read_text().splitlines()
     out = []
     for name in names:
         start = next((i for i, ln in enumerate(lines)
-                      if re.match(rf"(export )?(const|function) {name}\b", ln)), None)
+                      if re.match(rf"(export )?(async )?(const|let|function) {name}\b", ln)), None)
         if start is None:
             raise ValueError(f"{path.name} declares no {name} (the reproducers copy it)")
-        end = start
-        if lines[start].rstrip().endswith(("[", "{")):
-            end = next(i for i in range(start + 1, len(lines)) if lines[i] in ("]", "}"))
+        depth, end = 0, start
+        for end in range(start, len(lines)):
+            code = re.sub(r"'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`|//.*$", "", lines[end])  # no strings, no comments
+            depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+            if depth <= 0:
+                break
         out.append("\n".join(lines[start:end + 1]).removeprefix("export "))
     return "\n".join(out)
 

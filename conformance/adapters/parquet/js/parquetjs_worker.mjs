@@ -37,11 +37,12 @@ try {
 
 // DATE and TIMESTAMP_* would come back as JS Dates (ms: TIMESTAMP_MICROS would lose its µs): keep the raw
 // values. shred.js calls fromPrimitive through the exports object, so replacing it there is enough.
-if (parquet) {
+function keepRawTemporal(types) {
   const RAW = new Set(['DATE', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS', 'TIME_MILLIS', 'TIME_MICROS'])
   const fromPrimitive = types.fromPrimitive
   types.fromPrimitive = (type, value, field) => (RAW.has(type) ? value : fromPrimitive(type, value, field))
 }
+if (parquet) keepRawTemporal(types)
 
 function bigFromBytes(buf) { // big-endian two's complement
   let v = 0n
