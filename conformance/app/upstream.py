@@ -407,6 +407,7 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path, results: Path,
     """Every finding of NAME in the run as a folder of OUT (which must not hold anything yet)."""
     from parquet_conformance.conformance.adapters import get
     from parquet_conformance.conformance.app.upstream_readme import index
+    from parquet_conformance.conformance.app.upstream_writers import reader_findings, writer_findings
     from parquet_conformance.corpus.dist import open_corpus
     from parquet_conformance.kernel.registry import RegistryError
 
@@ -434,7 +435,9 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path, results: Path,
         folder = out / folder_name(i, finding)
         write_finding(folder, finding, doc, manifest, root, registered, repro)
         written.append((finding, folder))
-    (out / "README.md").write_text(index(doc, adapter, written, repro), encoding="utf-8")
+    written += reader_findings(doc, results, out, registered, repro, len(written) + 1)
+    writes = writer_findings(doc, results, out, adapter, len(written) + 1)
+    (out / "README.md").write_text(index(doc, adapter, written, repro, writes), encoding="utf-8")
     return written
 
 

@@ -294,7 +294,8 @@ def words(role: str, role_words: str, verdict: Verdict) -> list[tuple[str, str]]
                                "the spec it knows: what decides whether a case's file is valid")]
 
 
-def index(doc: ResultsDocument, adapter: str, written: list[tuple[Finding, Path]], repro: Reproducer | None) -> str:
+def index(doc: ResultsDocument, adapter: str, written: list[tuple[Finding, Path]], repro: Reproducer | None,
+          writes: list[tuple[str, Path]] | None = None) -> str:
     lines = [f"# {e(adapter)}: {len(written)} findings of run {e(doc.run.id)}", "",
              "One folder per cause of a confirmed failure: its smallest file, the expected data, a README that says "
              "what the reader must do and why, and "
@@ -305,4 +306,7 @@ def index(doc: ResultsDocument, adapter: str, written: list[tuple[Finding, Path]
     for f, folder in written:
         lines.append(f"| [{folder.name}]({folder.name}/README.md) | {e(f.verdict.value)} | {e(f.case.id)} | "
                      f"{len(f.others)} | {e(f.cause)} |")
+    if writes:
+        lines += ["", f"## As a writer: {len(writes)} causes (`run --writers`)", "", "| folder | cause |", "|---|---|"]
+        lines += [f"| [{folder.name}]({folder.name}/README.md) | {e(why)} |" for why, folder in writes]
     return "\n".join(lines) + "\n"
