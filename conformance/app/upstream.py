@@ -156,7 +156,7 @@ def kind_of(text: str) -> str:
 
 def data_cause(diff: DataDiff | None) -> str:
     """A wrong-data cell's cause: the kinds of change its first differing values show (`null -> NaN`, `other
-    ts_ns`), and a row count that differs; no column name."""
+    timestamp`), and a row count or columns that differ; no column name."""
     if diff is None:
         return "returned other data"
     changes = set()
