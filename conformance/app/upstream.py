@@ -59,11 +59,7 @@ class Finding:
     cell: Cell  # the cell of the smallest case that shows it
     case: CaseEntry
     others: list[str]  # the other cases with the same cause
-
-    @property
-    def on_base(self) -> bool:
-        """Found on an unmodified base: the library's reading of a valid file, not of anything a case changed."""
-        return not self.case.mutations
+    on_base: bool = False  # found on an unmodified base (its baseline case): the library's reading of a valid file
 
 
 @dataclass(frozen=True)
@@ -181,12 +177,12 @@ def without_names(text: str, names: list[str]) -> str:
     return text
 
 
-def cause(cell: Cell, doc: ResultsDocument, case: CaseEntry, names: list[str]) -> str:
+def cause(cell: Cell, doc: ResultsDocument, case: CaseEntry, names: list[str], on_base: bool = False) -> str:
     """What a failure shares with others of the same cause (see the module's doc)."""
     family = case.id.rsplit("/", 1)[0]
     match cell.verdict:
         case Verdict.WRONG_DATA:
-            return data_cause(doc.diff_of(cell)) + (" (an unmodified file)" if not case.mutations else "")
+            return data_cause(doc.diff_of(cell)) + (" (an unmodified base)" if on_base else "")
         case Verdict.ACCEPTED_INVALID:
             return f"read a file it must reject: {family}/*"
         case Verdict.WRONG_METADATA:
@@ -210,13 +206,15 @@ def findings(doc: ResultsDocument, manifest: Manifest, adapter: str) -> list[Fin
         if cell.adapter != adapter or not cell.verdict.is_failure or cell.case not in known:
             continue
         case = manifest.case(cell.case)
-        names = list(manifest.bases[case.base].columns) if case.base in manifest.bases else []
-        groups.setdefault((cell.verdict, cause(cell, doc, case, names)), []).append(cell)
+        base = manifest.bases.get(case.base)
+        names = list(base.columns) if base is not None else []
+        on_base = base is not None and base.baseline_case == case.id
+        groups.setdefault((cell.verdict, cause(cell, doc, case, names, on_base), on_base), []).append(cell)
     out = []
-    for (verdict, why), cells in groups.items():
+    for (verdict, why, on_base), cells in groups.items():
         ranked = sorted(cells, key=lambda c: (manifest.case(c.case).size, c.case, c.role))
         cases = list(dict.fromkeys(c.case for c in ranked))
-        out.append(Finding(adapter, verdict, why, ranked[0], manifest.case(cases[0]), cases[1:]))
+        out.append(Finding(adapter, verdict, why, ranked[0], manifest.case(cases[0]), cases[1:], on_base))
     severity = list(Verdict)
     return sorted(out, key=lambda f: (severity.index(f.verdict), -len(f.others), f.case.id))
 

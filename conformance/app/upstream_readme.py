@@ -133,7 +133,7 @@ def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Ex
                 "parquet-conformance's rule for every file, its own reading rather than a sentence of the spec:", ""]
         out += our_reading(TAXONOMY)
     if on_base:
-        out += ["The file is one of the corpus's unmodified bases: valid Parquet, which every reader must read. The "
+        out += ["The file is one of the corpus's unmodified bases: a valid file, which every reader must read. The "
                 "data it must return is the values the file holds, by the spec's types and logical types; "
                 "`expected.json` is that data as our strict reference reader decodes it. This is "
                 "parquet-conformance's own reading:", ""]
