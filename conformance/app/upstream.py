@@ -200,7 +200,7 @@ def cause(cell: Cell, doc: ResultsDocument, case: CaseEntry, names: list[str], o
 
 def findings(doc: ResultsDocument, manifest: Manifest, adapter: str) -> list[Finding]:
     """One finding per cause of the adapter's confirmed failures, with the smallest case that shows it."""
-    groups: dict[tuple[Verdict, str], list[Cell]] = {}
+    groups: dict[tuple[Verdict, str, bool], list[Cell]] = {}
     known = {c.id for c in manifest.cases}
     for cell in doc.cells:
         if cell.adapter != adapter or not cell.verdict.is_failure or cell.case not in known:
