@@ -201,7 +201,7 @@ DOC = SimpleNamespace(diff_of=lambda c: None)
 
 def test_names_and_corpus() -> None:
     doc = SimpleNamespace(adapters=[SimpleNamespace(adapter="polars", implementation="polars (Rust)")],
-                          run=SimpleNamespace(id="r1"))
+                          run=SimpleNamespace(id="r1"), writers=None)
     assert upstream.resolve(doc, "polars") == upstream.resolve(doc, "POLARS (rust)") == "polars"  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="not in run r1; its adapters: polars"):
         upstream.resolve(doc, "duckdb")  # type: ignore[arg-type]
@@ -226,7 +226,7 @@ def test_the_corpus_is_found_from_anywhere(tmp_path: Path) -> None:
 
 def test_refusals_write_nothing(tmp_path: Path) -> None:
     doc = SimpleNamespace(adapters=[SimpleNamespace(adapter="polars", implementation="polars", version="1")],
-                          run=SimpleNamespace(id="r1", corpus="", corpus_digest=""))
+                          run=SimpleNamespace(id="r1", corpus="", corpus_digest=""), writers=None)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")
     with pytest.raises(UsageError, match="not an empty directory"):

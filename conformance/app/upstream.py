@@ -220,8 +220,11 @@ def findings(doc: ResultsDocument, manifest: Manifest, adapter: str) -> list[Fin
 
 
 def resolve(doc: ResultsDocument, name: str) -> str:
-    """The adapter of the run that NAME names: an adapter, or the implementation of exactly one."""
+    """The adapter of the run that NAME names: an adapter (a reader, or a writer of its writer x reader matrix), or the
+    implementation of exactly one."""
     adapters = {a.adapter: a.implementation for a in doc.adapters}
+    if doc.writers is not None:
+        adapters.update({w.writer: w.implementation for w in doc.writers.writers if w.writer not in adapters})
     if name in adapters:
         return name
     matching = [a for a, impl in adapters.items() if impl.casefold() == name.casefold()]

@@ -21,7 +21,10 @@ from parquet_conformance.conformance.app.upstream import FINDING_FILE, Finding, 
 from parquet_conformance.conformance.app.upstream_readme import e, links, quote
 from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import WriterCell, WriterVerdict
-from parquet_conformance.corpus.dist import read_manifest
+from parquet_conformance.corpus.dist import MAX_MANIFEST
+from parquet_conformance.corpus.model import Manifest
+from parquet_conformance.kernel import documents
+from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports.model import ResultsDocument
 from parquet_conformance.reports.text import file_name
 from parquet_conformance.reports.writers import entries
@@ -46,7 +49,7 @@ def reader_findings(doc: ResultsDocument, results: Path, out: Path, adapter: Ada
             and x.fault in ("reader", "unclear")]
     if not mine:
         return []
-    root, manifest = read_manifest(root)
+    manifest = written_manifest(root)
     written_doc = replace(doc, cells=mine, diffs=doc.writers.diffs)
     written = []
     for i, finding in enumerate(findings(written_doc, manifest, adapter.name), start):
@@ -54,6 +57,17 @@ def reader_findings(doc: ResultsDocument, results: Path, out: Path, adapter: Ada
         write_finding(folder, finding, written_doc, manifest, root, adapter, repro)
         written.append((finding, folder))
     return written
+
+
+def written_manifest(root: Path) -> Manifest:
+    """The written corpus's manifest, read bounded and without following a link, and made records. Not checked against
+    the manifest schema: its bases are named WRITER/PROFILE/TABLE, which the schema's name pattern refuses (so a
+    resumed `run --writers` cannot read it back either: corpus/written.py and the schema disagree)."""
+    try:
+        text = documents.read_bytes(root / "manifest.json", MAX_MANIFEST, links=False)
+        return Manifest.from_json(json.loads(text))
+    except (documents.DocumentError, ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{root}/manifest.json: not a written corpus's manifest ({type(e).__name__}: {e})") from None
 
 
 def cause(w: WriterCell) -> str:
