@@ -89,7 +89,8 @@ def statuses(cells: Sequence[Cell]) -> dict[str, tuple[str, str]]:
             more = f" and {len(failed) - NOTE_CASES} more" if len(failed) > NOTE_CASES else ""
             out[feature.id] = ("none", f"parquet-conformance: fails {named}{more}")
         elif feature.mode == "requires":
-            out[feature.id] = ("read", f"parquet-conformance: reads all {len(judged)} cases ({', '.join(feature.cases)})")
+            cases = ", ".join(feature.cases)
+            out[feature.id] = ("read", f"parquet-conformance: reads all {len(judged)} cases ({cases})")
     return out
 
 
