@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cache
 
 from parquet_conformance.corpus.model import Case, Citation
-from parquet_conformance.corpus.parquet.catalog.common import PF, cite
+from parquet_conformance.corpus.parquet.catalog.common import PF, base_needs, cite, needs_note
 from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD, ENUM_DEFS, LOST
 from parquet_conformance.corpus.parquet.catalog.unions import FORWARD
 from parquet_conformance.generators.parquet import evolution, thrift
@@ -135,9 +135,12 @@ DATA_UNKNOWN = ("A reader that knows the type may return its values in a form of
 
 def _case(slug: str, title: str, kind: str, base: str, steps: tuple[Mutation, ...], expect: str,
           citations: tuple[Citation, ...], notes: str, data_unknown: bool = False) -> Case:
+    """A case of the family; on a base that needs what a reader may lack (DuckDB writes snappy), the base's own
+    sentences and note (common.base_needs)."""
     return Case(id=f"evolution/{slug}", title=title, kind=kind, base=base, mutations=steps, expect={"legacy": expect},
-                citations=citations, notes=f"{notes} Both readings where the spec is silent: "
-                "docs/spec-notes.md#evolution.", data_unknown=data_unknown)
+                citations=(*citations, *base_needs(base)), notes=" ".join(filter(None, (
+                    notes, "Both readings where the spec is silent: docs/spec-notes.md#evolution.", needs_note(base)))),
+                data_unknown=data_unknown)
 
 
 def cases() -> list[Case]:
