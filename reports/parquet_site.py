@@ -90,7 +90,8 @@ def statuses(cells: Sequence[Cell]) -> dict[str, tuple[str, str]]:
             out[feature.id] = ("none", f"parquet-conformance: fails {named}{more}")
         elif feature.mode == "requires":
             cases = ", ".join(feature.cases)
-            out[feature.id] = ("read", f"parquet-conformance: reads all {len(judged)} cases ({cases})")
+            count = f"{len(judged)} case" + ("s" if len(judged) != 1 else "")
+            out[feature.id] = ("read", f"parquet-conformance: reads all {count} ({cases})")
     return out
 
 
