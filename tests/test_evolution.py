@@ -3,9 +3,11 @@ with their force and commit, the ALP encoder against its normative decode, and t
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import struct
+import subprocess
 
 import numpy as np
 import pytest
@@ -117,3 +119,31 @@ def test_the_reference_ignores_only_the_annotations_it_does_not_recognize(case_i
         return sum(1 for r in read_footer(buf)[0].root.children("schema") if r.get("logicalType") is not None)
     data = build(case_id)
     assert annotated(data) - annotated(without_unsupported_annotations(data)) == dropped
+
+
+SOURCE = re.compile(r"(apache/parquet-format|apache/parquet-testing) (?:PR #\d+ )?(\S+) \(([0-9a-f]{8})\)")
+GITS = {"apache/parquet-format": "PARQUET_FORMAT_GIT", "apache/parquet-testing": "PARQUET_TESTING_GIT"}
+
+
+@pytest.mark.skipif(not os.environ.get("PARQUET_FORMAT_GIT"), reason="PARQUET_FORMAT_GIT is not set")
+def test_every_quote_of_the_family_is_verbatim_at_its_commit() -> None:
+    """Where the upstream repositories are reachable (git directories named by PARQUET_FORMAT_GIT and
+    PARQUET_TESTING_GIT), each quote's fragments are in the file at the commit its source names; a commit the copy
+    lacks is passed over."""
+    from tests.test_expectation_audit import missing_fragments
+
+    checked = 0
+    for c in [v for v in (*vars(family).values(), *family.SHREDDED.values()) if isinstance(v, Citation)]:
+        found = SOURCE.fullmatch(c.source)
+        git = os.environ.get(GITS[found.group(1)]) if found else None
+        if found is None or git is None:
+            continue
+        path = {"parquet.thrift": "src/main/thrift/parquet.thrift"}.get(found.group(2), found.group(2))
+        shown = subprocess.run(["git", "--git-dir", git, "show", f"{found.group(3)}:{path}"], capture_output=True,
+                               text=True)
+        if shown.returncode:  # a commit newer than the stored copy (parquet-testing 56653c43, 570ec73d)
+            continue
+        text = shown.stdout
+        assert not missing_fragments(c.quote, text, thrift=path.endswith(".thrift")), c.source
+        checked += 1
+    assert checked >= 20

@@ -58,21 +58,21 @@ TIMESTAMP_601 = cite(f"{PF} PR #601 LogicalTypes.md (8ed9c879)", "TIMESTAMP", "F
                      "count of `unit`s since the Unix epoch.", seed=None, level="policy")
 ORDER = cite(THRIFT, "union ColumnOrder", "If the reader does not support the value of this union, min and max stats "
              "for this column should be ignored.", seed=None, level="should")
-INT96_ORDER = cite(f"{PF} PR #584 src/main/thrift/parquet.thrift (4bda1009)", "union ColumnOrder", "If TYPE_ORDER is "
+INT96_ORDER = cite(f"{PF} PR #584 src/main/thrift/parquet.thrift (4bda1008)", "union ColumnOrder", "If TYPE_ORDER is "
                    "used for an INT96 column, readers should ignore all statistics (`min`/`max` fields in `Statistics` "
                    "and `min_values`/`max_values` fields in `ColumnIndex`) for that column.",
                    seed=None, level="should")
-IEEE754 = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac6)", "union ColumnOrder", "When reading "
+IEEE754 = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "union ColumnOrder", "When reading "
                "statistics for columns with this order, the following rules should be followed: - Readers should "
                "consult the nan_count field to determine whether NaNs are present.", seed=None, level="should")
-NAN_COUNT = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac6)", "struct Statistics", "9: optional i64 "
+NAN_COUNT = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "struct Statistics", "9: optional i64 "
                  "nan_count;", seed=None, level="must")
-NAN_COUNTS = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac6)", "struct ColumnIndex", "If this field is "
-                  "not present, readers MUST assume that there might be NaN values in any page. */ 8: optional "
+NAN_COUNTS = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "struct ColumnIndex", "If this field is "
+                  "not present, readers MUST assume that there might be NaN values in any page. ... 8: optional "
                   "list<i64> nan_counts", seed=None, level="must")
-ALP_ENUM = cite(f"{PF} PR #557 src/main/thrift/parquet.thrift (20763613)", "enum Encoding", "Adaptive Lossless "
+ALP_ENUM = cite(f"{PF} PR #557 src/main/thrift/parquet.thrift (2076361b)", "enum Encoding", "Adaptive Lossless "
                 "floating-Point (ALP) encoding for FLOAT and DOUBLE. ... ALP = 10;", seed=None, level="must")
-ALP_PREVIEW = cite(f"{PF} PR #604 Encodings.md (3ef43e0d)", "Adaptive Lossless floating-Point: (ALP = 10)", "The "
+ALP_PREVIEW = cite(f"{PF} PR #604 Encodings.md (3ef43e00)", "Adaptive Lossless floating-Point: (ALP = 10)", "The "
                    "Parquet community recommends only using the encoding when you are sure your reader supports it.",
                    seed=None, level="should")
 ALP_LAYOUT = cite(f"{PF} PR #608 AlpEncoding.md (24102ed5)", "Overview", "Only that byte layout and the "
@@ -95,36 +95,37 @@ VECTOR_LAYOUT = cite(f"{PF} PR #592 LogicalTypes.md (94d5cedf)", "Vectors", "For
                      "number of parent occurrences multiplied by `vector_length`.", seed=None, level="policy")
 PATH_564 = cite(f"{PF} PR #564 src/main/thrift/parquet.thrift (5a4f7c34)", "struct ColumnMetaData", "Writers are "
                 "encouraged to make the writing of this field optional, but for maximal compatibility should default "
-                "to writing the field until at least September 2028. */ 3: optional list<string> path_in_schema",
+                "to writing the field until at least September 2028. ... 3: optional list<string> path_in_schema",
                 seed=None, level="policy")
 REQUIRED_PATH = cite(THRIFT, "struct ColumnMetaData", "3: required list<string> path_in_schema",
                      seed=None, level="must")
 TESTING = "apache/parquet-testing"
 
 
-def upstream(path: str, commit: str, what: str) -> Citation:
+def upstream(path: str, commit: str, what: str, section: str = "test file") -> Citation:
     """An apache/parquet-testing file whose content a case transcribes (corpus/parquet/upstream.json pins it)."""
-    return cite(f"{TESTING} {path} ({commit})", "test file", what, seed=None, level="policy")
+    return cite(f"{TESTING} {path} ({commit})", section, what, seed=None, level="policy")
 
 
-INT32_UUID = upstream("data/int32_with_uuid_logical_type.parquet", "PR #122", "int32_uuid int32 ← required int32; "
-                      "ten INT32s 0..9 annotated UUID")
+INT32_UUID = cite(f"{TESTING} data/int32_with_uuid_logical_type.parquet (PR #122)", "the file, as apache/arrow-rs "
+                  "issue #10941 names it", "an `INT32` column annotated with `UUID`", seed=None, level="policy")
 FLBA12 = upstream("data/flba12_timestamp.md", "56653c43", "Three columns with physical type `FIXED_LEN_BYTE_ARRAY(12)` "
                   "and logical type `TIMESTAMP`.")
 INT96_FILE = upstream("data/int96_timestamp_order.md", "570ec73d", "Correct (`INT96_TIMESTAMP_ORDER`) min/max: "
                       "**EARLY / NEXT_DAY**")
-NO_PATH = upstream("data/no_path_in_schema.zstd.parquet", "64810dd2", "A file encoded without the `path_in_schema` "
-                   "field on the `ColumnMetaData`")
-ALP_FILE = upstream("data/README.md (ALP encoding)", "09f3cdbd", "All columns contain the same 9032 values, so "
-                    "decoders can bit-compare the `ALP` columns against known results stored with `PLAIN` encoding.")
-SHREDDED = {
-    "case-001": upstream("shredded_variant/cases.json", "a3d96a6d", "testSimpleArray: Variant(metadata=VariantMetadata"
-                         "(dict={}), value=VariantArray([Variant(type=STRING, value=comedy), Variant(type=STRING, "
-                         "value=drama)]))"),
-    "case-004": upstream("shredded_variant/cases.json", "a3d96a6d", "testShreddedVariantPrimitives: Variant(metadata="
-                         "VariantMetadata(dict={}), value=Variant(type=BOOLEAN_TRUE, value=true))"),
-    "case-042": upstream("shredded_variant/cases.json", "a3d96a6d", "testValueAndTypedValueConflict: error_message "
-                         "Invalid variant, conflicting value and typed_value"),
+NO_PATH = upstream("data/README.md", "64810dd2", "A file encoded without the `path_in_schema` field on the "
+                   "`ColumnMetaData`", "no_path_in_schema.zstd.parquet (PR #108)")
+ALP_FILE = upstream("data/README.md", "09f3cdbd", "All columns contain the same 9032 values, so decoders can "
+                    "bit-compare the `ALP` columns against known results stored with `PLAIN` encoding.",
+                    "ALP encoding (alp_extended.zstd.parquet)")
+SHREDDED = {  # quoted from cases.json: the test's name and the variant, or the error, a reader of VARIANT returns
+    "case-001": upstream("shredded_variant/cases.json", "a3d96a65", "testSimpleArray ... Variant(metadata="
+                         "VariantMetadata(dict={}), value=VariantArray([Variant(type=STRING, value=comedy), "
+                         "Variant(type=STRING, value=drama)]))"),
+    "case-004": upstream("shredded_variant/cases.json", "a3d96a65", "testShreddedVariantPrimitives ... "
+                         "Variant(metadata=VariantMetadata(dict={}), value=Variant(type=BOOLEAN_TRUE, value=true))"),
+    "case-042": upstream("shredded_variant/cases.json", "a3d96a65", "testValueAndTypedValueConflict ... Invalid "
+                         "variant, conflicting value and typed_value"),
 }
 EMPTY = "00"
 VARIANT_1 = "130100"  # VariantType {specification_version: 1}, as DuckDB and parquet-java write it
