@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.corpus import regression_store as regressions
+from parquet_conformance.corpus import upstream as upstream_files
 from parquet_conformance.corpus.dist import write_manifest_digest
 from parquet_conformance.corpus.model import (
     EXPECTATION_MEANINGS,
@@ -107,12 +108,16 @@ def _write(out: Path, rel: str, data: bytes) -> None:
 
 
 def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = False,
-             tracks: Sequence[Track] | None = None, progress: Progress | None = None) -> Manifest:
+             tracks: Sequence[Track] | None = None, progress: Progress | None = None,
+             upstream: Path | None = None) -> Manifest:
+    """`upstream`: a checkout of the projects whose files the tracks pin (corpus/upstream.py), put beside the cases."""
     tracks = list(tracks) if tracks is not None else all_tracks()
     chosen = select(tracks, only, large)
     by_name = {t.name: t for t in tracks}
     # Files found in the wild (corpus/regression_store.py), after the catalog; read and checked before `out` changes.
     found = [(e, d) for e, d in regressions.case_entries(regressions.selected(only)) if e.track in by_name]
+    if upstream is not None:
+        found += pinned_entries(tracks, upstream, only)[0]
     if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")
     _prepare(out)
@@ -137,6 +142,24 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
         _write(out, base.expected, expected_json(track.base_expected(name)))
     writers = {k: v for t in tracks for k, v in t.writers().items()}
     return write_manifest(out, tracks, writers, bases, entries, seed=seed, only=only, large=large)
+
+
+def pinned_entries(tracks: Sequence[Track], checkout: Path, only: str | None) -> tuple[list[tuple[CaseEntry, bytes]],
+                                                                                    list[upstream_files.Pin]]:
+    """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout, each checked
+    against its pin; and the pins the checkout lacks."""
+    from parquet_conformance.corpus.imports import strict_kind
+
+    found: list[tuple[CaseEntry, bytes]] = []
+    missing: list[upstream_files.Pin] = []
+    for track in tracks:
+        pins = getattr(track, "upstream_pins", None)
+        if pins is not None:
+            entries, lacking = upstream_files.case_entries(track, pins(), checkout, only,
+                                                           lambda path, t=track: strict_kind(t.inspect(path)))
+            found += entries
+            missing += lacking
+    return found, missing
 
 
 def write_manifest(out: Path, tracks: Sequence[Track], producers: Mapping[str, str], bases: dict[str, BaseEntry],

@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--only", metavar="PATTERN",
                      help="globs over case ids, comma-separated, e.g. 'ext/size/*,corrupt/*'")
     gen.add_argument("--large", action="store_true", help="also write the 64 MiB and 128 MiB extension cases")
+    gen.add_argument("--upstream", metavar="DIR", type=stored_path,
+                     help="a checkout of apache/parquet-testing: the files the tracks pin (path, commit, sha256, "
+                          "expectation) beside the cases, as upstream/...; a file whose bytes differ from its pin is "
+                          "refused (docs/corpus-distribution.md#upstream-files)")
     add_track_option(gen, many=True)
     gen.set_defaults(handler="commands:generate")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from parquet_conformance.corpus.model import Citation
+from parquet_conformance.corpus.model import Citation, Level
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload, Which
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
 
@@ -19,8 +19,8 @@ README = f"{PF} README.md ({FORMAT_COMMIT})"
 THRIFT_IDL = f"{PF} src/main/thrift/parquet.thrift ({FORMAT_COMMIT})"
 
 
-def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE) -> Citation:
-    return Citation(source, section, quote, seed)
+def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE, level: str | None = None) -> Citation:
+    return Citation(source, section, quote, seed, level=Level(level) if level else None)
 
 
 IGNORE = cite(
