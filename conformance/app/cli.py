@@ -355,7 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     from parquet_conformance.conformance.app.console import end_progress, user_errors
+    from parquet_conformance.kernel.escape import guard_streams, terminal
 
+    guard_streams()  # before anything is printed, argparse's errors included: every line passes the one escaper
     args = build_parser().parse_args(argv)
     module, _, name = args.handler.partition(":")
     try:
@@ -364,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(handler(args))
     except user_errors() as e:
         end_progress()
-        print(f"parquet-conformance: error: {e}", file=sys.stderr)
+        print(f"parquet-conformance: error: {terminal(str(e))}", file=sys.stderr)  # one line, whatever it quotes
         return 2
     except KeyboardInterrupt:
         print("parquet-conformance: interrupted", file=sys.stderr)
@@ -374,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         full = e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS)
         what = e.strerror or errno.errorcode.get(e.errno or 0) or (str(e).splitlines() or [type(e).__name__])[0][:200]
-        print(f"parquet-conformance: error: {'cannot write: ' if full else ''}{where}{what}", file=sys.stderr)
+        said = terminal(f"{'cannot write: ' if full else ''}{where}{what}")  # one line, whatever the path holds
+        print(f"parquet-conformance: error: {said}", file=sys.stderr)
         return 2
 
 
