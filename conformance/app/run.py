@@ -43,9 +43,8 @@ from parquet_conformance.conformance.harness.results import (
     Store,
     check_run_id,
     new_run_id,
-    read_cells,
     read_record,
-    read_runs_in_order,
+    reusable_cells,
 )
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
@@ -281,15 +280,14 @@ def offset_tick(tick: Callable[[int, int], None], before: int, total: int, finis
 def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
     """The attempts of the latest earlier run in this results dataset (by its recorded start) whose inputs are
     unchanged (harness/confirm.py reusable); none when there is no earlier run."""
+    found = reusable_cells(store.results, run_id)  # damaged partitions skipped, cells checked against their digests
+    if found is None:
+        return []
+    earlier, cells = found
     try:
-        runs = [r for r in read_runs_in_order(store.results) if r != run_id]
+        record = read_record(store.results, earlier)
     except ResultsError:
-        return []
-    if not runs:
-        return []
-    earlier = runs[-1]
-    _, cells = read_cells(store.results, earlier)
-    record = read_record(store.results, earlier)
+        record = None
     started = record.info.started if record and record.info.started else "start unknown"
     return reusable(cells, f"{earlier} (started {started})", cases, specs)
 
