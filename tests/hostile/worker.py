@@ -8,7 +8,8 @@ worker is a reader whose verdicts mean something; `--version=V` and `--engine=E`
 Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
 (an answer for another id first), twice (the answer twice in one write), stray-later (the answer, then a line
 unasked a moment later), child-holds-stdout, setsid-holds-stdout, surviving-child, setsid-child, double-fork,
-child-then-hang, exit-after-read, exit-after-answer, stateful, wrong-value (the real data with one value
+child-then-hang, exit-after-read, exit-after-answer, kill-reaper and stop-reaper (a daemon first), sigkill,
+tmp-litter (files in its TMPDIR, which it answers), stateful, wrong-value (the real data with one value
 changed), bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
 stderr-flood (`--flood=MIB` of stderr, default 400, then the answer), chained (a refusal as Spark gives it
 through py4j: a Java chain of causes some 300 frames long, its object id new at every read), none (reads
@@ -198,6 +199,20 @@ def bad(req: dict, mode: str) -> dict | None:
         return {"id": rid, "outcome": "rejected", "error": {"class": "py4j.protocol.Py4JJavaError", "message": message}}
     if mode == "exit-after-read":
         os._exit(0)
+    if mode in ("kill-reaper", "stop-reaper"):  # a daemon, then its reaper (the worker's parent) killed or stopped
+        daemon()
+        os.kill(os.getppid(), signal.SIGKILL if mode == "kill-reaper" else signal.SIGSTOP)
+        if mode == "kill-reaper":
+            time.sleep(3600)  # killed with its reaper (its parent-death signal)
+        return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "reaper stopped"}}
+    if mode == "sigkill":  # what the OOM killer sends
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "tmp-litter":  # files left in the temporary folder it was given, and a folder
+        import tempfile
+
+        tempfile.mkstemp(prefix="litter-")
+        os.makedirs(os.path.join(tempfile.gettempdir(), "litter-dir", "deep"), exist_ok=True)
+        return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": tempfile.gettempdir()}}
     if mode == "stateful":  # a library that carries state: other data once it has read something before
         if reads > 1:
             return {"id": rid, "outcome": "read", "columns": ["x"], "rows": [[{"int": "2"}]]}
