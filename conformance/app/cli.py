@@ -17,7 +17,15 @@ import sys
 from typing import NoReturn
 
 from parquet_conformance.corpus.model import GENERATOR_VERSION
-from parquet_conformance.kernel.options import SEED_MAX, integer, output_dir, seconds, stored_path
+from parquet_conformance.kernel.options import (
+    SEED_MAX,
+    integer,
+    output_dir,
+    seconds,
+    spark_conf,
+    spark_master,
+    stored_path,
+)
 
 SEED = integer(0, SEED_MAX)
 
@@ -188,11 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=SEED, default=0, help="seed when generating the corpus")
-    run.add_argument("--master", default="local[*]",
+    run.add_argument("--master", default="local[*]", type=spark_master,
                      help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
                           "Connect server), or none (no Spark)")
-    run.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server (the same as --master sc://...)")
-    run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    run.add_argument("--remote", metavar="sc://HOST:PORT", type=spark_master,
+                     help="a Spark Connect server (the same as --master sc://...)")
+    run.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                     help="extra Spark configuration (repeatable)")
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time): at most 100 letters, "
                                                     "digits, '.', '_', '+', '-', a letter or digit first")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -239,8 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode_fz.add_argument("--time", type=seconds(), metavar="S",
                          help="search for S seconds (not reproducible in count)")
     fz.add_argument("--seed", type=SEED, default=0, help="the run seed; each batch's seed derives from it (default 0)")
-    fz.add_argument("--master", default="local[*]", help="Spark master (default local[*]), or none (no Spark)")
-    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    fz.add_argument("--master", default="local[*]", type=spark_master,
+                    help="Spark master (default local[*]), or none (no Spark)")
+    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                    help="extra Spark configuration (repeatable)")
     fz.add_argument("--out", default="out/fuzz", metavar="DIR", type=output_dir,
                     help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
