@@ -45,11 +45,13 @@ from parquet_conformance.conformance.harness.results import (
     new_run_id,
     read_record,
     reusable_cells,
+    warn,
 )
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
@@ -129,6 +131,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
     store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
+    # OUT inside the corpus (or inside any corpus, results dataset or site of ours) would break it; the corpus may
+    # live in OUT (OUT/corpus is the default), where nothing the run writes goes.
+    trees.separate(opts.out, {} if trees.within(corpus, opts.out) else {"the corpus": corpus})
     t0 = time.monotonic()
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
@@ -232,7 +237,11 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         nonpass, unconfirmed, disagreed = confirm(judge, manifest, root, staged)
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
         timings.disagreed = len(disagreed)
-        cells = judge.cells(staged())
+        rows = staged()
+        cells = judge.cells(rows)
+        for adapter, role in sorted(unjudged_roles(rows, cells)):  # said, not silently dropped
+            warn(f"adapter {adapter} announces role {role}, which no case of this run names: no cell judged it (each "
+                 "case names its roles; an aware reader meets the others in its first role)")
         timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
@@ -258,6 +267,12 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         write_reports(doc, opts.out)
     timings.reports_s = time.monotonic() - t3
     return RunResult(run_id, cells, manifest, timings, digest)
+
+
+def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell]) -> set[tuple[str, str]]:
+    """(adapter, role) of each role an adapter announced that no cell of the run was judged in."""
+    judged = {(c.adapter, c.role) for c in cells}
+    return {(r.adapter, role) for r in rows for role in r.roles} - judged
 
 
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
