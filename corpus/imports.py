@@ -96,24 +96,28 @@ def strict_kind(report: Mapping[str, Any]) -> Kind:
 
 
 def _clean(part: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", part).lstrip("._+-") or "_"
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", part).lstrip("._+-") or "unnamed"  # a name starts with a letter or digit
 
 
-def _short(name: str, limit: int, whole: str) -> str:
-    """`name` when it fits in `limit` characters; else its start and a digest of `whole` (what it stands for)."""
-    if len(name) <= limit:
+def _short(name: str, limit: int, whole: str, force: bool = False) -> str:
+    """`name` when it fits in `limit` characters (and is not `force`d); else its start and a digest of `whole` (what
+    it stands for), so that two names cut alike stay apart."""
+    if len(name) <= limit and not force:
         return name
     digest = hashlib.sha256(whole.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     return f"{name[:limit - 17].rstrip('._+-')}-{digest}"
 
 
-def case_id(source: str, relative: str, suffix: str) -> str:
+def case_id(source: str, relative: str, suffix: str, distinct: bool = False) -> str:
     """`import/<source>/<path without the suffix>`, every component made a name (other characters become _, a name
-    too long for a file system is cut and given a digest of the path)."""
-    parts = [source, *relative.removesuffix(suffix).split("/")]
-    clean = [_short(_clean(p), MAX_COMPONENT, relative) for p in parts]
-    out = "import/" + "/".join(clean)
-    assert all(NAME_RE.fullmatch(p) for p in clean)
+    too long for a file system is cut and given a digest of the path). An id longer than MAX_CASE_ID, or one asked
+    to be `distinct` (another path cleans to the same id), is `import/<source>/<the path flattened, a digest>`."""
+    parts = [_short(_clean(p), MAX_COMPONENT, relative) for p in relative.removesuffix(suffix).split("/")]
+    source = _short(_clean(source), MAX_COMPONENT, source)
+    out = "import/" + "/".join([source, *parts])
+    if distinct or len(out) > MAX_CASE_ID:
+        out = f"import/{source}/{_short('__'.join(parts), MAX_COMPONENT, relative, force=True)}"
+    assert all(NAME_RE.fullmatch(p) for p in out.split("/")) and len(out) <= MAX_CASE_ID
     return out
 
 
@@ -134,13 +138,12 @@ def place(source: str, files: Sequence[Imported], suffix: str) -> list[Placed]:
     ids: set[str] = set()
     names: set[str] = set()
     for f in files:
-        digest = hashlib.sha256(f.relative.encode("utf-8", "surrogateescape")).hexdigest()[:10]
         cid = case_id(source, f.relative, suffix)
-        if cid in ids or len(cid) > MAX_CASE_ID:
-            cid = _short(cid, MAX_CASE_ID - 11, f.relative) + f"-{digest}" if cid not in ids else f"{cid}-{digest}"
+        if cid in ids:
+            cid = case_id(source, f.relative, suffix, distinct=True)
         base = _short(cid.removeprefix("import/").replace("/", "__"), MAX_NAME, f.relative)
         if base in names:
-            base = _short(base, MAX_NAME - 11, f.relative) + f"-{digest}"
+            base = _short(base, MAX_NAME, f.relative, force=True)
         if cid in ids or base in names:
             raise ValueError(f"{f.relative}: two imported files map to the same case id {cid!r}")
         ids.add(cid)

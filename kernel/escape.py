@@ -19,9 +19,10 @@ import sys
 from typing import TextIO
 
 # What a terminal, a Markdown renderer or a line-oriented reader may act on instead of showing: C0 and C1 controls,
-# DEL, line and paragraph separators, bidirectional marks, overrides and isolates, lone surrogates, non-characters.
+# DEL, line and paragraph separators, bidirectional marks, overrides and isolates, lone surrogates, non-characters,
+# and the byte-order mark (a renderer drops it at the start of a document: it would vanish from the text).
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff\ufffe\uffff]")
+                     "\ud800-\udfff\ufeff\ufffe\uffff]")
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character (CommonMark: escapable)
 # GFM's e-mail autolink is found in text after escapes are resolved (cmark-gfm's autolink extension post-processes
 # text nodes), so `a\@b\.co` still becomes a mailto: link. An empty HTML comment splits the text node before `@`:

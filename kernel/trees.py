@@ -178,6 +178,11 @@ def _inside(inner: Path, outer: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
+def within(inner: Path, outer: Path) -> bool:
+    """`inner` is `outer` or below it, links resolved."""
+    return _inside(_real(inner), _real(outer))
+
+
 def ours(path: Path) -> str | None:
     """What tree of ours `path` is, if any: a corpus (our manifest.json: its format named in its first bytes), a
     static site (`report --site`: index.html, case/ and impl/) or a results dataset (run=ID folders holding a run's
@@ -316,8 +321,8 @@ def replaced(target: Path, may_replace: str | None = None) -> Iterator[Path]:
         if target.is_symlink() or not target.is_dir():
             raise TreeError(f"{target} exists and is not a folder")
         if any(target.iterdir()) and ours(target) != may_replace:
-            held = f"not {may_replace}" if may_replace else "not empty"
-            raise TreeError(f"{target} is {held}; refusing to replace it")
+            held = f" and is not {may_replace}" if may_replace else ""
+            raise TreeError(f"{target} is not empty{held}; refusing to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name[:100]}.partial-", dir=target.parent))
     try:

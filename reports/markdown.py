@@ -125,8 +125,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
             lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} |{mark} "
                          f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
-            lines.append(f"| … {len(failing) - per_adapter} more: {impl_link(a.adapter)} | | |" + (" |" if k else "")
-                         + " |")
+            more = cell_text(impl_link(a.adapter))  # a link's text, not a link: the name in it is outside text
+            lines.append(f"| … {len(failing) - per_adapter} more: {more} | | |" + (" |" if k else "") + " |")
         lines += ["", "</details>"]
     lines += ["", "<details><summary>Legend</summary>", "", "| verdict | symbol in report.html | meaning |",
               "|---|---|---|"]

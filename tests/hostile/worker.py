@@ -2,7 +2,8 @@
 file whose name contains "bad" (or the text of `--bad=TEXT`), or every file with `--all-bad` (good files read
 as two rows). argv[2:] may hold a token that tests use to find every process it left behind (children inherit
 their command line), and options: `--real` reads good files with pyarrow (a refusal is `rejected`), so that the
-worker is a reader whose verdicts mean something; `--version=V` and `--engine=E` go in its start answer;
+worker is a reader whose verdicts mean something; `--version=V`, `--engine=E`, `--roles=A,B` and
+`--implementation-json=J`, `--version-json=J` (any text, as JSON) go in its start answer;
 `--plan=TEXT:MODE,TEXT:MODE` gives each file whose path contains TEXT its own mode (one worker, every way).
 
 Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
@@ -20,6 +21,8 @@ Mode `script` with `--script=FILE` (JSON: path text -> steps) answers each file 
 `["write", [hex, ...]]` writes those lines in one write ("{id}" in a line's bytes becomes the request's id),
 `["answer"]` the good answer, `["exit", code]`, `["child"]` a descendant in a session of its own,
 `["daemon"]` a double-forked one (tests/hostile/test_properties.py draws them).
+A `write` request is answered `written` after leaving at the path what `--write=MODE` says: file (the source's
+bytes), dir, link (to a file outside), vanish (the folder it was given removed), sparse (a 1 TiB sparse file).
 """
 
 from __future__ import annotations
@@ -225,6 +228,11 @@ def start_answer(rid: str) -> dict:
               "version": OPTIONS.get("version", "0"), "roles": ["legacy"]}
     if "engine" in OPTIONS:
         answer["engine"] = OPTIONS["engine"]
+    if "roles" in OPTIONS:
+        answer["roles"] = OPTIONS["roles"].split(",")
+    for key in ("implementation", "version"):  # any text at all, given as JSON (a hostile name, a control character)
+        if f"{key}-json" in OPTIONS:
+            answer[key] = json.loads(OPTIONS[f"{key}-json"])
     if MODE == "huge-name":
         answer["implementation"] = "x" * (8 << 20)
     if MODE == "bad-role":
@@ -276,6 +284,23 @@ for line in sys.stdin:
             out(json.dumps({"id": req["id"], "ok": False, "unavailable": "libfoo is not installed"}))
             continue
         out(json.dumps(start_answer(req["id"])))
+    elif req["cmd"] == "write":  # what a writer may leave at its output path (--write=MODE)
+        how, target = OPTIONS.get("write", "file"), req["path"]
+        if how == "dir":
+            os.makedirs(target)
+        elif how == "link":
+            os.symlink("/etc/hostname", target)
+        elif how == "vanish":  # the folder the harness gave it, gone
+            import shutil
+
+            shutil.rmtree(os.path.dirname(os.path.dirname(target)))
+        elif how == "sparse":
+            with open(target, "wb") as f:
+                f.truncate(1 << 40)  # 1 TiB of nothing
+        else:
+            with open(req["source"], "rb") as src, open(target, "wb") as f:
+                f.write(src.read())
+        out(json.dumps({"id": req["id"], "outcome": "written", "writer": "fake 1"}))
     elif req["cmd"] == "read":
         reads += 1
         if MODE == "script":
