@@ -104,6 +104,6 @@ def compare(cells: list[Cell], run_id: str, started: str | None, results: Path, 
     try:
         earlier = read_cells(source, before)[1]
     except ResultsError as e:  # a damaged partition: left out with a warning, as everywhere (docs/results.md)
-        warn(f"{e}; nothing to compare with")
+        warn(f"{e}; left out")  # the same words everywhere: one warning per damaged partition
         return None
     return against_run(cells, earlier, before)

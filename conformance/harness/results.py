@@ -346,7 +346,7 @@ def reusable_cells(results: Path, but: str) -> tuple[str, list[Cell]] | None:
         try:
             cells = read_partition(results, run_id)
         except ResultsError as e:
-            warn(f"{e}; left out of reuse")
+            warn(f"{e}; left out")
             continue
         digests = read_digests(results, run_id)
         if digests is None:
