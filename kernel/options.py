@@ -82,16 +82,16 @@ _MASTER = re.compile(
     rf"|spark://({_HOST_PORT}):[1-9]\d{{0,4}}(,({_HOST_PORT}):[1-9]\d{{0,4}})*"  # standalone (HA: several masters)
     rf"|sc://({_HOST_PORT})(:[1-9]\d{{0,4}})?(/;[^\s]*)?"  # Spark Connect, with its ;key=value parameters
     rf"|k8s://(https?://)?({_HOST_PORT}):[1-9]\d{{0,4}}"
-    r"|yarn|none")
+    r"|yarn|none", re.ASCII)
 _PORT_MAX = 65535
-_SIZE = re.compile(r"\d+[kmgtp]?b?", re.IGNORECASE)  # Spark's byte strings: 512m, 2g, 1024
-_DURATION = re.compile(r"\d+(us|ms|s|m|min|h|d)?", re.IGNORECASE)
+_SIZE = re.compile(r"\d+[kmgtp]?b?", re.IGNORECASE | re.ASCII)  # Spark's byte strings: 512m, 2g, 1024
+_DURATION = re.compile(r"\d+(us|ms|s|m|min|h|d)?", re.IGNORECASE | re.ASCII)
 _CONF_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 # The typed settings a run is most often given, checked as Spark would (the rest Spark checks, lazily).
 _CONF_TYPES: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
     (re.compile(r".*\.(memory|memoryOverhead|maxResultSize|offHeap\.size)$"), "a size such as 512m or 2g", _SIZE),
     (re.compile(r".*\.(cores|instances|maxFailures|parallelism|partitions|maxSize)$"), "a positive integer",
-     re.compile(r"[1-9]\d{0,9}")),
+     re.compile(r"[1-9]\d{0,9}", re.ASCII)),
     (re.compile(r".*\.(enabled|reuse|showConsoleProgress)$"), "true or false", re.compile(r"true|false",
                                                                                           re.IGNORECASE)),
     (re.compile(r".*\.(timeout|interval|heartbeatInterval)$"), "a duration such as 120s or 500ms", _DURATION),
@@ -102,7 +102,7 @@ def spark_master(text: str) -> str:
     """A Spark master Spark can start with: local[N], local[*], spark://HOST:PORT, sc://HOST:PORT, k8s://..., yarn
     (with HADOOP_CONF_DIR or YARN_CONF_DIR set), or none."""
     value = text.strip()
-    ports = [int(p) for p in re.findall(r":(\d+)", value.split("/;")[0])]
+    ports = [int(p) for p in re.findall(r":(\d+)", value.split("/;")[0], re.ASCII)]
     if not _MASTER.fullmatch(value) or any(p > _PORT_MAX for p in ports):
         raise argparse.ArgumentTypeError(
             f"{_shown(text)} is no Spark master: local, local[N], local[*], spark://HOST:PORT, sc://HOST:PORT, "
