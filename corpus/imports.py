@@ -163,7 +163,7 @@ def write_corpus(out: Path, track: Track, source: str, files: Sequence[Imported]
     bases: dict[str, BaseEntry] = {}
     cases: list[CaseEntry] = []
     findings: list[dict[str, object]] = []
-    with trees.replaced(out) as staging:
+    with trees.replaced(out, may_replace="a corpus") as staging:
         for p in placed:
             f, cid, base = p.file, p.case, p.base
             folder, rel = (root, f.relative) if root is not None else (f.path.parent, f.path.name)

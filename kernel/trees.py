@@ -312,6 +312,21 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(a))
 
 
+def sweep(folder: Path, prefix: str) -> None:
+    """Temporary folders `prefix<pid>-...` of writers that were killed (SIGKILL leaves them; any other interrupt
+    removes its own), removed: a folder whose process is gone."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        rest = entry.name.removeprefix(prefix)
+        pid = rest.split("-", 1)[0]
+        if rest != entry.name and pid.isdigit() and entry.is_dir() and not entry.is_symlink() \
+                and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def replaced(target: Path, may_replace: str | None = None) -> Iterator[Path]:
     """A fresh folder to write `target`'s new contents into: a hidden sibling, swapped with `target` in one step when
@@ -324,7 +339,9 @@ def replaced(target: Path, may_replace: str | None = None) -> Iterator[Path]:
             held = f" and is not {may_replace}" if may_replace else ""
             raise TreeError(f"{target} is not empty{held}; refusing to replace it")
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name[:100]}.partial-", dir=target.parent))
+    prefix = f".{target.name[:100]}.partial-"
+    sweep(target.parent, prefix)
+    staging = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=target.parent))
     try:
         yield staging
         staging.chmod(0o755)
@@ -358,7 +375,8 @@ def files_replaced(out: Path) -> Iterator[Path]:
     else `out` holds); when the block ends they replace their namesakes in `out` together, interrupts held back
     meanwhile, so that Ctrl-C leaves the old set or the new one. A folder among them (junit/) is swapped whole."""
     out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+    sweep(out, ".partial-")
+    staging = Path(tempfile.mkdtemp(prefix=f".partial-{os.getpid()}-", dir=out))
     try:
         yield staging
         entries = sorted(staging.iterdir())

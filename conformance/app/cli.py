@@ -358,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--source", required=True, metavar="NAME",
                      help="where the files come from, e.g. apache-parquet-testing@<commit>: the citation and case ids")
     imp.add_argument("--out", required=True, metavar="OUT", type=output_dir,
-                     help="the corpus directory to write (empty or absent)")
+                     help="the corpus directory to write (empty, absent, or an earlier corpus, replaced whole)")
     add_track_option(imp, many=False)
     add_adapter_options(imp)
     imp.set_defaults(handler="imports:command")
