@@ -51,6 +51,7 @@ from parquet_conformance.conformance.harness.model import (
 )
 from parquet_conformance.conformance.harness.model import Unavailable as UnavailableOutcome
 from parquet_conformance.conformance.harness.protocol import OutOfStep, ProtocolError, StartReply
+from parquet_conformance.kernel import trees
 
 T = TypeVar("T")  # what an answer parses to: an Outcome, or a write's Wrote
 MakeRequest = Callable[[str], protocol.ReadRequest | protocol.WriteRequest]  # the request, given its id
@@ -399,7 +400,8 @@ class Box:
     @classmethod
     def make(cls) -> Box:
         token = f"{os.getpid()}-{next(cls._made)}-{secrets.token_hex(6)}"
-        tmp = Path(tempfile.mkdtemp(prefix="parquet-conformance-worker-"))
+        trees.sweep(Path(tempfile.gettempdir()), TMP_PREFIX)  # those of a harness that was killed
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-"))
         return cls(token, tmp, _new_cgroup(f"parquet-conformance-{token}"))
 
     def env(self) -> dict[str, str]:
@@ -432,6 +434,7 @@ class Box:
 
 
 BOX_ENV = "PARQUET_CONFORMANCE_WORKER_BOX"
+TMP_PREFIX = "parquet-conformance-worker-"
 NO_CGROUP_ENV = "PARQUET_CONFORMANCE_NO_CGROUP"  # set: the watchdog alone (tests hold both ways to the same rules)
 
 
