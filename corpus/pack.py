@@ -70,6 +70,7 @@ def pack(corpus: Path, out: Path) -> tuple[Path, str]:
     out.mkdir(parents=True, exist_ok=True)
     archive = out / f"{stem}.tar.gz"
     fd, tmp = tempfile.mkstemp(prefix=f".{archive.name}.", suffix=".tmp", dir=out)
+    sums_tmp = None
     try:
         with open(fd, "wb") as raw, \
                 gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=MTIME, compresslevel=9) as gz, \
@@ -86,21 +87,29 @@ def pack(corpus: Path, out: Path) -> tuple[Path, str]:
                     with trees.open_below(root, src) as f:
                         tar.addfile(_tarinfo(member, os.fstat(f.fileno()).st_size), f)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, archive)
+        digest = sha256_file(Path(tmp))
+        sums_fd, sums_tmp = tempfile.mkstemp(prefix=f".{SUMS}.", suffix=".tmp", dir=out)
+        with open(sums_fd, "w") as f:
+            f.write(sums_text(out, {archive.name: digest}))
+        os.chmod(sums_tmp, 0o644)
+        with trees.interrupts_deferred():  # the archive and its line in SHA256SUMS appear together
+            os.replace(tmp, archive)
+            os.replace(sums_tmp, out / SUMS)  # a link there is replaced, never written through
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    digest = sha256_file(archive)
-    write_sums(out, {archive.name: digest})
+        for left in (tmp, sums_tmp):
+            if left is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(left)
     return archive, digest
 
 
-def write_sums(out: Path, new: dict[str, str]) -> None:
-    """`sha256sum` format; keeps lines of other archives still present in `out`."""
+def sums_text(out: Path, new: dict[str, str]) -> str:
+    """SHA256SUMS of `out` in `sha256sum` format with `new`'s lines: it keeps the lines of other archives still
+    present in `out`."""
     path = out / SUMS
     sums = {k: v for k, v in (read_sums(path) if path.is_file() else {}).items() if (out / k).is_file()}
     sums.update(new)
-    trees.write_atomic(path, "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())))
+    return "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items()))
 
 
 def readme_text(manifest: Manifest) -> str:
