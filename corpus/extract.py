@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tarfile
-import tempfile
 import zlib
 from pathlib import Path, PurePosixPath
 
 from parquet_conformance.corpus.dist import (
-    CHUNK,
     MANIFEST,
     NO_MORE_THAN,
     DistError,
@@ -26,6 +23,7 @@ from parquet_conformance.corpus.dist import (
     member_kind,
 )
 from parquet_conformance.corpus.verify import verify_tree
+from parquet_conformance.kernel import trees
 
 SLACK_BYTES = 16 << 20  # manifest.json, README and SHA256SUMS, which the manifest cannot list
 SLACK_ENTRIES = 8
@@ -127,29 +125,23 @@ def safe_extract(archive: Path, into: Path, limits: Limits = NO_MORE_THAN) -> Pa
         dest = into / top
         if os.path.lexists(dest):
             raise DistError(f"{dest} already exists; remove it or choose another --into")
-        into.mkdir(parents=True, exist_ok=True)
-        # Unpacked under a temporary name and renamed at the end: no half-unpacked corpus under its real name.
-        staging = Path(tempfile.mkdtemp(prefix=f".{top}.partial-", dir=into))
+        trees.separate(into)  # not into a corpus, a results dataset or a site of ours
+        # Unpacked under a temporary name and renamed at the end (kernel/trees.py): no half-unpacked corpus under
+        # its real name, and nothing written through a link.
         try:
-            for m, parts in members:
-                target = staging.joinpath(*parts[1:])
-                if m.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                src = tar.extractfile(m)
-                assert src is not None  # plan() admits only files and directories
-                with open(target, "xb") as f:  # x: never through an existing file or link
-                    shutil.copyfileobj(src, f, CHUNK)
-            if problems := verify_tree(staging):
-                more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
-                raise Refused(f"refusing the archive: {problems[0]}{more}; nothing was unpacked")
-            staging.chmod(0o755)
-            staging.rename(dest)
+            with trees.replaced(dest) as staging:
+                for m, parts in members:
+                    rel = "/".join(parts[1:])
+                    if m.isdir():
+                        if rel:
+                            staging.joinpath(*parts[1:]).mkdir(parents=True, exist_ok=True)
+                        continue
+                    src = tar.extractfile(m)
+                    assert src is not None  # plan() admits only files and directories
+                    trees.write_below(staging, rel, src)
+                if problems := verify_tree(staging):
+                    more = f" (and {len(problems) - 1} more)" if problems[1:] else ""
+                    raise Refused(f"refusing the archive: {problems[0]}{more}; nothing was unpacked")
         except OSError as e:
-            shutil.rmtree(staging, ignore_errors=True)
             raise DistError(f"cannot unpack into {into}: {e.strerror or e}") from None
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
     return dest

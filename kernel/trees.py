@@ -27,7 +27,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from parquet_conformance.kernel.errors import UsageError
 
@@ -143,7 +143,7 @@ def open_file(path: Path, limit: int | None = None) -> BinaryIO:
     return open_below(path.parent, path.name, limit)
 
 
-def copy_stream(src: BinaryIO, dst: BinaryIO, limit: int | None = None) -> tuple[int, str]:
+def copy_stream(src: IO[bytes], dst: IO[bytes], limit: int | None = None) -> tuple[int, str]:
     """(bytes, sha256) of `src` copied into `dst` in CHUNK pieces; TreeError past `limit` bytes."""
     h = hashlib.sha256()
     size = 0
@@ -244,7 +244,7 @@ def check_names(rels: Iterable[str]) -> None:
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def write_below(root: Path, rel: str, data: bytes | BinaryIO, limit: int | None = None) -> tuple[int, str]:
+def write_below(root: Path, rel: str, data: bytes | IO[bytes], limit: int | None = None) -> tuple[int, str]:
     """A new file below `root` (its folders made as needed), never through a link or over an existing file: (size,
     sha256) of what was written. `data`: bytes, or a stream copied in CHUNK pieces (at most `limit` bytes)."""
     *folders, name = _parts(rel)
