@@ -366,6 +366,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C at any point once we run, the imports included: one line
+        print("parquet-conformance: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     from parquet_conformance.conformance.app.console import end_progress, user_errors
     from parquet_conformance.kernel.escape import guard_streams, terminal
 
@@ -380,9 +388,6 @@ def main(argv: list[str] | None = None) -> int:
         end_progress()
         print(f"parquet-conformance: error: {terminal(str(e))}", file=sys.stderr)  # one line, whatever it quotes
         return 2
-    except KeyboardInterrupt:
-        print("parquet-conformance: interrupted", file=sys.stderr)
-        return 130
     except OSError as e:  # the system refused: a full disk, a file-size limit, a folder made read-only meanwhile
         end_progress()
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
