@@ -18,6 +18,7 @@ from parquet_conformance.reports.text import (
     MEANING,
     SYMBOL,
     cell_text,
+    html_text,
     mark_text,
     percent,
     severity,
@@ -109,8 +110,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
         if not failing:
             continue
         own = [g for g in groups if g.adapter == a.adapter and g.verdict.is_failure]
-        # The name in a heading, not in <summary>: an HTML block's text is not Markdown, and the escaper is Markdown's.
-        lines += ["", f"#### {cell_text(a.adapter)}", "", f"<details><summary>{len(failing)} failing "
+        # <summary> opens an HTML block, whose text is HTML, not Markdown: the name goes through HTML's escaper.
+        lines += ["", f"<details><summary>{html_text(a.adapter)}: {len(failing)} failing "
                   f"{'cell' if len(failing) == 1 else 'cells'} in {len(own)} "
                   f"{'cluster' if len(own) == 1 else 'clusters'}</summary>", "",
                   "| cluster (numbers, paths, offsets, object ids stripped) | verdict | cells |", "|---|---|---:|"]

@@ -346,6 +346,12 @@ class Links:
     impl: Link | None = None
 
 
+def html_text(text: str) -> str:
+    """Outside text in HTML written by hand (an HTML block of summary.md): what the templates do to every value,
+    `html_visible` then autoescape."""
+    return str(escape(terminal(text, keep_newlines=True)))
+
+
 def html_visible(value: object) -> object:
     """Every value a template outputs, before autoescape: controls, bidi overrides and line separators shown as
     escapes (kernel/escape.py `terminal`, newlines kept), in markup already made safe (Markup) too."""

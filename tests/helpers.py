@@ -28,3 +28,10 @@ def read_cases(cases: list, root: object, specs: list) -> list:
     rows: list = []
     run_locally([(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)
     return rows
+
+
+def md_text(text: str) -> str:
+    """Markdown we wrote, its escapes undone (kernel/escape.py markdown): what GitHub shows, to assert on."""
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text.replace("<!-- -->", ""))

@@ -82,6 +82,9 @@ def test_outputs_inside_their_inputs_are_one_line(corpus: Path, tmp_path: Path) 
 
 def test_a_jvm_that_does_not_start_is_one_line(corpus: Path, tmp_path: Path) -> None:
     pytest.importorskip("pyspark")
-    err = one_line(cli("run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--master", "local[1]",
-                       "--conf", "spark.serializer=no.such.Serializer", "--adapter", "pyarrow", "--fresh"))
-    assert "Spark did not start" in err and "ClassNotFoundException: no.such.Serializer" in err
+    proc = cli("run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--master", "local[1]", "--conf",
+               "spark.serializer=no.such.Serializer", "--adapter", "pyarrow", "--fresh")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    error = [line for line in proc.stderr.splitlines() if "error" in line]  # after the progress lines: one error
+    assert len(error) == 1 and "Spark did not start" in error[0], proc.stderr[-3000:]
+    assert "ClassNotFoundException: no.such.Serializer" in error[0]
