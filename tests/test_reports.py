@@ -151,7 +151,7 @@ def test_history_of_three_runs_draws_a_deterministic_trend(demo: Path, tmp_path:
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "since r2: 2 newly failing, 1 newly fixed" in proc.stdout
-    md = (tmp_path / "history.md").read_text()
+    md = md_text((tmp_path / "history.md").read_text())
     assert "| toy 1.0 | 100 | 100 | 91.67 |" in md and "**2 newly failing**:" in md
     assert (tmp_path / "history.svg").read_text() == svg
 
@@ -173,7 +173,7 @@ def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Pa
     html = (out / "report.html").read_text()
     section = html[html.index('<section id="skip-overhead">'):]
     assert "<svg" in section and '<td class="fail">900.00x!</td>' in section and "1.0 MiB" not in section
-    md = (out / "skip-overhead.md").read_text()
+    md = md_text((out / "skip-overhead.md").read_text())
     assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md
     assert "Flagged: toy (flat, 64 MiB)" in md
     assert (out / "skip-overhead.svg").read_text().startswith("<?xml")
