@@ -295,8 +295,9 @@ class Manifest:
         return manifest
 
     def check(self) -> None:
-        """What JSON Schema cannot say: unique ids, bases that exist. (A base's baseline case may be absent: a corpus
-        generated with --only holds the bases its cases need, not always their baseline cases.)"""
+        """What JSON Schema cannot say: unique ids, bases that exist, and a base's baseline case (whose reading excuses
+        a reader's representation of the base's data: conformance/harness/judge.py) a case of that base in this
+        manifest, or none (a corpus generated with --only names none where it left the baseline case out)."""
         seen: set[str] = set()
         for case in self.cases:
             check_case_id(case.id)
@@ -305,6 +306,13 @@ class Manifest:
             seen.add(case.id)
             if case.base not in self.bases:
                 raise ValueError(f"case {case.id!r} names base {case.base!r}, which the manifest does not have")
+        for name, base in self.bases.items():
+            if base.baseline_case is None:
+                continue
+            if base.baseline_case not in seen:
+                raise ValueError(f"base {name!r}: its baseline_case {base.baseline_case!r} is no case of the manifest")
+            if (of := self.case(base.baseline_case).base) != name:
+                raise ValueError(f"base {name!r}: its baseline_case {base.baseline_case!r} is a case of base {of!r}")
 
     def case(self, case_id: str) -> CaseEntry:
         return self._by_id[case_id]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance.harness.gate import Entry, Status, decide, entry_for
 from parquet_conformance.conformance.harness.model import Cell
-from parquet_conformance.conformance.harness.results import ResultsError, read_cells, read_record
+from parquet_conformance.conformance.harness.results import ResultsError, read_cells, read_record, warn
 from parquet_conformance.reports.model import CellMark, Comparison, Mark
 
 MARKS = {Status.UNEXPECTED_FAILURE: Mark.NEW, Status.KNOWN: Mark.KNOWN, Status.CHANGED_FAILURE: Mark.CHANGED,
@@ -101,4 +101,9 @@ def compare(cells: list[Cell], run_id: str, started: str | None, results: Path, 
         before, source = run_before(results, run_id, started), results
     if before is None:
         return None
-    return against_run(cells, read_cells(source, before)[1], before)
+    try:
+        earlier = read_cells(source, before)[1]
+    except ResultsError as e:  # a damaged partition: left out with a warning, as everywhere (docs/results.md)
+        warn(f"{e}; left out")  # the same words everywhere: one warning per damaged partition
+        return None
+    return against_run(cells, earlier, before)

@@ -18,6 +18,7 @@ from parquet_conformance.reports.text import (
     MEANING,
     SYMBOL,
     cell_text,
+    html_text,
     mark_text,
     percent,
     severity,
@@ -114,7 +115,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
         if not failing:
             continue
         own = [g for g in groups if g.adapter == a.adapter and g.verdict.is_failure]
-        lines += ["", f"<details><summary>{cell_text(a.adapter)}: {len(failing)} failing "
+        # <summary> opens an HTML block, whose text is HTML, not Markdown: the name goes through HTML's escaper.
+        lines += ["", f"<details><summary>{html_text(a.adapter)}: {len(failing)} failing "
                   f"{'cell' if len(failing) == 1 else 'cells'} in {len(own)} "
                   f"{'cluster' if len(own) == 1 else 'clusters'}</summary>", "",
                   "| cluster (numbers, paths, offsets, object ids stripped) | verdict | cells |", "|---|---|---:|"]
@@ -129,8 +131,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
             lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.verdict} |{mark} "
                          f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
-            lines.append(f"| … {len(failing) - per_adapter} more: {impl_link(a.adapter)} | | |" + (" |" if k else "")
-                         + " |")
+            more = cell_text(impl_link(a.adapter))  # a link's text, not a link: the name in it is outside text
+            lines.append(f"| … {len(failing) - per_adapter} more: {more} | | |" + (" |" if k else "") + " |")
         lines += ["", "</details>"]
     lines += ["", "<details><summary>Legend</summary>", "", "| verdict | symbol in report.html | meaning |",
               "|---|---|---|"]

@@ -4,12 +4,14 @@ environment, and the skip-overhead table and chart that report.html and skip-ove
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, metadata
@@ -22,6 +24,7 @@ from markupsafe import Markup, escape
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.corpus.model import NAME_RE
+from parquet_conformance.kernel.escape import markdown, terminal
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
 
@@ -34,12 +37,11 @@ def chart_rc(font_size: int) -> Any:
     return {"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none", "font.family": "DejaVu Sans",
             "font.size": font_size, "text.parse_math": False, "text.usetex": False}
 
-# XML 1.0 cannot carry these at all, escaped or not.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
 def xml_text(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    """Text for XML (JUnit): kernel/escape.py `terminal`, newlines kept, so that what XML 1.0 cannot carry at all
+    (C0 controls, lone surrogates) and what a viewer would act on (C1 controls, bidi overrides) is shown as an escape;
+    ElementTree escapes the markup characters."""
+    return terminal(text, keep_newlines=True)
 
 
 def detail(cell: Cell, diff: DataDiff | None = None) -> str:
@@ -68,10 +70,9 @@ def file_name(name: str) -> str:
 
 
 def cell_text(text: object) -> str:
-    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, `<` and `&` escaped (nothing else: an
-    escaped quote or `>` shows as `&quot;` where Markdown is not rendered as HTML), no control characters."""
-    text = xml_text(str(text)).replace("&", "&amp;").replace("<", "&lt;")  # no tag and no entity can start
-    return " ".join(text.replace("|", "\\|").replace("`", "\\`").split())
+    """Outside text in Markdown (a table cell, a list item, a heading): kernel/escape.py `markdown`, the one escaper of
+    that sink (one line, every punctuation character escaped, no autolink)."""
+    return markdown(str(text))
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
@@ -297,11 +298,29 @@ def track_counts(doc: ResultsDocument) -> list[TrackCount]:
 
 
 
+_PUBLISHED: ContextVar[tuple[Path, Path] | None] = ContextVar("published", default=None)
+
+
+@contextlib.contextmanager
+def published(staging: Path, final: Path) -> Iterator[None]:
+    """Pages written into `staging` will be read from `final` (reports are written aside, then moved into place):
+    links out of them (corpus_href) are made from where they will be."""
+    token = _PUBLISHED.set((staging.resolve(), final.resolve()))
+    try:
+        yield
+    finally:
+        _PUBLISHED.reset(token)
+
+
 def corpus_href(doc: ResultsDocument, page_dir: Path) -> str:
     """The run's corpus relative to a page's folder (report.html's: the run's --out, where the corpus usually is)."""
     if not doc.run.corpus:
         return "corpus"
-    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page_dir.resolve())).as_posix()
+    page = page_dir.resolve()
+    moved = _PUBLISHED.get()
+    if moved is not None and (page == moved[0] or moved[0] in page.parents):
+        page = moved[1] / page.relative_to(moved[0])
+    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page)).as_posix()
 
 
 def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> str | None:
@@ -392,10 +411,26 @@ class Links:
     impl: Link | None = None
 
 
+def html_text(text: str) -> str:
+    """Outside text in HTML written by hand (an HTML block of summary.md): what the templates do to every value,
+    `html_visible` then autoescape."""
+    return str(escape(terminal(text, keep_newlines=True)))
+
+
+def html_visible(value: object) -> object:
+    """Every value a template outputs, before autoescape: controls, bidi overrides and line separators shown as
+    escapes (kernel/escape.py `terminal`, newlines kept), in markup already made safe (Markup) too."""
+    if value is None or isinstance(value, int | float):
+        return value
+    if isinstance(value, Markup):
+        return Markup(terminal(str(value), keep_newlines=True))
+    return terminal(str(value), keep_newlines=True)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, finalize=html_visible)
     env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict), meaning=MEANING, percent=percent,
                        plural=plural, citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
     env.filters["linked"] = linked

@@ -21,7 +21,7 @@ from parquet_conformance.reports.diff import diff_runs
 from parquet_conformance.reports.document import stored_document
 from parquet_conformance.reports.history import chart_svg, load_history
 from parquet_conformance.reports.html import columns, engine_key, shared_engines
-from tests.helpers import CLI
+from tests.helpers import CLI, md_text
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_reports_show_data_diffs_and_clusters(demo: Path) -> None:
     assert failure is not None
     assert 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in failure.get("message", "")
     assert "columns that differ (over every row): i32" in (failure.text or "")
-    summary = (demo / "summary.md").read_text()
+    summary = md_text((demo / "summary.md").read_text())
     assert "toy-1.0: 2 failing cells in 1 cluster" in summary
     assert "| returned other data in i32 | fail:wrong-data | 2 |" in summary
     assert 'row 2 i32: expected {"int":"-36"}, returned {"int":"-999"}' in summary  # quotes as quotes
@@ -153,7 +153,7 @@ def test_history_of_three_runs_draws_a_deterministic_trend(demo: Path, tmp_path:
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "since r2: 2 newly failing, 1 newly fixed" in proc.stdout
-    md = (tmp_path / "history.md").read_text()
+    md = md_text((tmp_path / "history.md").read_text())
     assert "| toy 1.0 | 100 | 100 | 91.67 |" in md and "**2 newly failing**:" in md
     assert (tmp_path / "history.svg").read_text() == svg
 
@@ -175,7 +175,7 @@ def test_rewrite_adds_the_skip_overhead_table_and_chart(demo: Path, tmp_path: Pa
     html = (out / "report.html").read_text()
     section = html[html.index('<section id="skip-overhead">'):]
     assert "<svg" in section and '<td class="fail">900.00x!</td>' in section and "1.0 MiB" not in section
-    md = (out / "skip-overhead.md").read_text()
+    md = md_text((out / "skip-overhead.md").read_text())
     assert "| toy | 1.0 | flat | 1.0 | 1.00x | 2.00x | 900.00x! | 64.0 MiB |" in md
     assert "Flagged: toy (flat, 64 MiB)" in md
     assert (out / "skip-overhead.svg").read_text().startswith("<?xml")
@@ -234,7 +234,7 @@ def test_flaky_cells_are_counted_apart_in_every_format(demo: Path) -> None:
     assert skipped is not None and skipped.get("type") == "flaky"
     assert skipped.get("message", "").startswith("flaky: the run: read")
     assert (suite.get("failures"), suite.find("testcase[@name='base/nested [legacy]']/failure")) == ("0", None)
-    summary = (demo / "summary.md").read_text()
+    summary = md_text((demo / "summary.md").read_text())
     assert "| pass | fail | flaky |" in summary and "**1 flaky cell**" in summary
     assert re.search(r"^\| base/nested \| moody \| legacy \| the run: read", summary, re.M)
     html = (demo / "report.html").read_text()
@@ -252,7 +252,7 @@ def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
                      ("ext/column-meta-data/flat/spec-header", "sparky"): ("changed", "fail:crash"),
                      ("ext/column-meta-data/flat/zigzag-header", "sparky"): ("known", "fail:rejected-valid"),
                      ("base/flat", "pyarrow"): ("fixed", "fail:rejected-valid")}
-    summary = (demo / "summary.md").read_text()
+    summary = md_text((demo / "summary.md").read_text())
     assert summary.index("**Compared with run r2: 2 new failures**, 1 changed, 1 fixed, 1 known.") < summary.index(
         "### New and changed failures (3)") < summary.index("### Scores")
     assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| fail:wrong-data \| new failure: "
@@ -307,7 +307,7 @@ def test_an_expected_failure_list_marks_listed_failures_known(demo: Path, tmp_pa
     assert known is not None and known.get("type") == "xfail" and known.get("message", "").startswith(
         "known failure, listed: fail:rejected-valid: expected read (legacy)")
     assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
-    summary = (out / "summary.md").read_text()
+    summary = md_text((out / "summary.md").read_text())
     assert "**Compared with the expected-failure list sparky-failures.txt (sparky): 3 new failures**" in summary
     bad = tmp_path / "typo.txt"
     bad.write_text("no/such/case\n")
@@ -330,7 +330,7 @@ def test_the_words_a_user_reads(demo: Path) -> None:
     assert "<dt>attempts</dt>" in html and "the same worker process read" in html
     detail = cell_detail(html, "ext/column-meta-data/flat/zigzag-header", "sparky")
     assert "root cause: java.io.IOException: can not read class" in detail
-    summary = (demo / "summary.md").read_text()
+    summary = md_text((demo / "summary.md").read_text())
     assert "<details><summary>Legend</summary>" in summary and "| legacy | a reader that knows no extension" in summary
     texts = [html, summary, *(p.read_text() for p in (demo / "junit").glob("*.xml"))]
     for text in texts:

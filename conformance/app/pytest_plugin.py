@@ -30,6 +30,7 @@ from parquet_conformance.conformance.harness.gate import Entry, Status, decide, 
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Cell, Outcome, OutcomeRow, Read, outcome_fields
 from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, matches
+from parquet_conformance.kernel.options import seconds
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,7 +52,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "xfail(strict=True), so a fixed case fails until removed from the file")
     group.addoption("--parquet-conformance-only", metavar="GLOB",
                     help="only the cases whose id matches GLOB (comma-separated globs, e.g. 'base/*,corrupt/*')")
-    group.addoption("--parquet-conformance-timeout", type=float, metavar="SECONDS",
+    group.addoption("--parquet-conformance-timeout", type=seconds(), metavar="SECONDS",  # finite, positive: no nan
                     help="per-case timeout; no answer in time is a hang (default 60)")
 
 

@@ -43,14 +43,15 @@ from parquet_conformance.conformance.harness.results import (
     Store,
     check_run_id,
     new_run_id,
-    read_cells,
     read_record,
-    read_runs_in_order,
+    reusable_cells,
+    warn,
 )
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
@@ -130,6 +131,9 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
     store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
+    # OUT inside the corpus (or inside any corpus, results dataset or site of ours) would break it; the corpus may
+    # live in OUT (OUT/corpus is the default), where nothing the run writes goes.
+    trees.separate(opts.out, {} if trees.within(corpus, opts.out) else {"the corpus": corpus})
     t0 = time.monotonic()
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if progress:
@@ -233,7 +237,11 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
         nonpass, unconfirmed, disagreed = confirm(judge, manifest, root, staged)
         timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
         timings.disagreed = len(disagreed)
-        cells = judge.cells(staged())
+        rows = staged()
+        cells = judge.cells(rows)
+        for adapter, role in sorted(unjudged_roles(rows, cells)):  # said, not silently dropped
+            warn(f"adapter {adapter} announces role {role}, which no case of this run names: no cell judged it (each "
+                 "case names its roles; an aware reader meets the others in its first role)")
         timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
@@ -261,6 +269,12 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
     return RunResult(run_id, cells, manifest, timings, digest)
 
 
+def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell]) -> set[tuple[str, str]]:
+    """(adapter, role) of each role an adapter announced that no cell of the run was judged in."""
+    judged = {(c.adapter, c.role) for c in cells}
+    return {(r.adapter, role) for r in rows for role in r.roles} - judged
+
+
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     """What the document keeps of the writer x reader matrix (reports/model.py WritersMatrix)."""
     from parquet_conformance.reports.document import case_summaries, diffs
@@ -281,15 +295,14 @@ def offset_tick(tick: Callable[[int, int], None], before: int, total: int, finis
 def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
     """The attempts of the latest earlier run in this results dataset (by its recorded start) whose inputs are
     unchanged (harness/confirm.py reusable); none when there is no earlier run."""
+    found = reusable_cells(store.results, run_id)  # damaged partitions skipped, cells checked against their digests
+    if found is None:
+        return []
+    earlier, cells = found
     try:
-        runs = [r for r in read_runs_in_order(store.results) if r != run_id]
+        record = read_record(store.results, earlier)
     except ResultsError:
-        return []
-    if not runs:
-        return []
-    earlier = runs[-1]
-    _, cells = read_cells(store.results, earlier)
-    record = read_record(store.results, earlier)
+        record = None
     started = record.info.started if record and record.info.started else "start unknown"
     return reusable(cells, f"{earlier} (started {started})", cases, specs)
 
