@@ -34,6 +34,7 @@ from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import FieldBytes, apply_edits, field_list, rewrite_fields
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.written import PROFILES, jobs
+from tests.helpers import md_text
 
 TRACK = tracks.get("parquet")
 
@@ -239,6 +240,6 @@ def test_the_grid_says_whose_failure_each_is(tmp_path: Path) -> None:
     assert grid.cells[("broken 1", "r2")].text == "0/1 r1" and grid.cells[("broken 1", "r2")].css == "refuses"
     assert missing_bases(doc) == ["base/flat"]
     FORMAT.write(doc, tmp_path)
-    html, md = (tmp_path / "writers.html").read_text(), (tmp_path / "writers.md").read_text()
+    html, md = (tmp_path / "writers.html").read_text(), md_text((tmp_path / "writers.md").read_text())
     assert 'id="missing-bases"' in html and "**Warning**: the run has no cells of base/flat" in md
     assert "The readers' faults" in md and "- **good 1** → r4:" in md
