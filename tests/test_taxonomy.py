@@ -145,6 +145,8 @@ public class Probe {
       new IOException("x", new OutOfMemoryError("Java heap space")),
       new StackOverflowError(),
       new AssertionError("x"),
+      new IOException("can not read", new AssertionError("magic")),
+      new ParquetDecodingException("could not read page", new io.airlift.compress.MalformedInputException(3, "bad")),
     };
     for (Throwable t : cases) System.out.println(JavaErrors.outcome(t));
   }
@@ -170,4 +172,5 @@ def test_the_java_rule_walks_the_cause_chain(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [
         "unhandled-error", "rejected", "rejected", "rejected", "unhandled-error", "unhandled-error",
-        "unhandled-error", "rejected", "unhandled-error", "oom", "crash", "unhandled-error"]
+        "unhandled-error", "rejected", "unhandled-error", "oom", "crash", "unhandled-error",
+        "unhandled-error", "rejected"]  # an assertion in the chain (rule 5); a codec's refusal (rule 4)
