@@ -22,9 +22,10 @@ from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdic
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.focus import failing_families, failures, fixed
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument, reuse_text
 from parquet_conformance.reports.text import (
     ABOUT,
+    LEVEL_MEANING,
     MARK_ORDER,
     MARKS_LEGEND,
     MEANING,
@@ -203,7 +204,8 @@ def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corp
         roles=[(r, doc.roles.get(r, "")) for r in roles], corpus=corpus, marks_legend=MARKS_LEGEND,
         sharing_text=sharing_text, now={(c.case, c.adapter, c.role): c for c in doc.cells},
         what=lambda c: what_happened(c, doc.diff_of(c)), cell_href=cell_href,
-        reproduce={a.adapter: doc.reproduce.get(a.adapter, f"--adapter {a.adapter}") for a in doc.adapters})
+        reproduce={a.adapter: doc.reproduce.get(a.adapter, f"--adapter {a.adapter}") for a in doc.adapters},
+        reuse=reuse_text(doc.cells), level_meaning=LEVEL_MEANING)
 
 
 def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:
