@@ -128,3 +128,45 @@ def test_scores_count_each_level_apart() -> None:
     [score] = scores(cells)
     assert score.level_text() == "must 1/2 · should 1/1 · policy 0/1"  # flaky and skipped cells: in no level
     assert (score.passed, score.fail) == (2, 2)
+
+
+def test_every_format_shows_the_levels_apart(tmp_path: Path) -> None:
+    """The scores by level in results.json, summary.md, JUnit, report.html and the run's table; JUnit writes a
+    read-versus-refuse failure below `must` as check does by default (skipped, below-level), a must one as a
+    failure; and each says how many verdicts were decided in the run and how many reused, from which run."""
+    import json
+    import xml.etree.ElementTree as ET
+    from dataclasses import replace
+
+    from parquet_conformance.conformance.app.run import summary_table
+    from parquet_conformance.conformance.harness.model import RunInfo
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, CaseSummary, ResultsDocument
+
+    cells = [cell(Verdict.PASS, Level.MUST, "c/a"), cell(Verdict.REJECTED_VALID, Level.MUST, "c/b"),
+             cell(Verdict.REJECTED_VALID, Level.SHOULD, "c/c"), cell(Verdict.PASS, Level.POLICY, "c/d")]
+    cells[0] = replace(cells[0], reused_from="r0 (started 2026-11-01T09:00:00+00:00)")
+    run = RunInfo("r1", "0", 0, "none", "", None, ["parquet"], "0" * 64)
+    cases = [CaseSummary(id=c.case, track="parquet", title=c.case, group="c", kind=Kind.GOLDEN,
+                         expect={"legacy": Expectation.READ}, citations=[], notes="") for c in cells]
+    write_reports(ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells), tmp_path)
+    text = "must 1/2 · should 0/1 · policy 1/1"
+    [adapter] = json.loads((tmp_path / "results.json").read_text())["adapters"]
+    assert adapter["levels"] == {"must": {"pass": 1, "fail": 1}, "should": {"pass": 0, "fail": 1},
+                                 "policy": {"pass": 1, "fail": 0}}
+    summary = (tmp_path / "summary.md").read_text()
+    assert f"| {text} |" in summary
+    assert summary.splitlines()[2] == ("3 verdicts decided in this run, 1 reused from run r0 (started "
+                                       "2026-11-01T09:00:00+00:00) (case bytes and implementation unchanged; "
+                                       "--fresh decides every one again).")
+    suite = ET.parse(tmp_path / "junit" / "a.xml").getroot()
+    props = {p.get("name"): p.get("value") for p in suite.find("properties") or []}
+    assert (props["score.must"], props["score.should"], props["score.policy"]) == ("1/2", "0/1", "1/1")
+    assert (props["verdicts.decided"], props["verdicts.reused.from.r0 (started 2026-11-01T09:00:00+00:00)"]) == \
+        ("3", "1")
+    assert suite.find("testcase[@name='c/b [legacy]']/failure") is not None
+    below = suite.find("testcase[@name='c/c [legacy]']/skipped")
+    assert below is not None and below.get("type") == "below-level" and "should" in below.get("message", "")
+    html = (tmp_path / "report.html").read_text()
+    assert f'<td class="levels">{text}</td>' in html and "1 reused from run r0" in html
+    assert text in summary_table(cells)
