@@ -59,9 +59,11 @@ KNOWN: dict[str, tuple[str, str | None, str]] = {
     # Java: parquet-java's ClassCastException on a group where a primitive must be, in its worker and under Spark
     "parquet-java": (TINY, "storage/enum/schema-element-type/value-8", "java.lang.ClassCastException"),
     "spark": (TINY, "storage/enum/schema-element-type/value-8", "py4j.protocol.Py4JJavaError"),
-    # JavaScript: a property of undefined; uuid's argument check under Apache Thrift's UUID field
+    # JavaScript: a property of undefined; Node's Buffer bounds check. parquetjs refuses a uuid field through the
+    # uuid package's own validation (rule 4: a dependency's deliberate TypeError is a refusal)
     "hyparquet": (TINY, "corrupt/footer-length/at-first-page", "TypeError"),
-    "parquetjs": (TINY, "corrupt/extension/overshoots-footer/statistics", "TypeError"),
+    "parquetjs": ("storage/unknown-field/file-metadata/id-1000/uuid", "corrupt/tiny/magic-only",
+                  "RangeError [ERR_OUT_OF_RANGE]"),
     # Skiff
     "skiff-reference": ("skiff/corrupt/truncated-double/decode", None, ""),
     "ytsaurus-skiff": ("skiff/ambiguous/boolean-byte-2/decode", None, ""),
