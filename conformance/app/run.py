@@ -351,7 +351,7 @@ def command(args: argparse.Namespace) -> int:
     if t.prepared:
         slowest = sorted(t.prepared.items(), key=lambda kv: -kv[1])
         print("one-time preparation (cached for later runs): " + ", ".join(f"{n} {s:.1f}s" for n, s in slowest))
-    print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
+    print(f"{len(flaky)} flaky cells (some attempts passed, some failed)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
           f"summary.md, junit/, results/run={result.run_id}/")
