@@ -103,7 +103,7 @@ def command(args: argparse.Namespace) -> int:
     failed = not result.ok or (args.fail_on_flaky and bool(result.flaky))
     status = "FAILED" if failed else "INCOMPLETE" if result.unjudged else "ok"
     [score] = scores(mine)
-    print(f"gate {status} at level {level}: {args.adapter} in run {run_id}, {len(mine)} cells "
+    print(f"gate {status}: {args.adapter} in run {run_id} at level {level}, {len(mine)} cells "
           f"({score.level_text()}), {sum(c.verdict.is_failure for c in mine)} failing"
           f"{f' ({len(result.below_level)} below the level)' if result.below_level else ''}, "
           f"{len(result.flaky)} flaky"

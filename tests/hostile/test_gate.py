@@ -111,7 +111,8 @@ def test_the_gate_enforces_must_by_default_and_the_other_levels_when_asked(tmp_p
     assert default.returncode == 0, default.stdout
     assert re.search(r"^BELOW LEVEL +unions/logical-type/unknown-only \[legacy\]: fail:rejected-valid of a should "
                      r"expectation", default.stdout, re.M), default.stdout
-    assert re.search(r"^gate ok at level must: picky .*\(must \d+/\d+ · should 0/1\)", default.stdout, re.M)
+    assert re.search(r"^gate ok: picky in run \S+ at level must, 3 cells \(must \d+/\d+ · should 0/1\)",
+                     default.stdout, re.M), default.stdout
     should = cli(*gate, "--level", "should")
     assert should.returncode == 1 and "UNEXPECTED FAILURE unions/logical-type/unknown-only" in should.stdout
     assert cli(*gate, "--write-expected-failures").returncode == 0

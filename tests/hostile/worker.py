@@ -8,8 +8,9 @@ worker is a reader whose verdicts mean something; `--version=V` and `--engine=E`
 Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
 (an answer for another id first), twice (the answer twice in one write), stray-later (the answer, then a line
 unasked a moment later), child-holds-stdout, setsid-holds-stdout, surviving-child, setsid-child, double-fork,
-child-then-hang, exit-after-read, exit-after-answer, stateful, wrong-value (the real data with one value
-changed), bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
+child-then-hang, exit-after-read, exit-after-answer, stateful, fresh-only (reads right only as a process's first
+read, refuses after: a flake of pass and failure), wrong-value (the real data with one value changed),
+bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
 stderr-flood (`--flood=MIB` of stderr, default 400, then the answer), chained (a refusal as Spark gives it
 through py4j: a Java chain of causes some 300 frames long, its object id new at every read), none (reads
 everything).
@@ -224,6 +225,10 @@ def bad(req: dict, mode: str) -> dict | None:
         if reads > 1:
             return {"id": rid, "outcome": "read", "columns": ["x"], "rows": [[{"int": "2"}]]}
         return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused when fresh"}}
+    if mode == "fresh-only":  # a library whose state breaks it: right only before it has read anything else
+        if reads > 1:
+            return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused after a read"}}
+        return answer
     return answer
 
 
