@@ -56,7 +56,7 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
-        large=case.large, op=case.op, data_unknown=case.data_unknown)
+        large=case.large, op=case.op, data_unknown=case.data_unknown, levels=dict(case.levels))
     return derived(track, entry, data), data
 
 
@@ -69,8 +69,13 @@ def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = No
         return entry
     base_data = track.base_file(entry.base) if base is None else base
     found = track.derive(base_data, data, entry.expect)
-    return replace(entry, expect={**{r: e for r, (e, _) in found.items()}, **entry.expect},
-                   expect_hash={r: h for r, (_, h) in found.items()})
+    expect = {**{r: e for r, (e, _) in found.items()}, **entry.expect}
+    # A derived role that expects what the default role does rests on the same sentences: its level too.
+    default = track.default_role
+    levels = {r: entry.levels[default] for r, (e, _) in found.items()
+              if r not in entry.expect and default in entry.levels and e == entry.expect.get(default)}
+    return replace(entry, expect=expect, expect_hash={r: h for r, (_, h) in found.items()},
+                   levels={**levels, **entry.levels})
 
 
 def base_entry(track: Track, name: str) -> BaseEntry:

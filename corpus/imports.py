@@ -31,6 +31,7 @@ from parquet_conformance.corpus.model import (
     Citation,
     Expectation,
     Kind,
+    Level,
     Manifest,
     dump_json,
 )
@@ -189,6 +190,7 @@ def write_corpus(out: Path, track: Track, source: str, files: Sequence[Imported]
                 kind=f.kind, base=base, file=f"cases/{cid}{track.suffix}", size=size, sha256=digest, seed=0,
                 mutations=[{"mutation": "copy", "source": f"{source}:{f.relative}"}],
                 expect={track.default_role: verdict.expect}, decode={},
+                levels={track.default_role: Level.POLICY},  # the readers' consensus: this suite's reading
                 citations=[Citation(f"{source} {f.relative}", "imported file", f"sha256 {digest}")],
                 notes=f"expectation by consensus of {len(f.votes)} voters" + (f": {verdict.finding}"
                                                                               if verdict.finding else ""),

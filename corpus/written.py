@@ -20,6 +20,7 @@ from parquet_conformance.corpus.model import (
     BaseEntry,
     CaseEntry,
     Citation,
+    Level,
     Manifest,
 )
 from parquet_conformance.corpus.track import Track, Written
@@ -52,7 +53,7 @@ def provenance(f: WrittenFile) -> Citation:
     columns = "" if f.columns is None else f" (the {len(f.columns)} columns it writes)"
     return Citation(f"{f.writer} {f.version or '(version unknown)'}", f"profile {f.profile}",
                     f"table {f.table}{columns} written through its public API; created_by: "
-                    f"{f.written.created_by or '(none)'}")
+                    f"{f.written.created_by or '(none)'}", level=Level.POLICY)  # provenance, not a spec
 
 
 def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:

@@ -29,10 +29,11 @@ from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdic
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.focus import Failure, failing_families, failures, fixed
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument, reuse_text
 from parquet_conformance.reports.text import (
     ABOUT,
     DOCS_REF,
+    LEVEL_MEANING,
     MARK_ORDER,
     MARKS_LEGEND,
     MEANING,
@@ -288,7 +289,8 @@ def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corp
         mark_count=Counter(m.mark for m in doc.comparison.marks) if doc.comparison else Counter(),
         roles=[(r, doc.roles.get(r, "")) for r in roles], corpus=corpus, marks_legend=MARKS_LEGEND,
         now={(c.case, c.adapter, c.role): c for c in doc.cells}, what=lambda c: what_happened(c, doc.diff_of(c)),
-        data={**data, "defaultTrack": tracks[0] if len(tracks) > 1 else ""}, worst_first=worst_first)
+        data={**data, "defaultTrack": tracks[0] if len(tracks) > 1 else ""}, worst_first=worst_first,
+        reuse=reuse_text(doc.cells), level_meaning=LEVEL_MEANING)
 
 
 def worst_first(counts: dict[str, int]) -> list[tuple[Verdict, int]]:

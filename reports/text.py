@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
-from parquet_conformance.corpus.model import NAME_RE
+from parquet_conformance.corpus.model import NAME_RE, Level
 from parquet_conformance.kernel.escape import markdown, terminal
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
@@ -47,7 +47,7 @@ def xml_text(text: str) -> str:
 def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data (with its
     diff against the expected data, for wrong data)."""
-    text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
+    text = f"expected {cell.expected} ({cell.role}, {cell.level}), got {cell.outcome}"
     if cell.disagreement:
         text += f"; attempts disagree: {cell.disagreement}"
     if cell.rows is not None:
@@ -88,11 +88,6 @@ def family_name(adapter: str, version: str | None) -> str:
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "wrong", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unh",
           Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
           Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
-# Worst first: which verdict a (case, adapter) with several roles shows, and the order of lists. A verdict not named
-# here sorts after the named failures (a new failure needs no line here to be drawn).
-WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
-               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
-               Verdict.SKIP]
 MEANING = {  # the legend, in words; a verdict without a line here is shown by its name
     Verdict.PASS: "did what the case expects",
     Verdict.WRONG_DATA: "returned other data than the case's (the worst: a user would not notice)",
@@ -103,9 +98,14 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
     Verdict.REJECTED_VALID: "refused a file it must read",
     Verdict.ACCEPTED_INVALID: "read a file it must reject",
     Verdict.WRONG_METADATA: "an aware reader used the footer the case forbids",
-    Verdict.FLAKY: "its attempts disagree: counted apart, neither a pass nor a failure",
+    Verdict.FLAKY: "some of its attempts passed and some failed: counted apart, neither a pass nor a failure",
     Verdict.SKIP: "not judged: the implementation is unavailable here, or fails the same way on the unmodified base",
     Verdict.HARNESS_ERROR: "not judged: parquet-conformance failed here, not the implementation",
+}
+LEVEL_MEANING = {  # what an expectation's level says (docs/spec-notes.md#levels)
+    Level.MUST: "a MUST or required sentence of the spec, parquet.thrift or the Thrift protocol; the gate enforces it",
+    Level.SHOULD: "a SHOULD, a recommendation; the gate enforces it when asked (check --level should)",
+    Level.POLICY: "this suite's own reading (docs/spec-notes.md says why); enforced when asked (check --level policy)",
 }
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
@@ -124,18 +124,19 @@ def expectation_words(expectation: str, op: str = "read") -> str:
                    "either": "return exactly the base's data or fail with an error"}.get(expectation, expectation)
 TERMS = {  # words the detail panel and the summaries use
     "attempts": "how often the cell was read: the run's read, --repeat rounds, and a read in a fresh worker "
-                "process for every cell that did not pass (attempts that disagree make the cell flaky)",
+                "process for every cell that did not pass (a pass and a failure among them make the cell flaky; "
+                "failures of different kinds make it the worst of them)",
     "read just before": "the case the same worker process read before this one: a reader that keeps state between "
                         "files may fail because of it (the fresh worker's read tells)",
     "root cause": "the deepest error a chained error names (Java's Caused by, Python's __cause__), shown first",
+    "level": "the force of what the expectation rests on: must, should or policy (the legend); it weighs only "
+             "reading versus refusing",
 }
 
 
 def severity(verdict: Verdict) -> int:
-    """A verdict's place in WORST_FIRST; a verdict it does not name comes right after the failures it names."""
-    if verdict in WORST_FIRST:
-        return WORST_FIRST.index(verdict)
-    return WORST_FIRST.index(Verdict.WRONG_METADATA) if verdict.is_failure else len(WORST_FIRST)
+    """The order of lists and which of a (case, adapter)'s roles a report shows: the judge's (Verdict.severity)."""
+    return verdict.severity
 
 
 def css_class(verdict: Verdict) -> str:
@@ -245,7 +246,8 @@ MARKS_LEGEND = {Mark.NEW: "fails now, passed before (or is not in the expected-f
                 Mark.CHANGED: "fails otherwise than before (or than the verdict listed)",
                 Mark.KNOWN: "fails as before (or as listed)",
                 Mark.FIXED: "passes now, failed before (or is listed: remove it from the list)",
-                Mark.UNSEEN: "fails; the earlier run has no such cell (a case or an implementation added)"}
+                Mark.UNSEEN: "fails; the earlier run has no verdict to compare with: no such cell (a case or an "
+                             "implementation added), or it was flaky, skipped or not judged there"}
 
 def mark_text(mark: CellMark, comparison: Comparison) -> str:
     """A cell's mark in words: "new failure (passed in run r2)"."""
@@ -263,6 +265,8 @@ def mark_text(mark: CellMark, comparison: Comparison) -> str:
         case Mark.FIXED:
             return f"fixed: {'listed' if listed else 'it failed in ' + comparison.what}{before and ' as' + before}"
         case Mark.UNSEEN:
+            if mark.before:
+                return f"not compared: it was{before} in {comparison.what}, not a pass or a failure"
             return f"not compared: {comparison.what} has no such cell (a case or an implementation added)"
     return str(mark.mark)
 

@@ -232,11 +232,11 @@ def test_flaky_cells_are_counted_apart_in_every_format(demo: Path) -> None:
     suite = ET.parse(demo / "junit" / "moody.xml").getroot()
     skipped = suite.find("testcase[@name='base/nested [legacy]']/skipped")
     assert skipped is not None and skipped.get("type") == "flaky"
-    assert skipped.get("message", "").startswith("flaky: the run: read")
+    assert skipped.get("message", "").startswith("flaky: the run: rejected")
     assert (suite.get("failures"), suite.find("testcase[@name='base/nested [legacy]']/failure")) == ("0", None)
     summary = md_text((demo / "summary.md").read_text())
     assert "| pass | fail | flaky |" in summary and "**1 flaky cell**" in summary
-    assert re.search(r"^\| base/nested \| moody \| legacy \| the run: read", summary, re.M)
+    assert re.search(r"^\| base/nested \| moody \| legacy \| the run: rejected", summary, re.M)
     html = (demo / "report.html").read_text()
     assert "<th>flaky</th>" in html
 
@@ -255,7 +255,8 @@ def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
     summary = md_text((demo / "summary.md").read_text())
     assert summary.index("**Compared with run r2: 2 new failures**, 1 changed, 1 fixed, 1 known.") < summary.index(
         "### New and changed failures (3)") < summary.index("### Scores")
-    assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| fail:wrong-data \| new failure: "
+    assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| must \| fail:wrong-data \| "
+                     r"new failure: "
                      r"it passed in run r2 \| expected read \(legacy\), got 24 rows of other data", summary, re.M)
     assert "**Fixed (1)**: pyarrow base/flat [legacy]." in summary
     html = (demo / "report.html").read_text()

@@ -16,7 +16,7 @@ import importlib
 import sys
 from typing import NoReturn
 
-from parquet_conformance.corpus.model import GENERATOR_VERSION
+from parquet_conformance.corpus.model import GENERATOR_VERSION, LEVELS, Level
 from parquet_conformance.kernel.options import (
     SEED_MAX,
     integer,
@@ -346,6 +346,11 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
     chk.add_argument("--fail-on-flaky", action="store_true",
                      help="fail the gate (exit 1) on a flaky cell too; by default flaky cells are printed, not failed")
+    chk.add_argument("--level", choices=[str(v) for v in LEVELS], default=str(Level.MUST),
+                     help="the weakest level of expectation the gate enforces (default must; should adds the "
+                          "recommendations, policy this suite's own readings too): a refusal of a read, or a read of "
+                          "a file to reject, fails only at an enforced level; a crash, hang, unhandled error or wrong "
+                          "data fails at every level")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")

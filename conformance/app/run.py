@@ -56,7 +56,7 @@ from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
-from parquet_conformance.reports.model import WritersMatrix
+from parquet_conformance.reports.model import WritersMatrix, reuse_text
 
 if TYPE_CHECKING:
     from parquet_conformance.conformance.app.writers import WritersResult
@@ -353,7 +353,7 @@ def command(args: argparse.Namespace) -> int:
     print(summary_table(result.cells))
     flaky = [c for c in result.cells if c.verdict == "flaky"]
     ran = len(result.cells) - t.reused
-    print(f"{len(result.cells)} cells ({ran} run, {t.reused} reused from an earlier run with the same inputs), "
+    print(f"{len(result.cells)} cells ({reuse_text(result.cells)}), "
           f"{ran / max(t.cells_s, 1e-9):.1f} cells/s; time: generation {t.generation_s:.1f}s, Spark start "
           f"{t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming {t.confirmed} non-pass cells ({t.rerun} read "
           f"again, a new worker per adapter or share; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
@@ -364,7 +364,7 @@ def command(args: argparse.Namespace) -> int:
     if t.prepared:
         slowest = sorted(t.prepared.items(), key=lambda kv: -kv[1])
         print("one-time preparation (cached for later runs): " + ", ".join(f"{n} {s:.1f}s" for n, s in slowest))
-    print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
+    print(f"{len(flaky)} flaky cells (some attempts passed, some failed)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
           f"summary.md, junit/, results/run={result.run_id}/")
@@ -374,9 +374,11 @@ def command(args: argparse.Namespace) -> int:
 def summary_table(cells: list[Cell]) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  "
+             "by level (pass/judged)  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
         lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.flaky:>5} {a.skip:>5} "
-                     f"{a.harness_errors:>5}  {detail}")
+                     f"{a.harness_errors:>5}  {a.level_text()}  {detail}")
     return "\n".join(lines)
+

@@ -6,7 +6,8 @@
   run's (other cells before it, or none); an adapter whose cells would cost more than an even share of the pass's
   slots is cut into a few such workers, so that its hangs do not hold the pass while other slots idle.
 - Single-cell re-runs where the confirmation disagrees with the run's attempt: a worker process that reads nothing
-  else decides, and the cell is `flaky` when it disagrees too (judge.py: the fresh attempt outranks the pass).
+  else reads the cell too; judge.py weighs every attempt (`flaky` where some passed and some failed, the worst
+  failure where all failed).
 - The hang limit: a cell is a hang only when a confirming process gives no answer within the adapter's hang limit,
   derived from its own distribution in this run (HANG_FACTOR x its slowest answered cell, at least HANG_FLOOR_S, at
   most its full timeout), or `--hang-limit S`.
@@ -116,7 +117,8 @@ def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: li
         first = cells[0]
         if (sha.get(case_id) is None or first.case_sha256 != sha[case_id] or fingerprint.get(adapter) is None
                 or first.fingerprint != fingerprint[adapter]
-                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.SKIP) for c in cells)):
+                or any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.SKIP) or c.disagreement
+                       for c in cells)):  # attempts that disagreed are not one outcome to replay: run them again
             continue
         row = OutcomeRow.of(case_id, adapter, first.implementation, first.version, [c.role for c in cells],
                             first.typed, first.duration_s, previous_case=first.previous_case,

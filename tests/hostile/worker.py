@@ -10,13 +10,17 @@ Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surr
 (an answer for another id first), twice (the answer twice in one write), stray-later (the answer, then a line
 unasked a moment later), child-holds-stdout, setsid-holds-stdout, surviving-child, setsid-child, double-fork,
 child-then-hang, exit-after-read, exit-after-answer, kill-reaper and stop-reaper (a daemon first), sigkill,
-tmp-litter (files in its TMPDIR, which it answers), stateful, wrong-value (the real data with one value
-changed), bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
+tmp-litter (files in its TMPDIR, which it answers), stateful, fresh-only (reads right only as a process's first
+read, refuses after: a flake of pass and failure), wrong-value (the real data with one value changed),
+bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
 stderr-flood (`--flood=MIB` of stderr, default 400, then the answer), chained (a refusal as Spark gives it
 through py4j: a Java chain of causes some 300 frames long, its object id new at every read), none (reads
 everything).
 At start, for every file: refuse, exit-at-start, banner (a line before the start answer), huge-name (an 8 MiB
 implementation name), bad-role (`my role#1`), dup-role (a role listed twice), numeric-version.
+Mode `steps:A+B+...` (in `--plan` too) answers the n-th attempt at a file, counted across processes in `--memory=DIR`,
+as step n of the list, cyclically: `crash` (SIGSEGV), `unhandled` (a KeyError, as an unhandled error), `refuse`,
+`read` (the good answer): a reader whose attempts at one file disagree, in one run or across runs.
 Mode `script` with `--script=FILE` (JSON: path text -> steps) answers each file as its steps say, in order:
 `["write", [hex, ...]]` writes those lines in one write ("{id}" in a line's bytes becomes the request's id),
 `["answer"]` the good answer, `["exit", code]`, `["child"]` a descendant in a session of its own,
@@ -106,9 +110,28 @@ def later(text: str, delay: float = 0.3) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
+def attempt_number(path: str) -> int:
+    """How many times any worker has been asked for this file, this time included (a count kept in --memory)."""
+    import hashlib
+
+    counter = os.path.join(OPTIONS["memory"], hashlib.sha256(path.encode()).hexdigest()[:16])
+    n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
+    with open(counter, "w") as f:
+        f.write(str(n))
+    return n
+
+
 def bad(req: dict, mode: str) -> dict | None:
     """The answer to a bad file, or None when this mode answers (or dies) by itself."""
     rid = req["id"]
+    if mode.startswith("steps:"):
+        steps = mode.removeprefix("steps:").split("+")
+        mode = {"crash": "segfault", "read": "none"}.get(step := steps[(attempt_number(req["path"]) - 1) % len(steps)],
+                                                         step)
+        if mode == "unhandled":
+            return {"id": rid, "outcome": "unhandled-error", "error": {"class": "builtins.KeyError", "message": "'x'"}}
+        if mode == "refuse":
+            return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused"}}
     answer = {"id": rid, **good(req["path"])}
     if mode == "mismatched":  # an answer for an id never asked, then this one's
         out(json.dumps({"id": rid + "0", **GOOD}))
@@ -220,6 +243,10 @@ def bad(req: dict, mode: str) -> dict | None:
         if reads > 1:
             return {"id": rid, "outcome": "read", "columns": ["x"], "rows": [[{"int": "2"}]]}
         return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused when fresh"}}
+    if mode == "fresh-only":  # a library whose state breaks it: right only before it has read anything else
+        if reads > 1:
+            return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused after a read"}}
+        return answer
     return answer
 
 
