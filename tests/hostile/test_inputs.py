@@ -199,6 +199,7 @@ def text_size(m: dict) -> None:
 
 def no_legacy(m: dict) -> None:
     m["cases"][0]["expect"] = {"aware:x": "read"}
+    m["cases"][0]["levels"] = {"aware:x": "must"}  # levels follow the expectations (else that is refused first)
 
 
 @pytest.mark.parametrize(("change", "message"), [
