@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.corpus import regression_store as regressions
+from parquet_conformance.corpus import upstream as upstream_files
 from parquet_conformance.corpus.dist import write_manifest_digest
 from parquet_conformance.corpus.model import (
     EXPECTATION_MEANINGS,
@@ -33,9 +34,9 @@ from parquet_conformance.corpus.model import (
 )
 from parquet_conformance.corpus.track import Deriving, Track, all_tracks
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.cache import cache_root
 
-OUTPUT_DIRS = ("cases", "bases", "expected")  # replaced whole on regeneration
 CORPORA_KEPT = 3  # generated corpora kept in the cache (each code change makes a new one)
 Progress = Callable[[int, int, str], None]
 
@@ -55,7 +56,7 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
-        large=case.large, op=case.op, data_unknown=case.data_unknown)
+        large=case.large, op=case.op, data_unknown=case.data_unknown, levels=dict(case.levels))
     return derived(track, entry, data), data
 
 
@@ -68,8 +69,13 @@ def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = No
         return entry
     base_data = track.base_file(entry.base) if base is None else base
     found = track.derive(base_data, data, entry.expect)
-    return replace(entry, expect={**{r: e for r, (e, _) in found.items()}, **entry.expect},
-                   expect_hash={r: h for r, (_, h) in found.items()})
+    expect = {**{r: e for r, (e, _) in found.items()}, **entry.expect}
+    # A derived role that expects what the default role does rests on the same sentences: its level too.
+    default = track.default_role
+    levels = {r: entry.levels[default] for r, (e, _) in found.items()
+              if r not in entry.expect and default in entry.levels and e == entry.expect.get(default)}
+    return replace(entry, expect=expect, expect_hash={r: h for r, (_, h) in found.items()},
+                   levels={**levels, **entry.levels})
 
 
 def base_entry(track: Track, name: str) -> BaseEntry:
@@ -91,52 +97,65 @@ def select(tracks: Sequence[Track], only: str | None, large: bool) -> list[tuple
     return [(t, c) for t in tracks for c in t.cases() if (large or not c.large) and matches(c.id, only)]
 
 
-def _prepare(out: Path) -> None:
-    if out.exists() and any(out.iterdir()):
-        if not (out / "manifest.json").is_file():
-            raise FileExistsError(f"{out} is not empty and holds no manifest.json; refusing to overwrite it")
-        for name in OUTPUT_DIRS:
-            shutil.rmtree(out / name, ignore_errors=True)
-    out.mkdir(parents=True, exist_ok=True)
-
-
-def _write(out: Path, rel: str, data: bytes) -> None:
-    path = out / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-
-
 def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = False,
-             tracks: Sequence[Track] | None = None, progress: Progress | None = None) -> Manifest:
+             tracks: Sequence[Track] | None = None, progress: Progress | None = None,
+             upstream: Path | None = None) -> Manifest:
+    """The corpus written into `out`: absent, empty, or an earlier corpus, replaced whole in one step at the end
+    (kernel/trees.py `replaced`), so that an interrupt leaves the earlier corpus or the new one. `upstream`: a checkout
+    of the projects whose files the tracks pin (corpus/upstream.py), put beside the cases."""
     tracks = list(tracks) if tracks is not None else all_tracks()
     chosen = select(tracks, only, large)
     by_name = {t.name: t for t in tracks}
     # Files found in the wild (corpus/regression_store.py), after the catalog; read and checked before `out` changes.
     found = [(e, d) for e, d in regressions.case_entries(regressions.selected(only)) if e.track in by_name]
+    if upstream is not None:
+        found += pinned_entries(tracks, upstream, only)[0]
     if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")
-    _prepare(out)
-    entries = []
-    total = len(chosen) + len(found)
-    for i, (track, case) in enumerate(chosen):
-        if progress:
-            progress(i, total, case.id)
-        entry, data = build_case(track, case, seed)
-        _write(out, entry.file, data)
-        entries.append(entry)
-    for i, (entry, data) in enumerate(found, len(chosen)):
-        if progress:
-            progress(i, total, entry.id)
-        _write(out, entry.file, data)
-        entries.append(derived(by_name[entry.track], entry, data))
-    bases = {}
-    for track_name, name in sorted({(e.track, e.base) for e in entries}):
-        track = by_name[track_name]
-        base = bases[name] = base_entry(track, name)
-        _write(out, base.file, track.base_file(name))
-        _write(out, base.expected, expected_json(track.base_expected(name)))
-    writers = {k: v for t in tracks for k, v in t.writers().items()}
-    return write_manifest(out, tracks, writers, bases, entries, seed=seed, only=only, large=large)
+    trees.separate(out, replaces="a corpus")
+    with trees.replaced(out, may_replace="a corpus") as staging:
+        entries = []
+        total = len(chosen) + len(found)
+        for i, (track, case) in enumerate(chosen):
+            if progress:
+                progress(i, total, case.id)
+            entry, data = build_case(track, case, seed)
+            trees.write_below(staging, entry.file, data)
+            entries.append(entry)
+        for i, (entry, data) in enumerate(found, len(chosen)):
+            if progress:
+                progress(i, total, entry.id)
+            trees.write_below(staging, entry.file, data)
+            entries.append(derived(by_name[entry.track], entry, data))
+        bases = {}
+        ids = {e.id for e in entries}
+        for track_name, name in sorted({(e.track, e.base) for e in entries}):
+            track = by_name[track_name]
+            base = bases[name] = base_entry(track, name)
+            if base.baseline_case not in ids:  # left out by --only: the manifest names no baseline it lacks
+                base = bases[name] = replace(base, baseline_case=None)
+            trees.write_below(staging, base.file, track.base_file(name))
+            trees.write_below(staging, base.expected, expected_json(track.base_expected(name)))
+        writers = {k: v for t in tracks for k, v in t.writers().items()}
+        return write_manifest(staging, tracks, writers, bases, entries, seed=seed, only=only, large=large)
+
+
+def pinned_entries(tracks: Sequence[Track], checkout: Path, only: str | None) -> tuple[list[tuple[CaseEntry, bytes]],
+                                                                                    list[upstream_files.Pin]]:
+    """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout, each checked
+    against its pin; and the pins the checkout lacks."""
+    from parquet_conformance.corpus.imports import strict_kind
+
+    found: list[tuple[CaseEntry, bytes]] = []
+    missing: list[upstream_files.Pin] = []
+    for track in tracks:
+        pins = getattr(track, "upstream_pins", None)
+        if pins is not None:
+            entries, lacking = upstream_files.case_entries(track, pins(), checkout, only,
+                                                           lambda path, t=track: strict_kind(t.inspect(path)))
+            found += entries
+            missing += lacking
+    return found, missing
 
 
 def write_manifest(out: Path, tracks: Sequence[Track], producers: Mapping[str, str], bases: dict[str, BaseEntry],
@@ -149,7 +168,7 @@ def write_manifest(out: Path, tracks: Sequence[Track], producers: Mapping[str, s
         tracks=[t.name for t in tracks], expectations={str(k): v for k, v in EXPECTATION_MEANINGS.items()},
         roles={r: d for t in tracks for r, d in t.roles.items()}, bases=bases, cases=cases)
     manifest.check()
-    (out / "manifest.json").write_text(dump_json(manifest.to_json()))
+    trees.write_atomic(out / "manifest.json", dump_json(manifest.to_json()))
     write_manifest_digest(out)
     return manifest
 
@@ -198,5 +217,16 @@ def generate_cached(out: Path, seed: int = 0, tracks: Sequence[Track] | None = N
         for old in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
                           key=lambda p: p.stat().st_mtime)[:-CORPORA_KEPT]:
             shutil.rmtree(old, ignore_errors=True)
-    shutil.copytree(cached, out, dirs_exist_ok=True)
+    copy_tree(cached, out)
     return hit
+
+
+def copy_tree(src: Path, out: Path) -> None:
+    """A corpus copied file by file into `out` (replaced whole at the end, as generate replaces it), no link
+    followed in either tree."""
+    trees.separate(out, {"the corpus": src}, replaces="a corpus")
+    files, _ = trees.files_below(src)
+    with trees.replaced(out, may_replace="a corpus") as staging:
+        for rel in files:
+            with trees.open_below(src, rel) as f:
+                trees.write_below(staging, rel, f)

@@ -24,19 +24,19 @@ def _fail(lines: list[str]) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import dist
+    from parquet_conformance.corpus import dist, pack
     from parquet_conformance.corpus.build import generate
 
     if args.corpus and (args.seed or args.only or args.large):
         raise UsageError("--seed, --only and --large choose what to generate; they do not go with --corpus") from None
     try:
         if args.corpus:
-            archive, digest = dist.pack(Path(args.corpus), Path(args.out))
+            archive, digest = pack.pack(Path(args.corpus), Path(args.out))
         else:
             with tempfile.TemporaryDirectory(prefix="parquet-conformance-pack-") as tmp:
                 print("generating the corpus to pack", file=sys.stderr)
                 generate(Path(tmp), seed=args.seed, only=args.only, large=args.large)
-                archive, digest = dist.pack(Path(tmp), Path(args.out))
+                archive, digest = pack.pack(Path(tmp), Path(args.out))
     except (dist.DistError, ValueError) as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -47,16 +47,16 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import dist
+    from parquet_conformance.corpus import dist, verify
 
     path = Path(args.path)
     try:
         if path.is_dir():
             root = dist.find_root(path)
-            problems, notes = dist.verify_tree(root), list[str]()
+            problems, notes = verify.verify_tree(root), list[str]()
             label = str(root)
         elif path.is_file():
-            problems, notes = dist.verify_archive(path)
+            problems, notes = verify.verify_archive(path)
             label = str(path)
         else:
             raise UsageError(f"{path}: no such file or directory") from None
@@ -73,13 +73,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import dist
+    from parquet_conformance.corpus import dist, fetch, verify
 
     into = Path(args.into)
     try:
         limits = dist.Limits(max_unpacked=args.max_bytes, max_entries=args.max_entries, deadline_s=args.timeout)
-        root = dist.fetch(args.url, args.sha256, into, limits)
-        problems = dist.verify_tree(root)
+        root = fetch.fetch(args.url, args.sha256, into, limits)
+        problems = verify.verify_tree(root)
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
     except dist.DistError as e:

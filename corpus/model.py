@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from importlib import metadata
@@ -22,7 +22,9 @@ T = TypeVar("T")
 GENERATOR = "parquet-conformance"
 GENERATOR_VERSION = metadata.version(GENERATOR)
 MANIFEST_FORMAT = "parquet-conformance-manifest"
-MANIFEST_VERSION = 2  # 2: `mutations` (was `transformations`, each `{"mutation": name}`), `track`, `baseline_case`
+# 3: `levels` (every expectation's force); 2: `mutations` (was `transformations`, each `{"mutation": name}`), `track`,
+# `baseline_case`
+MANIFEST_VERSION = 3
 
 # A reader role: `legacy`, `aware:<profile>`, or a track's own (e.g. Skiff's `codec`).
 ROLE_RE = re.compile(r"[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?")
@@ -71,6 +73,29 @@ class Level(StrEnum):
     MUST = "must"  # a MUST, or what parquet.thrift or the Thrift protocol requires
     SHOULD = "should"  # a SHOULD, a recommendation
     POLICY = "policy"  # this suite's own reading (docs/spec-notes.md says why)
+
+    @property
+    def rank(self) -> int:
+        """0 for the strongest (must), 2 for policy: `check --level L` enforces every level of rank <= L's."""
+        return LEVELS.index(self)
+
+
+LEVELS = (Level.MUST, Level.SHOULD, Level.POLICY)  # strongest first
+
+
+def expectation_levels(expect: Mapping[str, Expectation], citations: Iterable[Citation],
+                       stated: Mapping[str, Level] | None = None) -> dict[str, Level]:
+    """role -> the force of its expectation (docs/spec-notes.md#levels): what the case states (an inference or a
+    policy that its sentences' force does not carry; its notes say why), else the strongest force among the
+    sentences that require it, else `must`: a `read` that no sentence requires is the spec's own promise that readers
+    skip what they do not know, and an `either` asks only the floor (no crash, hang, unhandled error or other data),
+    which holds at every level."""
+    cites = list(citations)
+    out = {}
+    for role in expect:
+        forces = [c.level for c in cites if role in c.requires and c.level is not None]
+        out[role] = Level((stated or {}).get(role) or min(forces, key=LEVELS.index, default=Level.MUST))
+    return out
 
 
 class Kind(StrEnum):
@@ -168,19 +193,28 @@ class Case:
     # No reference can state the file's data (a fuzz find on damaged data pages): a read is judged on read versus
     # reject only, never on its data.
     data_unknown: bool = False
+    # role -> the level the case states where its sentences' force is not its expectation's (an inference, this
+    # suite's policy); every other role's is derived (expectation_levels)
+    levels: Mapping[str, Level] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
-        if bad := [r for r in [*self.expect, *self.decode] if not ROLE_RE.fullmatch(r)]:
+        if bad := [r for r in [*self.expect, *self.decode, *self.levels] if not ROLE_RE.fullmatch(r)]:
             raise ValueError(f"case {self.id}: {bad[0]!r} is not a role")
         if not self.citations:
             raise ValueError(f"case {self.id}: no citation")
         if stray := [r for c in self.citations for r in c.requires if r not in self.expect]:
             raise ValueError(f"case {self.id}: a citation requires the expectation of {stray[0]!r}, which it has not")
+        if stray := [r for r in self.levels if r not in self.expect]:
+            raise ValueError(f"case {self.id}: a level for {stray[0]!r}, which has no expectation")
         # The catalog may write plain strings; the record holds enums (ValueError on a word that is none).
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "expect", {r: Expectation(w) for r, w in self.expect.items()})
         object.__setattr__(self, "decode", {r: Decode(w) for r, w in self.decode.items()})
+        object.__setattr__(self, "levels", {r: Level(w) for r, w in self.levels.items()})
+
+    def level(self, role: str) -> Level:
+        return expectation_levels(self.expect, self.citations, self.levels)[role]
 
     @property
     def group(self) -> str:
@@ -219,6 +253,13 @@ class CaseEntry:
     # what the track derives from the case file itself (Parquet's metadata role: the summary of its own footer)
     expect_hash: dict[str, str] = field(default_factory=dict,
                                         metadata={"schema": {"propertyNames": ROLE, "values": SHA256}})
+    # role -> the force of its expectation, one per role of `expect` (expectation_levels fills in what is not given)
+    levels: dict[str, Level] = field(default_factory=dict, metadata={"schema": {"propertyNames": ROLE}})
+
+    def __post_init__(self) -> None:
+        if stray := [r for r in self.levels if r not in self.expect]:
+            raise ValueError(f"case {self.id}: a level for {stray[0]!r}, which has no expectation")
+        object.__setattr__(self, "levels", expectation_levels(self.expect, self.citations, self.levels))
 
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
@@ -230,6 +271,7 @@ class CaseEntry:
         obj = dict(obj)
         obj["kind"] = Kind(obj["kind"])
         obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
+        obj["levels"] = {r: Level(w) for r, w in (obj.get("levels") or {}).items()}
         obj["decode"] = {r: Decode(w) for r, w in (obj.get("decode") or {}).items()}
         obj["citations"] = [Citation.from_json(c) for c in obj["citations"]]
         return _construct(cls, obj)
@@ -295,8 +337,9 @@ class Manifest:
         return manifest
 
     def check(self) -> None:
-        """What JSON Schema cannot say: unique ids, bases that exist. (A base's baseline case may be absent: a corpus
-        generated with --only holds the bases its cases need, not always their baseline cases.)"""
+        """What JSON Schema cannot say: unique ids, bases that exist, and a base's baseline case (whose reading excuses
+        a reader's representation of the base's data: conformance/harness/judge.py) a case of that base in this
+        manifest, or none (a corpus generated with --only names none where it left the baseline case out)."""
         seen: set[str] = set()
         for case in self.cases:
             check_case_id(case.id)
@@ -305,6 +348,13 @@ class Manifest:
             seen.add(case.id)
             if case.base not in self.bases:
                 raise ValueError(f"case {case.id!r} names base {case.base!r}, which the manifest does not have")
+        for name, base in self.bases.items():
+            if base.baseline_case is None:
+                continue
+            if base.baseline_case not in seen:
+                raise ValueError(f"base {name!r}: its baseline_case {base.baseline_case!r} is no case of the manifest")
+            if (of := self.case(base.baseline_case).base) != name:
+                raise ValueError(f"base {name!r}: its baseline_case {base.baseline_case!r} is a case of base {of!r}")
 
     def case(self, case_id: str) -> CaseEntry:
         return self._by_id[case_id]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from parquet_conformance.corpus.model import (
     check_case_id,
     matches,
 )
+from parquet_conformance.kernel import trees
 
 ENV = "PARQUET_CONFORMANCE_REGRESSIONS"
 INDEX = "regressions.json"
@@ -36,6 +36,7 @@ PREFIX = "regression/"
 WORDS = tuple(e.value for e in Expectation)
 # Where the `copy` mutation says the file comes from: relative to the `corpus` package.
 SOURCE_DIR = "regressions/files"
+MAX_FILE = 64 << 20  # bytes of a regression file: it is committed with the project
 
 
 def regressions_dir() -> Path:
@@ -118,7 +119,20 @@ def validate_id(case_id: str, existing: list[dict]) -> None:
         raise ValueError(f"{case_id!r} is already a catalog case")
 
 
-def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citation], title: str | None = None,
+def read_file(file: Path | bytes) -> bytes:
+    """A file to keep (FILE, or a store's file already read), itself a regular file and no symbolic link, of at
+    most MAX_FILE bytes (a regression file is committed with the project)."""
+    if isinstance(file, bytes):
+        return file
+    try:
+        return trees.read_below(file.parent, file.name, MAX_FILE)
+    except FileNotFoundError:
+        raise ValueError(f"{file}: no such file") from None
+    except trees.TreeError as e:
+        raise ValueError(str(e)) from None
+
+
+def add(file: Path | bytes, case_id: str, expect: dict[str, str], citations: list[Citation], title: str | None = None,
         notes: str = "", base: str | None = None, track: str | None = None, root: Path | None = None,
         found_by: dict | None = None, data_unknown: bool = False) -> dict:
     """Copies `file` into the collection and records it. Raises ValueError on bad input. `found_by`: how it was
@@ -137,10 +151,9 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citati
         raise ValueError(f"unknown base {base!r}; known: {', '.join(known)}")
     if not citations:
         raise ValueError("a regression needs at least one --cite: where the file comes from and why it matters")
-    if not file.is_file():
-        raise ValueError(f"{file}: no such file")
-    data = file.read_bytes()
-    entry = {"id": case_id, "track": track, "title": title or f"found-in-the-wild file {file.name}", "base": base,
+    data = read_file(file)
+    named = file.name if isinstance(file, Path) else case_id
+    entry = {"id": case_id, "track": track, "title": title or f"found-in-the-wild file {named}", "base": base,
              "expect": expect, "citations": [c.to_json() for c in citations], "notes": notes,
              "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     if found_by is not None:
@@ -149,7 +162,7 @@ def add(file: Path, case_id: str, expect: dict[str, str], citations: list[Citati
         entry["data_unknown"] = True
     dest = file_path(case_id, _suffix(entry), root)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(file, dest)
+    trees.write_atomic(dest, data)  # a link at dest is replaced, never written through
     try:
         save([*entries, entry], root)
     except BaseException:
@@ -166,7 +179,13 @@ def add_from(store: Path, case_id: str, root: Path | None = None) -> dict:
         known = ", ".join(e["id"] for e in load(store)[:5]) or "none"
         raise ValueError(f"{store}: no regression {case_id!r} (it has: {known})")
     citations = [Citation.from_json(c) for c in entry.get("citations", [])]
-    return add(file_path(case_id, _suffix(entry), store), case_id, dict(entry["expect"]), citations,
+    try:  # read below the store, no link followed out of it
+        data = trees.read_below(store, f"files/{case_id}{_suffix(entry)}", MAX_FILE)
+    except FileNotFoundError:
+        raise ValueError(f"{store}: no file for regression {case_id!r}") from None
+    except trees.TreeError as e:
+        raise ValueError(str(e)) from None
+    return add(data, case_id, dict(entry["expect"]), citations,
                title=entry.get("title"), notes=entry.get("notes", ""), base=entry.get("base"), track=_track(entry),
                root=root, found_by=entry.get("found_by"), data_unknown=bool(entry.get("data_unknown")))
 
@@ -181,10 +200,11 @@ def case_entries(entries: list[dict], root: Path | None = None) -> Iterator[tupl
     for e in entries:
         suffix = _suffix(e)
         path = file_path(e["id"], suffix, root)
-        try:
-            data = path.read_bytes()
-        except OSError as err:
-            raise ValueError(f"regression {e['id']}: cannot read {path}: {err.strerror or err}") from None
+        try:  # below the collection, no link followed out of it
+            data = trees.read_below(root or regressions_dir(), f"files/{e['id']}{suffix}", MAX_FILE)
+        except (OSError, trees.TreeError) as err:
+            why = getattr(err, "strerror", None) or err
+            raise ValueError(f"regression {e['id']}: cannot read {path}: {why}") from None
         digest = hashlib.sha256(data).hexdigest()
         if digest != e["sha256"]:
             raise ValueError(f"regression {e['id']}: {path} does not match the sha256 in {INDEX}")

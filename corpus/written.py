@@ -20,10 +20,12 @@ from parquet_conformance.corpus.model import (
     BaseEntry,
     CaseEntry,
     Citation,
+    Level,
     Manifest,
 )
 from parquet_conformance.corpus.track import Track, Written
 from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.kernel import trees
 
 GROUP = "written"
 
@@ -51,11 +53,20 @@ def provenance(f: WrittenFile) -> Citation:
     columns = "" if f.columns is None else f" (the {len(f.columns)} columns it writes)"
     return Citation(f"{f.writer} {f.version or '(version unknown)'}", f"profile {f.profile}",
                     f"table {f.table}{columns} written through its public API; created_by: "
-                    f"{f.written.created_by or '(none)'}")
+                    f"{f.written.created_by or '(none)'}", level=Level.POLICY)  # provenance, not a spec
 
 
 def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
-    """Writes the written corpus into `out` (replaced) and returns its manifest."""
+    """Writes the written corpus into `out` (replaced whole in one step at the end: kernel/trees.py `replaced`) and
+    returns its manifest."""
+    trees.check_names([p for f in files for p in (f"bases/{GROUP}/{f.file_id}{track.suffix}",
+                                                  *(f"cases/{case_id(f.file_id, v.name)}{track.suffix}"
+                                                    for v in f.written.variants))])
+    with trees.replaced(out, may_replace="a corpus") as staging:
+        return _build(staging, track, files)
+
+
+def _build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
     bases: dict[str, BaseEntry] = {}
     cases: list[CaseEntry] = []
     for f in files:
@@ -68,8 +79,8 @@ def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
                          rows=len(expected.get("rows", [])) if isinstance(expected, dict) else 0,
                          columns=list(expected.get("columns", [])) if isinstance(expected, dict) else [],
                          baseline_case=case_id(f.file_id, "as-written"))
-        _write(out, base.file, f.data)
-        _write(out, base.expected, expected_json(expected))
+        trees.write_below(out, base.file, f.data)
+        trees.write_below(out, base.expected, expected_json(expected))
         bases[name] = base
         for v in f.written.variants:
             cid = case_id(f.file_id, v.name)
@@ -79,13 +90,8 @@ def build(out: Path, track: Track, files: Sequence[WrittenFile]) -> Manifest:
                 sha256=hashlib.sha256(v.data).hexdigest(), seed=0, mutations=[m.to_json() for m in v.mutations],
                 expect=dict(v.expect), decode={}, citations=[provenance(f), *v.citations], notes=v.notes,
                 extensions=None, large=False, data_unknown=f.written.expected is None)
-            _write(out, entry.file, v.data)
+            trees.write_below(out, entry.file, v.data)
             cases.append(derived(track, entry, v.data, base=f.data))
     writers = {f.writer: f.version or "unknown" for f in files}
     return write_manifest(out, [track], writers, bases, cases)
 
-
-def _write(out: Path, rel: str, data: bytes) -> None:
-    path = out / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)

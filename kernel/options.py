@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,3 +70,59 @@ def output_dir(text: str) -> str:
 def _shown(text: str) -> str:
     cut = text if len(text) <= 60 else text[:60] + "..."
     return repr(cut.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+
+
+# -- Spark: what `--master` and `--conf` may say, checked before Spark starts (a bad value would otherwise end in a
+# JVM's stack trace, or fail only in a task) -----------------------------------------------------------------------
+
+_HOST_PORT = r"[A-Za-z0-9_.\-]+|\[[0-9A-Fa-f:.]+\]"  # a name, an IPv4 address or a bracketed IPv6 one
+_MASTER = re.compile(
+    r"local(\[(\*|[1-9]\d{0,4})(,\s*[1-9]\d{0,4})?\])?"  # local, local[N], local[*], local[N,F]
+    r"|local-cluster\[[1-9]\d{0,4},\s*[1-9]\d{0,4},\s*[1-9]\d{0,7}\]"  # local-cluster[workers,cores,MiB]
+    rf"|spark://({_HOST_PORT}):[1-9]\d{{0,4}}(,({_HOST_PORT}):[1-9]\d{{0,4}})*"  # standalone (HA: several masters)
+    rf"|sc://({_HOST_PORT})(:[1-9]\d{{0,4}})?(/;[^\s]*)?"  # Spark Connect, with its ;key=value parameters
+    rf"|k8s://(https?://)?({_HOST_PORT}):[1-9]\d{{0,4}}"
+    r"|yarn|none", re.ASCII)
+_PORT_MAX = 65535
+_SIZE = re.compile(r"\d+[kmgtp]?b?", re.IGNORECASE | re.ASCII)  # Spark's byte strings: 512m, 2g, 1024
+_DURATION = re.compile(r"\d+(us|ms|s|m|min|h|d)?", re.IGNORECASE | re.ASCII)
+_CONF_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+# The typed settings a run is most often given, checked as Spark would (the rest Spark checks, lazily).
+_CONF_TYPES: tuple[tuple[re.Pattern[str], str, re.Pattern[str]], ...] = (
+    (re.compile(r".*\.(memory|memoryOverhead|maxResultSize|offHeap\.size)$"), "a size such as 512m or 2g", _SIZE),
+    (re.compile(r".*\.(cores|instances|maxFailures|parallelism|partitions|maxSize)$"), "a positive integer",
+     re.compile(r"[1-9]\d{0,9}", re.ASCII)),
+    (re.compile(r".*\.(enabled|reuse|showConsoleProgress)$"), "true or false", re.compile(r"true|false",
+                                                                                          re.IGNORECASE)),
+    (re.compile(r".*\.(timeout|interval|heartbeatInterval)$"), "a duration such as 120s or 500ms", _DURATION),
+)
+
+
+def spark_master(text: str) -> str:
+    """A Spark master Spark can start with: local[N], local[*], spark://HOST:PORT, sc://HOST:PORT, k8s://..., yarn
+    (with HADOOP_CONF_DIR or YARN_CONF_DIR set), or none."""
+    value = text.strip()
+    ports = [int(p) for p in re.findall(r":(\d+)", value.split("/;")[0], re.ASCII)]
+    if not _MASTER.fullmatch(value) or any(p > _PORT_MAX for p in ports):
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)} is no Spark master: local, local[N], local[*], spark://HOST:PORT, sc://HOST:PORT, "
+            "k8s://https://HOST:PORT, yarn, or none")
+    if value == "yarn" and not (os.environ.get("HADOOP_CONF_DIR") or os.environ.get("YARN_CONF_DIR")):
+        raise argparse.ArgumentTypeError("yarn needs HADOOP_CONF_DIR or YARN_CONF_DIR set to the cluster's "
+                                         "configuration")
+    return value
+
+
+def spark_conf(text: str) -> str:
+    """One Spark setting, KEY=VALUE: a key of letters, digits, '.', '_', '-' (not spark.master: that is --master),
+    and for the settings whose type is known here, a value of that type."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not _CONF_KEY.fullmatch(key):
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: want KEY=VALUE, e.g. spark.executor.memory=2g")
+    if key in ("spark.master", "spark.remote"):
+        raise argparse.ArgumentTypeError(f"{key} is set by --master, not --conf")
+    for pattern, what, good in _CONF_TYPES:
+        if pattern.fullmatch(key) and not good.fullmatch(value.strip()):
+            raise argparse.ArgumentTypeError(f"{key}={_shown(value)}: {key} wants {what}")
+    return f"{key}={value}"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from parquet_conformance.kernel import registry
+from parquet_conformance.kernel import registry, trees
 from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.text import published
 
 
 class ReportFormat(Protocol):
@@ -32,5 +33,8 @@ def get(name: str) -> ReportFormat:
 
 
 def write_reports(doc: ResultsDocument, out: Path, formats: list[str] | None = None) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    return [path for name in formats or names() for path in get(name).write(doc, out)]
+    """Every format's files, written into a hidden folder of `out` and moved into place together at the end
+    (kernel/trees.py `files_replaced`): an interrupt leaves the old reports or the new ones, never a mix."""
+    with trees.files_replaced(out) as staging, published(staging, out):
+        written = [path for name in formats or names() for path in get(name).write(doc, staging)]
+    return [out / path.relative_to(staging) for path in written]

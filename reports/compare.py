@@ -1,9 +1,11 @@
 """New, known, fixed: a run's cells against a previous run or against expected-failure lists, each cell by the gate's
-own rule (conformance/harness/gate.py `decide`), so that report.html, summary.md and JUnit say what `check` would.
-A previous run's failures are read as the list `check --write-expected-failures` would have written from it (each
-cell pinned to its verdict); a failing cell that run does not have (a case or an implementation added) is `unseen`,
-neither new nor known, as run diffs keep such cells apart (reports/diff.py). Flaky cells get no mark: they are
-counted apart."""
+own rule (conformance/harness/gate.py `decide`), so that report.html, summary.md and JUnit say what `check` would
+(against lists, at the level `check` enforces by default). A previous run's failures are read as the list
+`check --write-expected-failures --level policy` would have written from it (each cell pinned to its verdict, every
+level); a failure is `new` only where that run's cell passed: a failing cell that run does not have (a case or an
+implementation added), or whose verdict there says nothing to compare with (flaky, skipped, not judged), is
+`unseen`, neither new nor known, as run diffs keep such cells apart (reports/diff.py), and its mark says what the
+cell was. Flaky cells get no mark: they are counted apart."""
 
 from __future__ import annotations
 
@@ -11,21 +13,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.gate import Entry, Status, decide, entry_for
-from parquet_conformance.conformance.harness.model import Cell
-from parquet_conformance.conformance.harness.results import ResultsError, read_cells, read_record
+from parquet_conformance.conformance.harness.model import Cell, Verdict
+from parquet_conformance.conformance.harness.results import ResultsError, read_cells, read_record, warn
+from parquet_conformance.corpus.model import Level
 from parquet_conformance.reports.model import CellMark, Comparison, Mark
 
 MARKS = {Status.UNEXPECTED_FAILURE: Mark.NEW, Status.KNOWN: Mark.KNOWN, Status.CHANGED_FAILURE: Mark.CHANGED,
          Status.UNEXPECTED_PASS: Mark.FIXED}
 
 
-def marks(cells: list[Cell], lists: dict[str, list[Entry]]) -> list[CellMark]:
+def marks(cells: list[Cell], lists: dict[str, list[Entry]], level: Level = Level.MUST) -> list[CellMark]:
     """Each cell against its adapter's list (`lists`: adapter -> entries; an adapter without one has an empty
-    list: all its failures are new)."""
+    list: all its failures at or above `level` are new)."""
     out = []
     for cell in cells:
         entry = entry_for(cell, lists.get(cell.adapter, []))
-        mark = MARKS.get(decide(cell, entry))
+        mark = MARKS.get(decide(cell, entry, level))
         if mark is not None:
             before = str(entry.verdict) if entry is not None and entry.verdict is not None else None
             out.append(CellMark(cell.case, cell.adapter, cell.role, mark, before))
@@ -42,11 +45,13 @@ def against_run(cells: list[Cell], before: list[Cell], run_id: str) -> Compariso
     for c in before:
         if c.verdict.is_failure:
             lists.setdefault(c.adapter, []).append(Entry(c.case, c.role, c.verdict, 0))
-    was = {(c.case, c.adapter, c.role): str(c.verdict) for c in before}
+    was = {(c.case, c.adapter, c.role): c.verdict for c in before}
     out = []
-    for m in marks(cells, lists):
+    for m in marks(cells, lists, Level.POLICY):
         key = (m.case, m.adapter, m.role)
-        out.append(CellMark(*key, m.mark if key in was else Mark.UNSEEN, was.get(key)))  # before: its verdict then
+        # New only against a pass: a cell that was flaky, skipped or not judged then, or absent, is not compared.
+        mark = Mark.UNSEEN if m.mark == Mark.NEW and was.get(key) != Verdict.PASS else m.mark
+        out.append(CellMark(*key, mark, str(was[key]) if key in was else None))  # before: its verdict then
     return Comparison("run", run_id, out)
 
 
@@ -101,4 +106,9 @@ def compare(cells: list[Cell], run_id: str, started: str | None, results: Path, 
         before, source = run_before(results, run_id, started), results
     if before is None:
         return None
-    return against_run(cells, read_cells(source, before)[1], before)
+    try:
+        earlier = read_cells(source, before)[1]
+    except ResultsError as e:  # a damaged partition: left out with a warning, as everywhere (docs/results.md)
+        warn(f"{e}; left out")  # the same words everywhere: one warning per damaged partition
+        return None
+    return against_run(cells, earlier, before)

@@ -20,6 +20,8 @@ from parquet_conformance.conformance.harness.results import (
     read_runs,
     started_at,
 )
+from parquet_conformance.kernel import trees
+from parquet_conformance.kernel.escape import terminal
 from parquet_conformance.reports.diff import RunDiff, diff_runs
 from parquet_conformance.reports.model import AdapterScore, scores
 from parquet_conformance.reports.text import cell_text, chart_rc, family_name
@@ -85,7 +87,7 @@ def chart_svg(history: History, adapters: set[str] | None = None, title: str = "
     from matplotlib.figure import Figure
 
     series = history.series(adapters)
-    labels = [p.run for p in history.runs]
+    labels = [terminal(p.run) for p in history.runs]  # SVG is XML: no control character in a label
     with matplotlib.rc_context(chart_rc(9)):
         fig = Figure(figsize=(9, 4.2), layout="constrained")
         ax = fig.subplots()
@@ -93,14 +95,15 @@ def chart_svg(history: History, adapters: set[str] | None = None, title: str = "
         for name, rates in series.items():
             points = [(x, y) for x, y in zip(xs, rates, strict=True) if y is not None]
             if points:
-                ax.plot([x for x, _ in points], [y for _, y in points], marker="o", linewidth=1.5, label=name)
+                ax.plot([x for x, _ in points], [y for _, y in points], marker="o", linewidth=1.5,
+                        label=terminal(name))
         step = max(1, len(labels) // 12)
         ax.set_xticks(xs[::step], labels[::step], rotation=25, ha="right")
         ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_ylim(-2, 102)
         ax.set_ylabel("pass rate (%) of the cells judged")
         ax.set_xlabel(f"run (ordered by {history.ordered_by})")
-        ax.set_title(title)
+        ax.set_title(terminal(title))
         ax.grid(True, alpha=0.3)
         if series:
             ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
@@ -117,7 +120,7 @@ def change_lines(history: History, adapters: set[str] | None = None) -> list[str
     before, after = history.runs[-2].run, history.runs[-1].run
     mine = RunDiff(*[[c for c in part if adapters is None or c.adapter in adapters]
                      for part in (diff.changes, diff.only_before, diff.only_after)])
-    lines = [f"Since run `{cell_text(before)}`, run `{cell_text(after)}` has:"]
+    lines = [f"Since run {cell_text(before)}, run {cell_text(after)} has:"]
     for kind, heading in (("regression", "newly failing"), ("fix", "newly fixed")):
         changed = mine.of_kind(kind)
         lines += ["", f"**{len(changed)} {heading}**" + (":" if changed else "."), ""]
@@ -125,10 +128,11 @@ def change_lines(history: History, adapters: set[str] | None = None) -> list[str
                   + (f" ({cell_text(c.version_before)} → {cell_text(c.version_after)})"
                      if c.version_before != c.version_after else "") for c in changed[:LISTED]]
         if len(changed) > LISTED:
-            lines.append(f"- … {len(changed) - LISTED} more (`parquet-conformance report --diff {before} {after}`)")
+            command = cell_text(f"parquet-conformance report --diff {before} {after}")
+            lines.append(f"- … {len(changed) - LISTED} more ({command})")
     lines += ["", f"{len(mine.of_kind('change'))} other verdict changes (one failure for another); "
-              f"{len(mine.only_before)} cells only in `{cell_text(before)}`, {len(mine.only_after)} only in "
-              f"`{cell_text(after)}` (cases or implementations added or dropped)."]
+              f"{len(mine.only_before)} cells only in {cell_text(before)}, {len(mine.only_after)} only in "
+              f"{cell_text(after)} (cases or implementations added or dropped)."]
     return lines
 
 
@@ -146,8 +150,7 @@ def history_markdown(history: History, chart: str = "history.svg") -> str:
 
 
 def write_history(history: History, out: Path) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    svg, md = out / "history.svg", out / "history.md"
-    svg.write_text(chart_svg(history))
-    md.write_text(history_markdown(history, svg.name))
-    return [svg, md]
+    with trees.files_replaced(out) as staging:  # the chart and its page replace the old ones together
+        (staging / "history.svg").write_text(chart_svg(history))
+        (staging / "history.md").write_text(history_markdown(history, "history.svg"))
+    return [out / "history.svg", out / "history.md"]

@@ -6,45 +6,62 @@ group, with subtotals per implementation); the error clusters (reports/clusters.
 matrix; a detail panel per cell with its data diff; the skip overhead when the document has it (reports/text.py
 draws it for this page and skip-overhead.md alike). Every filter and selection lives in the URL fragment, and every
 row, cell, column and cluster has an id, so that a link opens the same view.
+
+Weight (the default run: 15,339 cells): the matrix's cells carry only their class and symbol; what is shown on
+demand (a cell's detail, a case's description and citations, an implementation's failures) is one JSON document
+(`page_data`) with each distinct text once, which the script turns into elements when they are opened. So the page
+stays one offline file of a few MB that a browser makes usable in well under a second.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
-from parquet_conformance.conformance.harness.chains import root_cause
+from parquet_conformance.conformance.harness.chains import cut, root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
-from parquet_conformance.reports.focus import failing_families, failures, fixed
-from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument
+from parquet_conformance.reports.focus import Failure, failing_families, failures, fixed
+from parquet_conformance.reports.model import AdapterScore, CaseSummary, ResultsDocument, reuse_text
 from parquet_conformance.reports.text import (
     ABOUT,
+    DOCS_REF,
+    LEVEL_MEANING,
     MARK_ORDER,
     MARKS_LEGEND,
     MEANING,
+    SYMBOL,
     Line,
     Links,
+    citation_url,
     corpus_href,
+    css_class,
+    docs_base,
     environment,
+    expectation_words,
     family_name,
     lines,
     mark_text,
     overhead_chart_svg,
     severity,
+    shorten,
     sizes,
     track_counts,
     version_key,
     what_happened,
 )
 
-ENGINE_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
-MESSAGE_SHOWN = 2000  # characters of an error message in the detail panel (results.json has all)
+# Badges carry white text: each at least 4.5:1 against it (tests/test_contrast.py).
+ENGINE_COLOURS = ["#1f4e79", "#a11d1d", "#1e6b1e", "#5b2a86", "#8a4b00", "#006b75", "#5c3a21", "#8c2a6b"]
+MESSAGE_SHOWN = 800  # characters of an error message in the detail panel (results.json has all); a chained error
+# keeps its root cause's block (Caused by and its first frames) within them
 
 
 def engine_of(implementation: str) -> str:
@@ -128,28 +145,31 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
     lines = [f"{first.implementation} {first.version or '(no version)'}"]  # the panel's title names adapter and case
     for c in cells:
         passed = c.verdict == Verdict.PASS  # a pass needs fewer words (most cells pass: the page stays small)
+        told = passed or c.verdict == Verdict.SKIP  # a pass and a skip: what happened, in one line, is all
         lines.append(f"role {c.role}: {c.verdict}" + ("" if passed else f" ({MEANING.get(c.verdict, c.verdict)})"))
-        lines.append(f"  {what_happened(c)}")
+        lines.append(f"  {shorten(what_happened(c), 240) if told else what_happened(c)}")
         mark = doc.mark_of(c)
         if mark is not None and doc.comparison is not None:
             lines.append(f"  {mark_text(mark, doc.comparison)}")
         if c.verdict.is_failure:
             own = family_name(c.adapter, c.version)
             lines.append(f"  {sharing_text(sorted(families.get(c.case, set()) - {own}))}")
-        if (c.error_class or c.error_message) and not (passed and "\n" not in (c.error_message or "").strip()):
-            message = c.error_message or ""
+        message = c.error_message or ""
+        said = message.strip()
+        # the whole error where the line above has only its first line; a crash's signal and a hang's limit are there
+        if not told and said and said != c.error_class and c.outcome != "timeout" and ("\n" in said or len(said) > 160):
             root = root_cause(message)
             if root:
                 lines.append(f"  root cause: {root}")
             if len(message) > MESSAGE_SHOWN:
-                message = message[:MESSAGE_SHOWN] + f"… ({len(message)} characters in results.json)"
+                message = cut(message, MESSAGE_SHOWN) + f"\n({len(message)} characters in results.json)"
             lines.append(f"  error: {c.error_class or '-'}: {message}")
         if c.disagreement:
             lines.append(f"  attempts disagree: {c.disagreement}")
-        if not passed or c.attempts > 1:
+        if not told or c.attempts > 1:
             lines.append(f"  {c.attempts} {'attempt' if c.attempts == 1 else 'attempts'}: the run's read"
                          + (" and a fresh worker's or --repeat rounds'" if c.attempts > 1 else ""))
-        if c.previous_case and not passed:
+        if c.previous_case and not told:
             lines.append(f"  before this file the same worker process read {c.previous_case}")
         diff = doc.diff_of(c)
         if diff is not None:
@@ -175,6 +195,69 @@ def overhead_view(rows: list[Overhead] | None) -> OverheadView | None:
     return OverheadView(lines(rows), sizes(rows), svg[svg.index("<svg"):])
 
 
+class Strings:
+    """Each distinct text once: page_data refers to a text by its index."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        return self.index.setdefault(text, len(self.index))
+
+    @property
+    def texts(self) -> list[str]:
+        return list(self.index)
+
+
+def notes_parts(text: str) -> list[list[str]]:
+    """A case's notes as [text] and [docs reference, its URL or ""] parts (reports/text.py linked, as data)."""
+    out, last = [], 0
+    base = docs_base()
+    for m in DOCS_REF.finditer(text):
+        out += [[text[last:m.start()]], [m.group(0), f"{base}{m.group(0)}" if base else ""]]
+        last = m.end()
+    return [*out, [text[last:]]]
+
+
+def page_data(doc: ResultsDocument, order: list[Column], rows: list[tuple[CaseSummary, dict[str, Any]]],
+              links: Links, corpus: str, pages: dict[str, list[Failure]]) -> dict[str, Any]:
+    """What report.html's script shows on demand, each distinct text once (`texts`): per row, each column's verdict
+    (a character of VERDICT_CODES, "." where it did not run) and detail (an index into texts, -1: none); each case's
+    description and citations; each implementation's failures."""
+    strings, cites = Strings(), Strings()
+    labels = {c.adapter: f"{c.score.implementation} {c.score.version or '(no version)'}" for c in order}
+    codes, details, cases = [], [], []
+    for case, row in rows:
+        codes.append("".join(VERDICT_CODES[list(Verdict).index(row[c.adapter][0])] if c.adapter in row else "."
+                             for c in order))
+        details.append([strings(row[c.adapter][2]) if c.adapter in row else -1 for c in order])
+        expects = [[role, str(e), int(role in case.judged_on_file)] for role, e in case.expect.items()]
+        cited = [cites(json.dumps([c.source, c.section, c.quote, c.seed or "",
+                                   citation_url(c.source, c.section) or ""])) for c in case.citations]
+        cases.append([case.title, str(case.kind), case.op, expects, cited, notes_parts(case.notes), case.file,
+                      case.expected_data, links.case(case.id) if links.case else ""])
+    impl: dict[str, list[list[Any]]] = {}
+    index = {case.id: i for i, (case, _) in enumerate(rows)}
+    for c in order:
+        impl[c.adapter] = [[index[f.cell.case], f.cell.role, list(Verdict).index(f.cell.verdict),
+                            f.mark.mark if f.mark else "", strings(mark_text(f.mark, doc.comparison))
+                            if f.mark and doc.comparison else -1, strings(f.what), f.sharing,
+                            strings(sharing_text(f.shared)) if f.shared else -1]
+                           for f in pages.get(c.adapter, []) if f.cell.case in index]
+    return {"reproduce": {a.adapter: doc.reproduce.get(a.adapter, f"--adapter {a.adapter}") for a in doc.adapters},
+            "corpus": corpus, "adapters": [c.adapter for c in order], "tracks": [c.score.track for c in order],
+            "labels": labels, "verdicts": [[v.value, css_class(v), SYMBOL.get(v, v.value), MEANING.get(v, v.value)]
+                                           for v in Verdict],
+            "roles": doc.roles, "words": {op: {e: expectation_words(e, op) for e in ("read", "reject", "either")}
+                                          for op in sorted({c.op for c, _ in rows} | {"read"})},
+            "codes": codes, "details": details, "texts": strings.texts, "cases": cases,
+            "cites": [json.loads(c) for c in cites.texts], "impl": impl,
+            "compared": doc.comparison.what if doc.comparison else ""}
+
+
+VERDICT_CODES = "0123456789abcdefghijklmnopqrstuvwxyz"  # a verdict's place in Verdict, one character
+
+
 def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corpus") -> str:
     """`corpus`: where the run's corpus is, relative to the page (its case files and expected data are linked)."""
     links = links or Links()
@@ -188,22 +271,31 @@ def render(doc: ResultsDocument, links: Links | None = None, corpus: str = "corp
     for k in clusters(doc):
         by_adapter.setdefault(k.adapter, []).append(k)
     failing = failing_families(doc)
-    rows = [(case, {a: (worst(cs), cs, detail_text(cs, doc, failing)) for a, cs in grid.get(case.id, {}).items()})
+    # a detail's first line (implementation and version) is the column's label: the script puts it back
+    rows = [(case, {a: (worst(cs), cs, detail_text(cs, doc, failing).split("\n", 1)[1])
+                    for a, cs in grid.get(case.id, {}).items()})
             for case in sorted_cases(doc.cases)]
     marks = {(m.case, m.adapter): m.mark for m in sorted(doc.comparison.marks, key=lambda m: MARK_ORDER[m.mark],
                                                           reverse=True)} if doc.comparison else {}
     roles = sorted({c.role for c in doc.cells} | {r for c in doc.cases for r in c.expect})
+    pages = {s.adapter: failures(doc, s.adapter, failing) for s in doc.adapters}
+    data = page_data(doc, order, rows, links, corpus, pages)
     return environment().get_template("report.html.j2").render(
         doc=doc, families=families, order=order, rows=rows, groups=sorted({c.group for c in doc.cases}),
         tracks=tracks, default_track=tracks[0] if len(tracks) > 1 else "", engines=shared_engines(families),
         clusters=by_adapter, links=links, overhead=overhead_view(doc.overhead), counts=track_counts(doc),
-        pages={s.adapter: failures(doc, s.adapter, failing) for s in doc.adapters},
+        pages=pages,
         fixed={s.adapter: fixed(doc, s.adapter) for s in doc.adapters}, marks=marks, mark_text=mark_text,
         mark_count=Counter(m.mark for m in doc.comparison.marks) if doc.comparison else Counter(),
         roles=[(r, doc.roles.get(r, "")) for r in roles], corpus=corpus, marks_legend=MARKS_LEGEND,
-        sharing_text=sharing_text, now={(c.case, c.adapter, c.role): c for c in doc.cells},
-        what=lambda c: what_happened(c, doc.diff_of(c)), cell_href=cell_href,
-        reproduce={a.adapter: doc.reproduce.get(a.adapter, f"--adapter {a.adapter}") for a in doc.adapters})
+        now={(c.case, c.adapter, c.role): c for c in doc.cells}, what=lambda c: what_happened(c, doc.diff_of(c)),
+        data={**data, "defaultTrack": tracks[0] if len(tracks) > 1 else ""}, worst_first=worst_first,
+        reuse=reuse_text(doc.cells), level_meaning=LEVEL_MEANING)
+
+
+def worst_first(counts: dict[str, int]) -> list[tuple[Verdict, int]]:
+    """Failure kinds, the worst first (wrong data, then crashes, ...), not as a dict happens to hold them."""
+    return sorted(((Verdict(k), n) for k, n in counts.items()), key=lambda kv: severity(kv[0]))
 
 
 def sorted_cases(cases: list[CaseSummary]) -> list[CaseSummary]:

@@ -1,17 +1,21 @@
 """junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message, drawn for CI tools'
 list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
 cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), and a
-cell not judged is an error. The suite's properties name the implementation, its version, the run, the corpus and
-what the run is compared with; against an expected-failure list a known failure is skipped with type "xfail" (as
-pytest writes an expected failure), against a previous run it stays a failure whose message says it is known."""
+cell not judged is an error. As `check` does by default, a failure to read or to refuse where the expectation rests
+on a `should` or a `policy` is skipped with type "below-level" (its level in the message); a crash, a hang, an
+unhandled error or other data is a failure at every level. The suite's properties name the implementation, its
+version, the run, the corpus, the scores per level, how many verdicts were reused from an earlier run, and what the
+run is compared with; against an expected-failure list a known failure is skipped with type "xfail" (as pytest
+writes an expected failure), against a previous run it stays a failure whose message says it is known."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from parquet_conformance.conformance.harness.gate import enforced
 from parquet_conformance.conformance.harness.model import Verdict
-from parquet_conformance.reports.model import Mark, ResultsDocument
+from parquet_conformance.reports.model import Mark, ResultsDocument, reuse
 from parquet_conformance.reports.text import (
     corpus_href,
     detail,
@@ -34,12 +38,16 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
     root = ET.Element("testsuite", name=xml_text(f"parquet-conformance.{adapter}"), tests=str(len(mine)),
                       time=f"{sum(c.duration_s for c in mine):.3f}")
     props = ET.SubElement(root, "properties")
+    now, reused = reuse(mine)
     for name, value in (("adapter", adapter), ("implementation", score.implementation),
                         ("version", score.version or ""), ("track", score.track), ("run", doc.run.id),
                         ("run.started", doc.run.started or ""), ("corpus.digest", doc.run.corpus_digest),
                         ("generator.version", doc.run.generator_version),
-                        ("compared.with", doc.comparison.what if doc.comparison else "")):
-        ET.SubElement(props, "property", name=name, value=xml_text(value))
+                        ("compared.with", doc.comparison.what if doc.comparison else ""),
+                        *((f"score.{level}", f"{s.passed}/{s.passed + s.fail}") for level, s in score.levels.items()),
+                        ("verdicts.decided", str(now)),
+                        *((f"verdicts.reused.from.{origin}", str(n)) for origin, n in reused.items())):
+        ET.SubElement(props, "property", name=xml_text(name), value=xml_text(value))
     counts = {"failures": 0, "skipped": 0, "errors": 0}
     for c in mine:
         case = ET.SubElement(root, "testcase", classname=xml_text(f"{adapter}.{c.group}"),
@@ -47,8 +55,9 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
         mark = doc.mark_of(c)
         if c.verdict != Verdict.PASS or mark is not None:  # a pass needs no words (6,000 of them would)
             cp = ET.SubElement(case, "properties")
-            for name, value in (("verdict", str(c.verdict)), ("expected", str(c.expected)), ("outcome", str(c.outcome)),
-                                ("attempts", str(c.attempts)), *((("mark", str(mark.mark)),) if mark else ())):
+            for name, value in (("verdict", str(c.verdict)), ("expected", str(c.expected)), ("level", str(c.level)),
+                                ("outcome", str(c.outcome)), ("attempts", str(c.attempts)),
+                                *((("mark", str(mark.mark)),) if mark else ())):
                 ET.SubElement(cp, "property", name=name, value=xml_text(value))
         diff = doc.diff_of(c)
         line = what_happened(c, diff)
@@ -68,6 +77,11 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
             counts["skipped"] += 1  # an expected failure, as pytest writes an xfail
             ET.SubElement(case, "skipped", type="xfail", message=xml_text(shorten(
                 f"known failure, listed: {c.verdict}: {line}", MESSAGE)))
+        elif c.verdict.is_failure and not enforced(c) and (mark is None or not listed):
+            counts["skipped"] += 1  # what `check` reports below its default level, and does not fail on
+            ET.SubElement(case, "skipped", type="below-level", message=xml_text(shorten(
+                f"{c.verdict} of a {c.level} expectation (not enforced by default; check --level {c.level}): "
+                f"{line}", MESSAGE)))
         elif c.verdict != Verdict.PASS:
             counts["failures"] += 1
             said = f"{mark.mark.upper() if mark.mark == Mark.NEW else mark.mark}: " if mark else ""

@@ -11,13 +11,24 @@ from functools import cached_property
 from typing import Any, Literal
 
 from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict, WriterCell
-from parquet_conformance.corpus.model import Citation, Expectation, Kind
+from parquet_conformance.corpus.model import LEVELS, Citation, Expectation, Kind
 
 RESULTS_FORMAT = "parquet-conformance-results"
-# 6: `writers` (the writer x reader matrix); 5: `flaky` in scores (apart from `fail`), `comparison`, `roles`,
+# 7: `level` in cells, `levels` in scores; a failure's mark `new` only against a pass (flaky, skipped, not judged:
+#    `unseen`); 6: `writers` (the writer x reader matrix);
+# 5: `flaky` in scores (apart from `fail`), `comparison`, `roles`,
 #    `reproduce`, the cases' files, `reused_from`, `fingerprint`, `case_sha256` in cells;
 # 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
-RESULTS_VERSION = 6
+RESULTS_VERSION = 7
+
+
+@dataclass(frozen=True)
+class LevelScore:
+    """An adapter's judged cells of one level of expectation (must, should, policy): protobuf's conformance runner
+    scores REQUIRED and RECOMMENDED tests apart."""
+
+    passed: int = field(metadata={"json": "pass"})
+    fail: int  # every failure of the level's cells: a crash counts where its cell's expectation is
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,12 @@ class AdapterScore:
     total: int
     pass_rate: float | None  # pass / (pass + fail): flaky, skipped and harness-error cells are left out
     failures: dict[str, int]  # failing verdict -> count
+    # level -> its cells' pass and fail, every level the adapter has cells of (docs/results.md#levels)
+    levels: dict[str, LevelScore] = field(default_factory=dict)
+
+    def level_text(self) -> str:
+        """"must 771/779 · should 12/14 · policy 40/46": passes of the judged cells of each level."""
+        return " · ".join(f"{name} {s.passed}/{s.passed + s.fail}" for name, s in self.levels.items()) or "none judged"
 
 
 @dataclass(frozen=True)
@@ -68,7 +85,9 @@ class Mark(StrEnum):
     KNOWN = "known"  # fails as before (or as listed)
     CHANGED = "changed"  # fails otherwise than before (or than the verdict pinned)
     FIXED = "fixed"  # passes, and failed before (or is listed)
-    UNSEEN = "unseen"  # fails, and the previous run has no such cell (a case or an implementation added)
+    # fails, and the previous run has nothing to compare it with: no such cell (a case or an implementation added), or
+    # one that was flaky, skipped or not judged there (`before` says which)
+    UNSEEN = "unseen"
 
 
 @dataclass(frozen=True)
@@ -153,13 +172,19 @@ class WritersMatrix:
     files: dict[str, str]  # case id -> its file, relative to `corpus`
     cells: list[Cell]  # judged by the one judge against what each file holds
     regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions (corpus add-regression --from)
+    diffs: list[DataDiff] = field(default_factory=list)  # its wrong-data cells' data against what each file holds
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> WritersMatrix:
         return cls(corpus=str(obj["corpus"]), profiles=dict(obj["profiles"]),
                    writers=[WriterCell.from_json(w) for w in obj["writers"]],
                    cases=[CaseSummary.from_json(c) for c in obj["cases"]], files=dict(obj["files"]),
-                   cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])))
+                   cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])),
+                   diffs=[DataDiff.from_json(d) for d in obj.get("diffs", [])])
+
+    def diff_of(self, cell: Cell) -> DataDiff | None:
+        return next((d for d in self.diffs if (d.case, d.adapter, d.role) == (cell.case, cell.adapter, cell.role)),
+                    None)
 
 
 @dataclass(frozen=True)
@@ -201,6 +226,8 @@ class ResultsDocument:
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["adapters"] = [{("pass" if k == "passed" else k): v for k, v in a.items()} for a in out["adapters"]]
+        for a in out["adapters"]:
+            a["levels"] = {name: {"pass": n["passed"], "fail": n["fail"]} for name, n in a["levels"].items()}
         for case in [*out["cases"], *(out["writers"] or {}).get("cases", [])]:
             case["citations"] = [{k: v for k, v in c.items() if v is not None} for c in case["citations"]]
         if self.writers is not None:
@@ -236,10 +263,32 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
         verdicts = Counter(c.verdict for c in mine)
         fail = sum(n for v, n in verdicts.items() if v.is_failure)
         judged = verdicts[Verdict.PASS] + fail
+        by_level = Counter((c.level, c.verdict == Verdict.PASS) for c in mine
+                           if c.verdict == Verdict.PASS or c.verdict.is_failure)
         out.append(AdapterScore(
             adapter=adapter, implementation=mine[0].implementation, version=mine[0].version, track=mine[0].track,
             passed=verdicts[Verdict.PASS], fail=fail, flaky=verdicts[Verdict.FLAKY], skip=verdicts[Verdict.SKIP],
             harness_errors=verdicts[Verdict.HARNESS_ERROR], total=len(mine),
             pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
-            failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure}))
+            failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure},
+            levels={str(lv): LevelScore(by_level[lv, True], by_level[lv, False]) for lv in LEVELS
+                    if by_level[lv, True] + by_level[lv, False]}))
     return out
+
+
+def reuse(cells: Iterable[Cell]) -> tuple[int, dict[str, int]]:
+    """(verdicts decided in this run, run -> verdicts reused from it): a cell whose inputs had not changed since an
+    earlier run of the same results dataset rests on that run's attempts (harness/confirm.py reusable)."""
+    cells = list(cells)
+    reused = Counter(c.reused_from for c in cells if c.reused_from)
+    return len(cells) - sum(reused.values()), dict(sorted(reused.items()))
+
+
+def reuse_text(cells: Iterable[Cell]) -> str:
+    """The same in words: "750 verdicts decided in this run, 14,589 reused from run R (...)"."""
+    now, reused = reuse(cells)
+    text = f"{now:,} {'verdict' if now == 1 else 'verdicts'} decided in this run"
+    if reused:
+        text += "".join(f", {n:,} reused from run {origin}" for origin, n in reused.items()) + \
+            " (case bytes and implementation unchanged; --fresh decides every one again)"
+    return text

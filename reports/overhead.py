@@ -31,10 +31,10 @@ def markdown(rows: list[Overhead], chart: str | None = None) -> str:
     out += ["| adapter | version | base | none (ms) | " + " | ".join(Overhead.size_text(s) for s in cols)
             + f" | bytes read ({Overhead.size_text(cols[-1]) if cols else '-'}) |",
             "|---|---|---|---:|" + "---:|" * (len(cols) + 1)]
-    out += [f"| {cell_text(ln.adapter)} | {cell_text(ln.version or '-')} | {ln.base} | {ln.plain_ms} | "
+    out += [f"| {cell_text(ln.adapter)} | {cell_text(ln.version or '-')} | {cell_text(ln.base)} | {ln.plain_ms} | "
             + " | ".join(ln.ratio(s) for s in cols) + f" | {ln.bytes_read(cols[-1]) if cols else '-'} |"
             for ln in lines(rows)]
-    out += ["", f"Flagged: {', '.join(flagged)}." if flagged else "No reader flagged."]
+    out += ["", f"Flagged: {cell_text(', '.join(flagged))}." if flagged else "No reader flagged."]
     return "\n".join(out) + "\n"
 
 

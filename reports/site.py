@@ -13,6 +13,8 @@ others relatively, so the folder can be served from anywhere or opened from disk
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -55,7 +57,9 @@ def up(page: str) -> str:
     return "../" * page.count("/")
 
 
-def write_site(doc: ResultsDocument, out: Path, history: History | None = None) -> list[Path]:
+def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
+               run_out: Path | None = None) -> list[Path]:
+    """`run_out`: the run's output folder (where its written corpus is, when it ran writers)."""
     env = environment()
     written = []
 
@@ -67,6 +71,13 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None) 
 
     corpus = corpus_href(doc, out)  # from the site's root; a page deeper down goes up first
     page("index.html", render(doc, Links(case=case_path, impl=impl_path), corpus=corpus))
+    if doc.writers is not None:  # the writer x reader matrix the index links, its files where the run wrote them
+        from parquet_conformance.reports.writers import FORMAT as WRITERS
+
+        written_corpus = doc.writers.corpus
+        if run_out is not None and not Path(written_corpus).is_absolute():
+            written_corpus = Path(os.path.relpath((run_out / written_corpus).resolve(), out.resolve())).as_posix()
+        written += WRITERS.write(replace(doc, writers=replace(doc.writers, corpus=written_corpus)), out)
     families = {c.adapter: (f, c) for f in columns(doc) for c in f.columns}
     groups = clusters(doc)
     failing_by_case = failing_families(doc)

@@ -4,12 +4,14 @@ environment, and the skip-overhead table and chart that report.html and skip-ove
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, metadata
@@ -21,7 +23,8 @@ from markupsafe import Markup, escape
 
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
-from parquet_conformance.corpus.model import NAME_RE
+from parquet_conformance.corpus.model import NAME_RE, Level
+from parquet_conformance.kernel.escape import markdown, terminal
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
 
@@ -34,18 +37,17 @@ def chart_rc(font_size: int) -> Any:
     return {"svg.hashsalt": "parquet-conformance", "svg.fonttype": "none", "font.family": "DejaVu Sans",
             "font.size": font_size, "text.parse_math": False, "text.usetex": False}
 
-# XML 1.0 cannot carry these at all, escaped or not.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
 def xml_text(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
+    """Text for XML (JUnit): kernel/escape.py `terminal`, newlines kept, so that what XML 1.0 cannot carry at all
+    (C0 controls, lone surrogates) and what a viewer would act on (C1 controls, bidi overrides) is shown as an escape;
+    ElementTree escapes the markup characters."""
+    return terminal(text, keep_newlines=True)
 
 
 def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     """Why a cell is what it is, in one paragraph: the expectation, the outcome, the error or the data (with its
     diff against the expected data, for wrong data)."""
-    text = f"expected {cell.expected} ({cell.role}), got {cell.outcome}"
+    text = f"expected {cell.expected} ({cell.role}, {cell.level}), got {cell.outcome}"
     if cell.disagreement:
         text += f"; attempts disagree: {cell.disagreement}"
     if cell.rows is not None:
@@ -68,10 +70,9 @@ def file_name(name: str) -> str:
 
 
 def cell_text(text: object) -> str:
-    """Safe inside a Markdown table cell: one line, `|` and backticks escaped, `<` and `&` escaped (nothing else: an
-    escaped quote or `>` shows as `&quot;` where Markdown is not rendered as HTML), no control characters."""
-    text = xml_text(str(text)).replace("&", "&amp;").replace("<", "&lt;")  # no tag and no entity can start
-    return " ".join(text.replace("|", "\\|").replace("`", "\\`").split())
+    """Outside text in Markdown (a table cell, a list item, a heading): kernel/escape.py `markdown`, the one escaper of
+    that sink (one line, every punctuation character escaped, no autolink)."""
+    return markdown(str(text))
 
 
 def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
@@ -84,14 +85,9 @@ def family_name(adapter: str, version: str | None) -> str:
     return adapter.removesuffix(f"-{version}") if version else adapter
 
 
-SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "WRONG", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unhandled",
+SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "wrong", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unh",
           Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
           Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
-# Worst first: which verdict a (case, adapter) with several roles shows, and the order of lists. A verdict not named
-# here sorts after the named failures (a new failure needs no line here to be drawn).
-WORST_FIRST = [Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
-               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
-               Verdict.SKIP]
 MEANING = {  # the legend, in words; a verdict without a line here is shown by its name
     Verdict.PASS: "did what the case expects",
     Verdict.WRONG_DATA: "returned other data than the case's (the worst: a user would not notice)",
@@ -102,27 +98,45 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
     Verdict.REJECTED_VALID: "refused a file it must read",
     Verdict.ACCEPTED_INVALID: "read a file it must reject",
     Verdict.WRONG_METADATA: "an aware reader used the footer the case forbids",
-    Verdict.FLAKY: "its attempts disagree: counted apart, neither a pass nor a failure",
+    Verdict.FLAKY: "some of its attempts passed and some failed: counted apart, neither a pass nor a failure",
     Verdict.SKIP: "not judged: the implementation is unavailable here, or fails the same way on the unmodified base",
     Verdict.HARNESS_ERROR: "not judged: parquet-conformance failed here, not the implementation",
+}
+LEVEL_MEANING = {  # what an expectation's level says (docs/spec-notes.md#levels)
+    Level.MUST: "a MUST or required sentence of the spec, parquet.thrift or the Thrift protocol; the gate enforces it",
+    Level.SHOULD: "a SHOULD, a recommendation; the gate enforces it when asked (check --level should)",
+    Level.POLICY: "this suite's own reading (docs/spec-notes.md says why); enforced when asked (check --level policy)",
 }
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
                           "expectation"}
+# What an expectation asks of a case whose operation is not a read (a Skiff encode case writes rows into streams).
+OP_EXPECTATIONS = {"encode": {"read": "write exactly the expected output streams", "reject": "refuse the rows with an "
+                              "error", "either": "write exactly the expected output streams or refuse the rows"},
+                   "decode": {"read": "decode exactly the expected rows", "reject": "refuse the stream with an error",
+                              "either": "decode exactly the expected rows or refuse the stream"}}
+
+
+def expectation_words(expectation: str, op: str = "read") -> str:
+    """What an expectation asks of a reader (or a codec) in words, for the case's operation."""
+    own = OP_EXPECTATIONS.get(op, {}).get(expectation)
+    return own or {"read": "return exactly the base's data", "reject": "fail with an error",
+                   "either": "return exactly the base's data or fail with an error"}.get(expectation, expectation)
 TERMS = {  # words the detail panel and the summaries use
     "attempts": "how often the cell was read: the run's read, --repeat rounds, and a read in a fresh worker "
-                "process for every cell that did not pass (attempts that disagree make the cell flaky)",
+                "process for every cell that did not pass (a pass and a failure among them make the cell flaky; "
+                "failures of different kinds make it the worst of them)",
     "read just before": "the case the same worker process read before this one: a reader that keeps state between "
                         "files may fail because of it (the fresh worker's read tells)",
     "root cause": "the deepest error a chained error names (Java's Caused by, Python's __cause__), shown first",
+    "level": "the force of what the expectation rests on: must, should or policy (the legend); it weighs only "
+             "reading versus refusing",
 }
 
 
 def severity(verdict: Verdict) -> int:
-    """A verdict's place in WORST_FIRST; a verdict it does not name comes right after the failures it names."""
-    if verdict in WORST_FIRST:
-        return WORST_FIRST.index(verdict)
-    return WORST_FIRST.index(Verdict.WRONG_METADATA) if verdict.is_failure else len(WORST_FIRST)
+    """The order of lists and which of a (case, adapter)'s roles a report shows: the judge's (Verdict.severity)."""
+    return verdict.severity
 
 
 def css_class(verdict: Verdict) -> str:
@@ -157,6 +171,44 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+SIGNALS = {"SIGSEGV": "a segmentation fault: it touched memory it does not own",
+           "SIGABRT": "an abort: it stopped itself on a failed check, a failed allocation or a panic",
+           "SIGILL": "an illegal instruction, usually a deliberate trap such as an assertion",
+           "SIGBUS": "a bus error: a memory access the hardware refused",
+           "SIGFPE": "an arithmetic fault such as a division by zero",
+           "SIGKILL": "killed from outside: the kernel's out-of-memory killer sends it"}
+_LAST_WORDS = re.compile(r"panic|abort|fatal|error|fail|assert|exception|out of memory", re.I)
+
+
+def last_words(cell: Cell) -> str:
+    """The line of a dead worker's stderr tail that says what happened: the first that names a panic, an abort, an
+    error or a failure, else its last line (the tail may start mid-line); "" when it only repeats the signal."""
+    lines = [ln.strip() for ln in (cell.error_message or "").splitlines() if ln.strip()]
+    lines = [ln for ln in lines if ln != cell.error_class]
+    said = next((ln for ln in lines if _LAST_WORDS.search(ln)), lines[-1] if lines else "")
+    return shorten(said, 160)
+
+
+def failure_text(cell: Cell) -> str:
+    """A crash's or a hang's one line: the signal (and what it means) or the limit (and why that limit), and the
+    dead worker's last words."""
+    if cell.outcome == "timeout":
+        limit = (cell.error_message or "").removeprefix("no answer within ").removesuffix("s")
+        try:
+            seconds = f"{float(limit):.1f} s"
+        except ValueError:
+            seconds = "the limit"
+        return (f"no answer within {seconds}: the hang limit this run set for {cell.adapter} from its own slowest "
+                "answered cell, at most its timeout (docs/results.md#what-a-verdict-guarantees)")
+    how = cell.error_class or str(cell.outcome)
+    signal = re.search(r"SIG[A-Z]+", how)
+    meaning = SIGNALS.get(signal.group(), "") if signal else ""
+    text = ("ran out of memory" + (f" ({how})" if how != "oom" else "") if cell.outcome == "oom" else
+            how + (f" ({meaning})" if meaning else ""))
+    said = last_words(cell)
+    return text + (f"; its last words: {said}" if said else "")
+
+
 def error_line(cell: Cell) -> str:
     """A cell's error in one line: its root cause first for a chained error, else its message's first line."""
     message = cell.error_message or ""
@@ -178,6 +230,8 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
         got = f"a read from the {cell.metadata} footer"
     elif cell.rows is not None:
         got = f"a read of {cell.rows} rows" + (" of other data" if cell.verdict == Verdict.WRONG_DATA else "")
+    elif cell.outcome in ("crash", "oom", "timeout"):
+        got = f"{cell.outcome}: {failure_text(cell)}"
     elif cell.error_class or cell.error_message:
         got = f"{cell.outcome}: {error_line(cell)}"
     else:
@@ -192,7 +246,8 @@ MARKS_LEGEND = {Mark.NEW: "fails now, passed before (or is not in the expected-f
                 Mark.CHANGED: "fails otherwise than before (or than the verdict listed)",
                 Mark.KNOWN: "fails as before (or as listed)",
                 Mark.FIXED: "passes now, failed before (or is listed: remove it from the list)",
-                Mark.UNSEEN: "fails; the earlier run has no such cell (a case or an implementation added)"}
+                Mark.UNSEEN: "fails; the earlier run has no verdict to compare with: no such cell (a case or an "
+                             "implementation added), or it was flaky, skipped or not judged there"}
 
 def mark_text(mark: CellMark, comparison: Comparison) -> str:
     """A cell's mark in words: "new failure (passed in run r2)"."""
@@ -210,6 +265,8 @@ def mark_text(mark: CellMark, comparison: Comparison) -> str:
         case Mark.FIXED:
             return f"fixed: {'listed' if listed else 'it failed in ' + comparison.what}{before and ' as' + before}"
         case Mark.UNSEEN:
+            if mark.before:
+                return f"not compared: it was{before} in {comparison.what}, not a pass or a failure"
             return f"not compared: {comparison.what} has no such cell (a case or an implementation added)"
     return str(mark.mark)
 
@@ -245,11 +302,29 @@ def track_counts(doc: ResultsDocument) -> list[TrackCount]:
 
 
 
+_PUBLISHED: ContextVar[tuple[Path, Path] | None] = ContextVar("published", default=None)
+
+
+@contextlib.contextmanager
+def published(staging: Path, final: Path) -> Iterator[None]:
+    """Pages written into `staging` will be read from `final` (reports are written aside, then moved into place):
+    links out of them (corpus_href) are made from where they will be."""
+    token = _PUBLISHED.set((staging.resolve(), final.resolve()))
+    try:
+        yield
+    finally:
+        _PUBLISHED.reset(token)
+
+
 def corpus_href(doc: ResultsDocument, page_dir: Path) -> str:
     """The run's corpus relative to a page's folder (report.html's: the run's --out, where the corpus usually is)."""
     if not doc.run.corpus:
         return "corpus"
-    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page_dir.resolve())).as_posix()
+    page = page_dir.resolve()
+    moved = _PUBLISHED.get()
+    if moved is not None and (page == moved[0] or moved[0] in page.parents):
+        page = moved[1] / page.relative_to(moved[0])
+    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page)).as_posix()
 
 
 def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> str | None:
@@ -266,7 +341,7 @@ def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> s
 # -- links: citations to their sources, docs/ references to the project's documentation ----------
 
 _SOURCE = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+) (?:PR #(?P<pr>\d+) )?(?P<path>[^\s()@]+)"
-                     r"(?: \((?P<at>[0-9a-f]{7,40})\)| @ (?P<at2>[0-9a-f]{7,40}))?$")
+                     r"(?: \((?:PR #\d+, merged; )?(?P<at>[0-9a-f]{7,40})\)| @ (?P<at2>[0-9a-f]{7,40}))?$")
 DOCS_REF = re.compile(r"\bdocs/[\w.-]+\.md(?:#[\w-]+)?")
 
 
@@ -287,6 +362,19 @@ def citation_url(source: str, section: str = "") -> str | None:
     path = m.group("path")
     url = f"https://github.com/{m.group('repo')}/blob/{m.group('at') or m.group('at2') or 'HEAD'}/{path}"
     return url + (f"#{anchor(section)}" if section and path.endswith(".md") else "")
+
+
+def pinned_url(source: str, section: str = "") -> str | None:
+    """Where a citation's source is at the commit it names (a file of a repository, or of a pull request's commit),
+    so that anyone can open the very text quoted; None for a source without a commit or that is no such path (a
+    seed, our own file, a document named in words)."""
+    m = _SOURCE.match(source.strip())
+    commit = m and (m.group("at") or m.group("at2"))
+    if not m or not commit:
+        return None
+    path = m.group("path")
+    return (f"https://github.com/{m.group('repo')}/blob/{commit}/{path}"
+            + (f"#{anchor(section)}" if section and path.endswith(".md") else ""))
 
 
 @cache
@@ -327,10 +415,26 @@ class Links:
     impl: Link | None = None
 
 
+def html_text(text: str) -> str:
+    """Outside text in HTML written by hand (an HTML block of summary.md): what the templates do to every value,
+    `html_visible` then autoescape."""
+    return str(escape(terminal(text, keep_newlines=True)))
+
+
+def html_visible(value: object) -> object:
+    """Every value a template outputs, before autoescape: controls, bidi overrides and line separators shown as
+    escapes (kernel/escape.py `terminal`, newlines kept), in markup already made safe (Markup) too."""
+    if value is None or isinstance(value, int | float):
+        return value
+    if isinstance(value, Markup):
+        return Markup(terminal(str(value), keep_newlines=True))
+    return terminal(str(value), keep_newlines=True)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                             undefined=jinja2.StrictUndefined)
+                             undefined=jinja2.StrictUndefined, finalize=html_visible)
     env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict), meaning=MEANING, percent=percent,
                        plural=plural, citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
     env.filters["linked"] = linked

@@ -1,28 +1,44 @@
 """writers.html and writers.md: the writer x reader matrix a document carries (`run --writers`,
 conformance/app/writers.py). A document without it has no such files.
 
-- The headline: which writer's files which readers cannot read (refused, wrong data, crash, hang), apart from what
-  a reader fails on the track's own file of the same table the same way (the table's, not the writer's).
+- Whose failure each is: a reader failing a written file is the **writer's** fault when our strict decoder finds the
+  file breaks a rule of the spec, or when most other readers fail it too; the **reader's** when the other readers
+  read it right; the **table's** when the reader fails the track's own file of the same table the same way (a type
+  it lacks, say); unclear when the other readers split or there are none. Refusals the spec allows (`either`: a codec
+  a reader may lack, a file that breaks a rule) are counted apart: they are nobody's fault.
+- The headline: the writers' faults (files other readers cannot read) and the readers' faults (files others read).
 - The grid, one per variant (the file as written; with extensions in every footer struct; in every struct outside
-  the footer): a row per writer, a column per reader, each cell the reader's outcomes over that writer's files; its
-  detail lists each file with its verdict, error and a link to the file.
+  the footer): a row per writer, a column per reader, each cell the reader's outcomes over that writer's files with
+  its failures by fault; its detail lists each file with its verdict, whose fault, the error or the first differing
+  values, and a link to the file.
 - Each writer's verdicts: every (profile, table), and each rule a file breaks with the sentence it breaks.
+- A warning when the run has no base cells of a written table for a reader: its failures cannot be told from the
+  table's (run the `base/*` cases with the writers).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.judge import error_text, fails_alike, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict, WriterCell, WriterVerdict
-from parquet_conformance.reports.model import ResultsDocument, WritersMatrix
+from parquet_conformance.reports.datadiff import describe
+from parquet_conformance.reports.datadiff import headline as headline_of
+from parquet_conformance.reports.model import DataDiff, ResultsDocument, WritersMatrix
 from parquet_conformance.reports.text import cell_text, environment
 
 VARIANTS = {"as-written": "the files as written", "footer": "with an extension in every footer struct",
             "pages": "with an extension in every struct outside the footer"}
 MESSAGE_SHOWN = 600
+
+
+FAULTS = {"writer": "the writer's: our strict decoder finds the file breaks a rule, or most other readers fail it too",
+          "reader": "the reader's: the other readers read this file right",
+          "table": "the table's: the reader fails the track's own file of this table the same way",
+          "unclear": "unclear: the other readers split, or none read this file"}
 
 
 @dataclass
@@ -33,6 +49,8 @@ class Entry:
     writer: WriterCell
     file: str  # path of the file, relative to the report
     inherited: bool  # the reader fails the track's own file of the table the same way
+    fault: str = ""  # whose failure it is (FAULTS); "" for a cell that does not fail
+    diff: DataDiff | None = None  # a wrong-data cell's first differing values
 
     @property
     def kind(self) -> str:
@@ -40,11 +58,29 @@ class Entry:
         v = self.cell.verdict
         if v == Verdict.HARNESS_ERROR:
             return "ours"
-        if v == Verdict.SKIP:
+        if v in (Verdict.SKIP, Verdict.FLAKY):
             return "skip"
         if v == Verdict.PASS:
             return "refuses" if self.cell.outcome == "rejected" else "reads"
         return "fails"
+
+
+def fault(entry: Entry, peers: list[Entry]) -> str:
+    """Whose failure a failing entry is (FAULTS): the table's, else the writer's when the strict decoder finds the file
+    breaks a rule or most of the other readers that judged it fail it, the reader's when most of them read it right.
+    A peer that fails the table itself the same way says nothing about the file."""
+    if entry.inherited:
+        return "table"
+    if entry.writer.verdict == WriterVerdict.NONCONFORMING:
+        return "writer"
+    judged = [p.cell for p in peers if p.cell.adapter != entry.cell.adapter and p.cell.verdict.judged
+              and p.cell.verdict != Verdict.FLAKY and not (p.kind == "fails" and p.inherited)]
+    failing = sum(c.verdict.is_failure for c in judged)
+    if judged and 2 * failing > len(judged):
+        return "writer"
+    if judged and 2 * failing < len(judged):
+        return "reader"
+    return "unclear"
 
 
 @dataclass
@@ -56,22 +92,32 @@ class GridCell:
         return Counter(e.kind for e in self.entries)
 
     @property
+    def faults(self) -> Counter[str]:
+        """Failures by whose they are, the table's among them."""
+        return Counter(e.fault for e in self.entries if e.kind == "fails")
+
+    @property
     def own(self) -> list[Entry]:
-        """The entries that are the writer's file's (not inherited from the table)."""
-        return [e for e in self.entries if e.kind in ("refuses", "fails") and not e.inherited]
+        """The failing entries that are not the table's (the writer's, the reader's or unclear)."""
+        return [e for e in self.entries if e.kind == "fails" and e.fault != "table"]
 
     @property
     def css(self) -> str:
-        kinds = {e.kind for e in self.own}
-        return "fail" if "fails" in kinds else "refuses" if kinds else "pass" if self.counts["reads"] else "skip"
+        f = self.faults
+        if f["writer"]:
+            return "fail-writer"
+        if f["reader"] or f["unclear"]:
+            return "fail-reader"
+        return "refuses" if self.counts["refuses"] else "pass" if self.counts["reads"] else "skip"
 
     @property
     def text(self) -> str:
-        c = self.counts
+        c, f = self.counts, self.faults
         judged = c["reads"] + c["refuses"] + c["fails"]
         if not judged:
             return "–"
-        return f"{c['reads']}/{judged}" + (f" ({len(self.own)}!)" if self.own else "")
+        marks = [f"{letter}{f[k]}" for letter, k in (("W", "writer"), ("R", "reader"), ("?", "unclear")) if f[k]]
+        return " ".join([f"{c['reads']}/{judged}", *marks] + ([f"r{c['refuses']}"] if c["refuses"] else []))
 
 
 @dataclass
@@ -88,14 +134,32 @@ def entries(doc: ResultsDocument) -> list[Entry]:
     assert matrix is not None
     by_case = {case: w for w in matrix.writers for case in w.cases}
     main = {(c.case, c.adapter): c for c in doc.cells}
-    out = []
+    out: list[Entry] = []
+    peers: dict[str, list[Entry]] = {}
     for cell in matrix.cells:
         writer = by_case.get(cell.case)
         if writer is None:
             continue
         inherited = fails_alike(cell, main.get((f"base/{writer.table}", cell.adapter)))
-        out.append(Entry(cell, writer, f"{matrix.corpus}/{matrix.files.get(cell.case, '')}", inherited))
+        entry = Entry(cell, writer, f"{matrix.corpus}/{matrix.files.get(cell.case, '')}", inherited,
+                      diff=matrix.diff_of(cell))
+        peers.setdefault(cell.case, []).append(entry)
+        out.append(entry)
+    for entry in out:
+        if entry.kind == "fails":
+            entry.fault = fault(entry, peers[entry.cell.case])
     return out
+
+
+def missing_bases(doc: ResultsDocument) -> list[str]:
+    """The `base/<table>` cases of the written tables that the run did not read with every reader of the matrix:
+    without them a reader's failure on a written file cannot be told from its failure on the table itself."""
+    matrix = doc.writers
+    assert matrix is not None
+    readers = {c.adapter for c in matrix.cells}
+    ran = {(c.case, c.adapter) for c in doc.cells}
+    return sorted({f"base/{w.table}" for w in matrix.writers if w.cases
+                   for r in readers if (f"base/{w.table}", r) not in ran})
 
 
 def grids(doc: ResultsDocument) -> list[Grid]:
@@ -117,16 +181,18 @@ def _as_written(doc: ResultsDocument) -> Grid | None:
     return next((g for g in grids(doc) if g.variant == "as-written"), None)
 
 
-def headline(doc: ResultsDocument) -> list[tuple[str, str, list[Entry]]]:
+def headline(doc: ResultsDocument, whose: str = "") -> list[tuple[str, str, list[Entry]]]:
     """(writer, reader, its failing entries) where a reader fails a writer's files as written (wrong data, a crash, a
-    hang, or refusing a file it must read), beyond what it does with the track's own file of the table."""
+    hang, or refusing a file it must read), beyond what it does with the track's own file of the table; `whose`:
+    only those of that fault (FAULTS)."""
     grid = _as_written(doc)
     if grid is None:
         return []
     out = []
     for w in grid.writers:
         for r in grid.readers:
-            failing = [e for e in grid.cells[(w, r)].own if e.kind == "fails"] if (w, r) in grid.cells else []
+            failing = [e for e in grid.cells[(w, r)].own if not whose or e.fault == whose] if (
+                w, r) in grid.cells else []
             if failing:
                 out.append((w, r, failing))
     return out
@@ -138,8 +204,8 @@ def refusals(doc: ResultsDocument) -> list[tuple[str, str, list[str], list[Entry
     grid = _as_written(doc)
     groups: dict[tuple[str, str], list[Entry]] = {}
     for cell in (grid.cells.values() if grid else []):
-        for e in cell.own:
-            if e.kind == "refuses":
+        for e in cell.entries:
+            if e.kind == "refuses" and not e.inherited:
                 why = normalise(error_text(e.cell.error_class, e.cell.error_message, e.cell.outcome))
                 groups.setdefault((e.cell.adapter, why), []).append(e)
     return sorted(((r, why, list(dict.fromkeys(_writer_label(e.writer) for e in es)), es)
@@ -168,14 +234,26 @@ def markdown(doc: ResultsDocument) -> str:
     assert matrix is not None
     out = ["## Writer x reader matrix", "",
            f"{len(matrix.writers)} files asked of {len(verdict_counts(matrix))} writers; {len(matrix.cells)} reader "
-           f"cells. A grid cell: files read right / files judged; `(n!)`: files the reader refuses or fails beyond "
-           "what it does with the track's own file of the same table.", "", "### Which readers cannot read which "
-           "writer's files (as written)", ""]
-    lines = headline(doc)
-    out += [f"- **{cell_text(w)}** → {cell_text(r)}: " + "; ".join(
-        f"{cell_text(_file(e))} {e.cell.verdict}" + (f" ({cell_text(_short(e))})" if e.cell.error_message else "")
-        for e in es[:3]) + (f" (+{len(es) - 3})" if len(es) > 3 else "") for w, r, es in lines] or ["- none"]
-    out += ["", "### Refusals the spec allows (as written)", "",
+           "cells. A grid cell: files read right / files judged, then the failures by whose they are (`W`: the "
+           "writer's, `R`: the reader's, `?`: unclear) and the refusals the spec allows (`r`); a failure the reader "
+           "shows on the track's own file of the same table is the table's, not counted.", ""]
+    missing = missing_bases(doc)
+    if missing:
+        out += [f"**Warning**: the run has no cells of {cell_text(', '.join(missing[:6]))}"
+                + (f" (+{len(missing) - 6})" if len(missing) > 6 else "") + " for some readers: their failures on "
+                "written files cannot be told from the table's. Run the `base/*` cases with the writers.", ""]
+    for whose, title in (("writer", "The writers' faults: files other readers cannot read either (as written)"),
+                         ("reader", "The readers' faults: files the other readers read right (as written)"),
+                         ("unclear", "Unclear: the other readers split, or none read the file (as written)")):
+        lines = headline(doc, whose)
+        if whose == "unclear" and not lines:
+            continue
+        out += [f"### {title}", ""]
+        out += [f"- **{cell_text(w)}** → {cell_text(r)}: " + "; ".join(
+            f"{cell_text(_file(e))} {e.cell.verdict}" + (f" ({cell_text(_short(e))})" if _short(e) else "")
+            for e in es[:3]) + (f" (+{len(es) - 3})" if len(es) > 3 else "") for w, r, es in lines] or ["- none"]
+        out.append("")
+    out += ["### Refusals the spec allows (as written)", "",
             "A codec the reader may lack, or a file that breaks a rule of the spec (`either`):", ""]
     out += [f"- **{cell_text(r)}** refuses {len(es)} file(s) of {cell_text(', '.join(ws))}: `{cell_text(why)}`"
             for r, why, ws, es in refusals(doc)] or ["- none"]
@@ -200,7 +278,10 @@ def _file(e: Entry) -> str:
 
 
 def _short(e: Entry) -> str:
-    return " ".join((e.cell.error_message or "").split())[:120]
+    """Why an entry failed, in a line: its error, or the first values that differ."""
+    if e.cell.error_message:
+        return " ".join(e.cell.error_message.split())[:120]
+    return headline_of(e.diff) if e.diff is not None else ""
 
 
 def _table(w: WriterCell) -> str:
@@ -232,7 +313,8 @@ class WritersReport:
             return []
         html, md = out / "writers.html", out / "writers.md"
         template = environment().get_template("writers.html.j2")
-        html.write_text(template.render(doc=doc, matrix=doc.writers, grids=grids(doc), headline=headline(doc),
+        html.write_text(template.render(doc=doc, matrix=doc.writers, grids=grids(doc), headline=partial(headline, doc),
+                                        faults=FAULTS, missing=missing_bases(doc), describe=describe,
                                         refusals=refusals(doc), file=_file, short=_short,
                                         writers=writer_rows(doc.writers), counts=verdict_counts(doc.writers),
                                         why=why, table=_table, label=_writer_label, shown=MESSAGE_SHOWN,

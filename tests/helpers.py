@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from html.parser import HTMLParser
 
 CLI = [sys.executable, "-m", "parquet_conformance.conformance.app.cli"]
 
@@ -30,3 +31,53 @@ def read_cases(cases: list, root: object, specs: list) -> list:
     rows: list = []
     run_cells(LocalExecutor(), [(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)
     return rows
+
+
+def md_text(text: str) -> str:
+    """Markdown we wrote, its escapes undone (kernel/escape.py markdown): what GitHub shows, to assert on."""
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text.replace("<!-- -->", ""))
+
+
+class Page(HTMLParser):
+    """Elements, attributes and text of rendered HTML (comments apart: they show nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, str]] = []
+        self.text: list[str] = []
+        self.cells: list[str] = []
+        self._cell: list[str] | None = None
+
+    @property
+    def hrefs(self) -> list[str]:
+        return [v for k, v in self.attrs if k == "href"]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attrs += [(k, v or "") for k, v in attrs]
+        if tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.cells.append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def rendered(markdown_text: str) -> Page:
+    """Markdown as GitHub renders it (cmark-gfm, raw HTML let through so that any that slips out shows)."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    page = Page()
+    page.feed(cmarkgfm.github_flavored_markdown_to_html(markdown_text, options=Options.CMARK_OPT_UNSAFE))
+    page.close()
+    return page

@@ -6,7 +6,8 @@ a history has three points, newly failing and newly fixed cells, and cells in on
     toy-1.0, toy-2.0   two releases of one implementation (sub-columns), engine "Arrow C++" like pyarrow's
     toy-1.0            a wrong value in row 2 of ext/file-metadata/flat/* (wrong-data, with a data diff)
     toy-2.0            garbage instead of an answer on corrupt/tiny/8-bytes (a harness error)
-    moody              carries state between files on base/nested (flaky: a fresh worker refuses it)
+    moody              carries state between files on base/nested (flaky: it refuses it after another file, reads it
+                       right in a fresh worker)
     sparky             refuses ext/column-meta-data/flat/* with a py4j-shaped Java chain (the root cause ~300 frames
                        down, a new object id each time: one cluster)
 
@@ -35,7 +36,7 @@ ENGINE = "--engine='Arrow C++ (pyarrow, in a fake worker)'"
 FAKES = {
     "toy-1.0": f"wrong-value --real --version=1.0 {ENGINE} --bad=ext/file-metadata/flat",
     "toy-2.0": f"garbage --real --version=2.0 {ENGINE} --bad=corrupt/tiny/8-bytes",
-    "moody": "stateful --real --version=0.1 --bad=base/nested",
+    "moody": "fresh-only --real --version=0.1 --bad=base/nested",
     "sparky": "chained --real --version=3.5 --engine='parquet-java (a fake Spark)' --bad=ext/column-meta-data/flat",
 }
 CHANGED = "ext/column-meta-data/flat/spec-header"  # sparky crashed on it in r2

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import CLI
+from tests.helpers import CLI, md_text
 
 yaml = pytest.importorskip("yaml")
 
@@ -78,7 +78,7 @@ def test_the_action_gates_a_worker_and_posts_the_summary(release: tuple[Path, st
               "expected-failures": str(expected), "only": ONLY, "install": "false"}
     steps = run_action(inputs, tmp_path)
     assert [code for _, code in steps] == [0] * 5, steps
-    posted = (tmp_path / "step-summary.md").read_text()
+    posted = md_text((tmp_path / "step-summary.md").read_text())
     assert "## parquet-conformance run" in posted and "| sample |" in posted
     assert "summary=parquet-conformance-out/summary.md" in (tmp_path / "output.txt").read_text()
     assert (tmp_path / "parquet-conformance-out" / "junit" / "sample.xml").is_file()
@@ -92,7 +92,7 @@ def test_the_action_fails_on_an_unexpected_pass_and_still_posts(release: tuple[P
               "expected-failures": str(expected), "only": ONLY, "install": "false"}
     steps = dict(run_action(inputs, tmp_path))
     assert steps["Gate on the expected failures"] == 1 and steps["Post summary.md"] == 0
-    posted = (tmp_path / "step-summary.md").read_text()
+    posted = md_text((tmp_path / "step-summary.md").read_text())
     assert "| sample |" in posted  # the summary says what the gate says: the listed cell is fixed
     assert "Compared with the expected-failure list failures.txt: 0 new failures**, 0 changed, 1 fixed" in posted
     (tmp_path / "again").mkdir()

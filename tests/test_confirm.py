@@ -70,7 +70,7 @@ def test_an_adapter_whose_confirmations_cost_more_than_a_share_is_cut_into_tasks
     assert len(confirmation_tasks(cells, m, seed=1, cost=cost, slots=1)) == 2  # one slot: one task per adapter
 
 
-def test_a_confirmation_that_disagrees_is_re_run_alone_and_the_fresh_attempt_decides() -> None:
+def test_a_confirmation_that_disagrees_is_re_run_alone_and_every_attempt_counts() -> None:
     m = manifest([("base/b", "read"), ("corrupt/x", "reject"), ("corrupt/y", "reject")])
     refused = Rejected(Error("E", "no"))
     rows = [row("base/b", Read("h", 1)), row("corrupt/x", Read("h", 1), previous_case="base/b"),
@@ -79,8 +79,9 @@ def test_a_confirmation_that_disagrees_is_re_run_alone_and_the_fresh_attempt_dec
     assert disagreements(rows) == {("corrupt/y", "a")}
     verdicts = {c.case: c.verdict for c in Judge.of(m).cells(rows)}
     assert verdicts["corrupt/x"] == Verdict.ACCEPTED_INVALID and verdicts["corrupt/y"] == Verdict.FLAKY
-    agreed_alone = {c.case: c.verdict for c in Judge.of(m).cells([*rows, row("corrupt/y", Read("h", 1), fresh=True)])}
-    assert agreed_alone["corrupt/y"] == Verdict.ACCEPTED_INVALID  # the fresh attempt outranks the pass's
+    alone = {c.case: c for c in Judge.of(m).cells([*rows, row("corrupt/y", Read("h", 1), fresh=True)])}
+    assert alone["corrupt/y"].verdict == Verdict.FLAKY  # a pass among failures: flaky, whichever came last
+    assert alone["corrupt/y"].disagreement is not None and alone["corrupt/y"].disagreement.count("->") == 3
 
 
 def test_only_unchanged_inputs_of_judged_cells_are_reused() -> None:

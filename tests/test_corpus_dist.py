@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.app.cli import main
-from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import dist, extract, pack, verify
 from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
@@ -75,7 +75,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def packed(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    archive, digest = dist.pack(small, tmp_path_factory.mktemp("dist"))
+    archive, digest = pack.pack(small, tmp_path_factory.mktemp("dist"))
     return archive, digest
 
 
@@ -104,7 +104,7 @@ def http_server() -> Iterator[Callable[[Path], str]]:
 
 
 def test_pack_twice_gives_identical_archives(small: Path, tmp_path: Path) -> None:
-    a, digest_a = dist.pack(small, tmp_path / "a")
+    a, digest_a = pack.pack(small, tmp_path / "a")
     proc = cli("corpus", "pack", "--corpus", str(small), "--out", str(tmp_path / "b"))
     assert proc.returncode == 0, proc.stderr
     b = tmp_path / "b" / a.name
@@ -374,7 +374,7 @@ def test_safe_extract_refuses_a_path_through_a_symlink_already_in_dir(tmp_path: 
     archive = tmp_path / "a.tar.gz"
     build_archive(archive, [member("top/file")])
     with pytest.raises((dist.Refused, dist.DistError)):
-        dist.safe_extract(archive, into)
+        extract.safe_extract(archive, into)
     assert list(outside.iterdir()) == []
 
 
@@ -384,10 +384,10 @@ def test_a_corpus_packed_by_another_tool_unpacks(small: Path, tmp_path: Path) ->
     files = sorted(p for p in small.rglob("*") if p.is_file())
     build_archive(archive, [member("./top", tarfile.DIRTYPE, b"")] +
                   [member(f"./top/{p.relative_to(small).as_posix()}", data=p.read_bytes()) for p in files])
-    root = dist.safe_extract(archive, tmp_path / "into")
+    root = extract.safe_extract(archive, tmp_path / "into")
     assert root == tmp_path / "into" / "top"
     assert (root / "manifest.json").read_bytes() == (small / "manifest.json").read_bytes()
-    assert dist.verify_tree(root) == []
+    assert verify.verify_tree(root) == []
 
 
 # -- regression cases --------------------------------------------------------------------------

@@ -267,7 +267,9 @@ def test_deterministic() -> None:
 
 def test_statistics_round_trip_per_physical_type() -> None:
     seen = set()
-    for name in PYARROW_BASES:
+    # The evolution bases hold long text bounds whose suffix the schema packs inexactly (evo-file's URIs): no
+    # FlatBuffers case is built on them.
+    for name in [b for b in PYARROW_BASES if not b.startswith("evo-")]:
         m, d = meta(name), decode(fb(name))
         types = [el.value(1) for el in m.value(2) if el.get(1) is not None]
         for rg, frg in zip(m.value(4), d["row_groups"], strict=True):

@@ -13,24 +13,28 @@ from parquet_conformance.conformance.harness.judge import Judge, classify
 from parquet_conformance.conformance.harness.model import (
     Crash,
     Error,
+    HarnessError,
     OutcomeRow,
     OutOfMemory,
     Read,
     Rejected,
     Timeout,
     Unavailable,
+    Unhandled,
     Verdict,
 )
-from parquet_conformance.corpus.model import Expectation, Manifest
+from parquet_conformance.corpus.model import MANIFEST_VERSION, Expectation, Level, Manifest
 from tests.helpers import read_cases
 
 FAKE = Path(__file__).parent / "hostile" / "worker.py"
 
 
-def manifest(cases: list[tuple[str, str]], base_hash: str = "h") -> Manifest:
-    """A manifest of cases (id, legacy expectation) over one base `b` whose baseline case is `base/b`."""
+def manifest(cases: list[tuple[str, ...]], base_hash: str = "h") -> Manifest:
+    """A manifest of cases (id, legacy expectation[, its level: must by default]) over one base `b` whose baseline
+    case is `base/b`."""
     return Manifest.from_json({
-        "format": "parquet-conformance-manifest", "manifest_version": 2, "generator": {"name": "t", "version": "0"},
+        "format": "parquet-conformance-manifest", "manifest_version": MANIFEST_VERSION,
+        "generator": {"name": "t", "version": "0"},
         "seed": 0, "only": None, "large": False, "tracks": ["parquet"], "expectations": {}, "roles": {},
         "bases": {"b": {"track": "parquet", "description": "", "file": "bases/b.parquet", "sha256": "0" * 64, "size": 1,
                         "expected_size": 1,
@@ -39,7 +43,7 @@ def manifest(cases: list[tuple[str, str]], base_hash: str = "h") -> Manifest:
         "cases": [{"id": i, "track": "parquet", "title": i, "group": i.split("/")[0], "kind": "corrupt", "base": "b",
                    "file": f"cases/{i}.parquet", "size": 0, "sha256": "0" * 64, "seed": 0, "mutations": [],
                    "expect": {"legacy": e}, "decode": {}, "citations": [], "notes": "", "extensions": None,
-                   "large": False} for i, e in cases]})
+                   "large": False, "levels": {"legacy": level[0]} if level else {}} for i, e, *level in cases]})
 
 
 def test_a_run_completes_across_crashes(tmp_path: Path) -> None:
@@ -59,7 +63,7 @@ ERR = Error("E", "e")
     ("read", READ_H, "pass"),
     ("read", READ_OTHER, "fail:wrong-data"),
     ("either", READ_OTHER, "fail:wrong-data"),
-    ("reject", READ_OTHER, "fail:wrong-data"),
+    ("reject", READ_OTHER, "fail:accepted-invalid"),  # it accepted the file, whatever it returned
     ("reject", READ_H, "fail:accepted-invalid"),
     ("either", READ_H, "pass"),
     ("read", Rejected(ERR), "fail:rejected-valid"),
@@ -72,6 +76,23 @@ ERR = Error("E", "e")
 ])
 def test_classify(expected: str, outcome: object, verdict: str) -> None:
     assert classify(Expectation(expected), outcome, {"h"}) == Verdict(verdict)  # type: ignore[arg-type]
+
+
+def test_the_rule_order_puts_acceptance_first_only_where_the_reject_is_a_must() -> None:
+    """DataFusion's 0 rows for the 0-byte `corrupt/tiny/empty` (a must reject) accept an invalid file; where the
+    reject rests on a should or a policy, a read is the other reading's and must be the case's data."""
+    zero_rows = Read("no-rows", 0)
+    assert classify(Expectation.REJECT, zero_rows, {"h"}) == Verdict.ACCEPTED_INVALID
+    for weaker in (Level.SHOULD, Level.POLICY):
+        assert classify(Expectation.REJECT, zero_rows, {"h"}, level=weaker) == Verdict.WRONG_DATA
+        assert classify(Expectation.REJECT, READ_H, {"h"}, level=weaker) == Verdict.ACCEPTED_INVALID
+        assert classify(Expectation.READ, Rejected(ERR), {"h"}, level=weaker) == Verdict.REJECTED_VALID
+        assert classify(Expectation.READ, zero_rows, {"h"}, level=weaker) == Verdict.WRONG_DATA
+    m = manifest([("base/b", "read"), ("corrupt/tiny/empty", "reject"), ("storage/enum/x", "reject", "policy")])
+    rows = [attempt("base/b", "h"), attempt("corrupt/tiny/empty", "no-rows"), attempt("storage/enum/x", "no-rows")]
+    cells = {c.case: (c.verdict, c.level) for c in Judge.of(m).cells(rows)}
+    assert cells == {"base/b": (Verdict.PASS, Level.MUST), "corrupt/tiny/empty": (Verdict.ACCEPTED_INVALID, Level.MUST),
+                     "storage/enum/x": (Verdict.WRONG_DATA, Level.POLICY)}
 
 
 def test_baseline_forgives_representation_not_extensions() -> None:
@@ -111,11 +132,34 @@ def test_attempts_that_disagree_are_flaky_with_every_outcome() -> None:
                                  "a fresh worker: rejected (E) -> pass")
 
 
+def test_attempts_that_all_fail_differently_are_the_worst_failure_with_every_attempt_kept() -> None:
+    """Issue 30 item 3: fastparquet's SIGSEGV then KeyError, hang then SIGSEGV were `flaky`; a flake needs a pass."""
+    m = manifest([("base/b", "read"), ("ext/x", "read"), ("ext/y", "either"), ("ext/z", "read")])
+    crash = OutcomeRow.of("ext/x", "a", "a", "1", ["legacy"], Crash(Error(None, "killed by SIGSEGV")), 0.0,
+                          previous_case="base/b")
+    key_error = OutcomeRow.of("ext/x", "a", "a", "1", ["legacy"], Unhandled(Error("builtins.KeyError", "'x'")), 0.0,
+                              confirming=True)
+    hang = OutcomeRow.of("ext/z", "a", "a", "1", ["legacy"], Timeout(60.0), 60.0, previous_case="base/b")
+    ours = OutcomeRow.of("ext/z", "a", "a", "1", ["legacy"], HarnessError(Error("E", "ours")), 0.0, fresh=True)
+    rows = [attempt("base/b", "h"), key_error, crash, attempt("ext/y", "h", previous="base/b"),
+            attempt("ext/y", None, fresh=True), hang, ours]
+    cells = {c.case: c for c in Judge.of(m).cells(rows)}
+    x = cells["ext/x"]
+    assert (x.verdict, x.outcome, x.previous_case) == (Verdict.CRASH, "crash", "base/b")  # the worst one is shown
+    assert x.disagreement == ("the run: crash (killed by SIGSEGV) -> fail:crash; "
+                              "the confirmation pass: unhandled-error (builtins.KeyError) -> fail:unhandled-error")
+    y = cells["ext/y"]  # read and refused under `either`: both pass, and the disagreement is kept
+    assert (y.verdict, y.disagreement is not None) == (Verdict.PASS, True)
+    z = cells["ext/z"]  # a harness error says nothing: the hang stands
+    assert z.verdict == Verdict.HANG and "harness-error" in (z.disagreement or "")
+    assert not any(c.verdict == Verdict.FLAKY for c in cells.values())
+
+
 def test_only_the_runs_own_attempt_is_a_baseline() -> None:
     m = manifest([("base/b", "read"), ("ext/x", "read")], base_hash="expected")
     rows = [attempt("base/b", "mine"), attempt("base/b", "other", fresh=True), attempt("ext/x", "mine")]
     verdicts = {c.case: c.verdict for c in Judge.of(m).cells(rows)}
-    assert verdicts == {"base/b": Verdict.FLAKY, "ext/x": Verdict.PASS}  # two readings of other data: flaky
+    assert verdicts == {"base/b": Verdict.WRONG_DATA, "ext/x": Verdict.PASS}  # two readings of other data: both fail
 
 
 def test_cells_to_confirm_are_every_non_pass_but_the_unavailable() -> None:

@@ -145,8 +145,8 @@ def test_a_flaky_cell_is_reported_apart_and_fails_the_gate_only_when_asked(setup
         listed.write_text(text)
         proc = checked(where, listed, out_name="flaky-run")
         assert proc.returncode == 0, proc.stdout
-        assert re.search(r"^FLAKY +ext/file-metadata/flat/zigzag-header \[legacy\]: 2 attempts disagree: the run: "
-                         r"rejected .* fresh worker: read", proc.stdout, re.M)
+        assert re.search(r"^FLAKY +ext/file-metadata/flat/zigzag-header \[legacy\]: 3 attempts disagree: the run: "
+                         r"rejected .* confirmation pass: read .* fresh worker: read", proc.stdout, re.M)
         assert "1 flaky" in proc.stdout and "UNEXPECTED" not in proc.stdout
         assert check(where, listed, "--fail-on-flaky", out_name="flaky-run") == 1
     listed.write_text("ext/file-metadata/flat/zigzag-header flaky\n")  # it cannot be pinned

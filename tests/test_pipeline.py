@@ -20,7 +20,7 @@ from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Manifest
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.document import results_document
-from tests.helpers import CLI
+from tests.helpers import CLI, md_text
 
 ADAPTERS = ("pyarrow", "parquet-java", "datafusion")
 ONLY = "base/flat,ext/*/flat/*,corrupt/footer-length/*,corrupt/tiny/*"
@@ -63,7 +63,7 @@ def test_every_cell_has_one_verdict_everywhere(run: Path, corpus: Path) -> None:
         suite = ET.parse(run / "junit" / f"{a}.xml").getroot()
         by_adapter[a] = int(suite.get("tests"))
         assert len(suite.findall("testcase")) == len(manifest["cases"])
-    summary = (run / "summary.md").read_text()
+    summary = md_text((run / "summary.md").read_text())
     assert all(f"| {a} |" in summary for a in ADAPTERS)
     # A real finding travels through: arrow-rs panics on footer lengths that point before the file, a panic its
     # binding catches (PanicException): an unhandled error (docs/adapters.md#error-taxonomy)

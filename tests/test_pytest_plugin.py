@@ -69,7 +69,7 @@ def test_one_test_per_case_with_strict_expected_failures(corpus: Path, tmp_path:
     assert "bit-0-within-file: pass (unexpected-pass)" in fixed and "line 3, but it passes: remove it" in fixed, fixed
     report = out.split("parquet-conformance: corrupt/tiny/empty _")[1]
     for text in ("parquet-conformance case corrupt/tiny/empty: fail:accepted-invalid",
-                 "expected:  reject (role legacy)", "outcome:   read, 2 rows",
+                 "expected:  reject (role legacy, must)", "outcome:   read, 2 rows",
                  "citation:  apache/parquet-format README.md", str(corpus / "cases" / "corrupt" / "tiny")):
         assert text in report, report
     assert "fake 0 as legacy:" in out and "1 pass" in out

@@ -16,7 +16,7 @@ from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
 from parquet_conformance.generators.parquet.bases import base_bytes
 from parquet_conformance.kernel.errors import UsageError
-from tests.helpers import CLI
+from tests.helpers import CLI, md_text
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -115,7 +115,7 @@ def test_versions_run_writes_the_versions_report(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     cells = json.loads((tmp_path / "results.json").read_text())["cells"]
     assert {c["adapter"] for c in cells} == {"pyarrow", "pyarrow-15.0.2", "polars", "polars-1.40.1"}
-    table = (tmp_path / "versions.md").read_text()
+    table = md_text((tmp_path / "versions.md").read_text())
     assert "| ext/file-metadata | 15.0.2 |" in table  # every pyarrow passes
     assert "| ext/file-metadata | none |" not in table
     polars = table[table.index("### polars"):]

@@ -59,9 +59,11 @@ KNOWN: dict[str, tuple[str, str | None, str]] = {
     # Java: parquet-java's ClassCastException on a group where a primitive must be, in its worker and under Spark
     "parquet-java": (TINY, "storage/enum/schema-element-type/value-8", "java.lang.ClassCastException"),
     "spark": (TINY, "storage/enum/schema-element-type/value-8", "py4j.protocol.Py4JJavaError"),
-    # JavaScript: a property of undefined; uuid's argument check under Apache Thrift's UUID field
+    # JavaScript: a property of undefined; Node's Buffer bounds check. parquetjs refuses a uuid field through the
+    # uuid package's own validation (rule 4: a dependency's deliberate TypeError is a refusal)
     "hyparquet": (TINY, "corrupt/footer-length/at-first-page", "TypeError"),
-    "parquetjs": (TINY, "corrupt/extension/overshoots-footer/statistics", "TypeError"),
+    "parquetjs": ("storage/unknown-field/file-metadata/id-1000/uuid", "corrupt/tiny/magic-only",
+                  "RangeError [ERR_OUT_OF_RANGE]"),
     # Skiff
     "skiff-reference": ("skiff/corrupt/truncated-double/decode", None, ""),
     "ytsaurus-skiff": ("skiff/ambiguous/boolean-byte-2/decode", None, ""),
@@ -145,6 +147,8 @@ public class Probe {
       new IOException("x", new OutOfMemoryError("Java heap space")),
       new StackOverflowError(),
       new AssertionError("x"),
+      new IOException("can not read", new AssertionError("magic")),
+      new ParquetDecodingException("could not read page", new io.airlift.compress.MalformedInputException(3, "bad")),
     };
     for (Throwable t : cases) System.out.println(JavaErrors.outcome(t));
   }
@@ -170,4 +174,5 @@ def test_the_java_rule_walks_the_cause_chain(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == [
         "unhandled-error", "rejected", "rejected", "rejected", "unhandled-error", "unhandled-error",
-        "unhandled-error", "rejected", "unhandled-error", "oom", "crash", "unhandled-error"]
+        "unhandled-error", "rejected", "unhandled-error", "oom", "crash", "unhandled-error",
+        "unhandled-error", "rejected"]  # an assertion in the chain (rule 5); a codec's refusal (rule 4)

@@ -135,3 +135,60 @@ def test_a_panic_is_never_a_refusal() -> None:
     assert classify(daft, DaftCoreException('DaftError::External task 4 panicked with message "mid > len"')) \
         == "unhandled-error"
     assert classify(daft, DaftCoreException("DaftError::External File out of specification")) == "rejected"
+
+
+def test_a_dependencys_validation_error_is_a_refusal_only_as_declared() -> None:
+    """Rule 4 (docs/adapters.md#dependency-validation): a dependency's own check, declared by class and message, is a
+    refusal even where its class is a safety net; the same class with another message stays unhandled."""
+    declared = Refusals(messages=(("builtins.TypeError", r"^Stringified UUID is invalid$"),))
+    assert classify(declared, TypeError("Stringified UUID is invalid")) == "rejected"
+    assert classify(declared, TypeError("'NoneType' object is not subscriptable")) == "unhandled-error"
+
+
+def test_an_assertion_is_never_a_refusal_even_declared() -> None:
+    """Rule 5 (docs/adapters.md#assertions): parquet-pages' `assert` on the magic, and any declaration that would
+    cover an AssertionError (a class above it, its very name), anywhere in the chain."""
+    def wrapped() -> None:
+        try:
+            raise AssertionError("magic")
+        except AssertionError as e:
+            raise ValueError("not a parquet file") from e
+
+    for declared in (Refusals(classes=("builtins.Exception",)), Refusals(classes=("builtins.AssertionError",)),
+                     adapters.get("parquet-pages").refusals):
+        assert classify(declared, AssertionError()) == "unhandled-error", declared
+    assert classify(Refusals(classes=("builtins.ValueError",)), raised(wrapped)) == "unhandled-error"
+    assert classify(Refusals(classes=("builtins.ValueError",)), ValueError("bad magic")) == "rejected"
+
+
+NODE_PROBE = """
+import assert from 'node:assert'
+import { outcomeOf } from '%s'
+const declared = [['TypeError', /^Stringified UUID is invalid$/], ['AssertionError', /./], ['Error', /./]]
+const thrown = (f) => { try { f() } catch (e) { return e } }
+const cases = [
+  TypeError('Stringified UUID is invalid'),
+  TypeError("Cannot read properties of null (reading 'x')"),
+  thrown(() => assert.strictEqual(1, 2)),
+  new Error('not a parquet file', { cause: thrown(() => assert.ok(false)) }),
+  new Error('not a parquet file'),
+]
+for (const e of cases) console.log(outcomeOf(e, declared))
+"""
+
+
+def test_the_javascript_rule_takes_rules_four_and_five_alike(tmp_path: object) -> None:
+    """js/shared.mjs: the same two rules as the Python classifier above, on Node's own errors."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from parquet_conformance.conformance.adapters import parquet
+
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    probe = Path(str(tmp_path)) / "probe.mjs"
+    probe.write_text(NODE_PROBE % (Path(parquet.__file__).parent / "js" / "shared.mjs").as_uri())
+    proc = subprocess.run(["node", str(probe)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["rejected", "unhandled-error", "unhandled-error", "unhandled-error", "rejected"]

@@ -4,10 +4,15 @@ The scripts themselves run against real readers in tests/test_upstream_reproduce
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
+import hashlib
 import json
 import math
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,12 +21,14 @@ import pytest
 
 from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.adapters.reproducing import reproducer_of
+from parquet_conformance.conformance.adapters.taxonomy import Refusals, classify
 from parquet_conformance.conformance.app import upstream
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
 from parquet_conformance.corpus.model import CaseEntry
 from parquet_conformance.generators.canonical import canonical_value
 from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.reports.model import DataDiff, RowDiff
 
 COLUMNS = ["a", "b"]
 ROWS = [[{"int": "1"}, "x"], [None, "y"]]
@@ -63,23 +70,31 @@ def test_plain_values() -> None:
 def test_every_script_is_whole_and_stands_alone(name: str) -> None:
     repro = reproducer_of(get(name))
     assert repro is not None
-    finding = upstream.Finding(adapter=name, verdict=Verdict.WRONG_DATA, signature="s",
-                               cell=cell("c/d", Verdict.WRONG_DATA, adapter=name), case=case_entry("c/d"), others=[])
-    text = upstream.script(repro, finding, upstream.Comparison(["a", "b"], False, ""), "1.0", 60)
-    assert "@@" not in text and "parquet_conformance" not in text and "parquet-conformance case c/d" in text
+    assert "@@" not in repro.text and "parquet_conformance" not in repro.text and "finding.json" in repro.text
     if repro.language == "Python":
-        compile(text, repro.script, "exec")
+        compile(repro.text, repro.script, "exec")
     assert repro.install.format(version="1.0") and repro.run
 
 
-def test_the_python_script_writes_plain_values_as_we_do() -> None:
-    repro = reproducer_of(get("pyarrow"))
+def python_script(tmp_path: Path, finding: dict[str, object], name: str = "pyarrow") -> dict[str, object]:
+    """The Python script of an adapter, loaded as a module beside a finding.json (its main() not run)."""
+    repro = reproducer_of(get(name))
     assert repro is not None
-    finding = upstream.Finding(adapter="pyarrow", verdict=Verdict.CRASH, signature="s",
-                               cell=cell("c/d", Verdict.CRASH), case=case_entry("c/d"), others=[])
-    ns: dict[str, object] = {"__name__": "repro", "__file__": "repro.py"}
-    exec(compile(upstream.script(repro, finding, upstream.Comparison([], False, ""), "1", 60), "repro.py",
-                 "exec"), ns)
+    (tmp_path / "finding.json").write_text(json.dumps(finding))
+    ns: dict[str, object] = {"__name__": "repro", "__file__": str(tmp_path / "repro.py")}
+    exec(compile(repro.text, "repro.py", "exec"), ns)
+    return ns
+
+
+def finding_json(name: str, expect: str = "read") -> dict[str, object]:
+    doc = upstream.finding_data(
+        upstream.Finding(name, Verdict.CRASH, "s", cell("c/d", Verdict.CRASH), case_entry("c/d"), []),
+        upstream.Comparison([], None, False, "", {}), "case.parquet", get(name), reproducer_of(get(name)))
+    return {**doc, "expect": expect}
+
+
+def test_the_python_script_writes_plain_values_as_we_do(tmp_path: Path) -> None:
+    ns = python_script(tmp_path, finding_json("pyarrow"))
     script_plain, instant, days = ns["plain"], ns["Instant"], ns["Days"]
     values = [None, True, 5, 2**60, -(2**60), 1.5, -0.0, math.inf, "Grüße", decimal.Decimal("1E-10"),
               decimal.Decimal("-123.45"), dt.date(1, 1, 1), dt.date(9999, 12, 31),
@@ -95,6 +110,31 @@ def test_the_python_script_writes_plain_values_as_we_do() -> None:
         assert script_plain(days(d)) == upstream.plain({"date": upstream.date_text(d)})  # type: ignore[operator]
 
 
+class Wrapped(Exception):
+    """A library's refusal class raised `from` another error."""
+
+
+ERRORS: list[BaseException] = [ValueError("x"), TypeError("t"), KeyError(1), IndexError(2), MemoryError(),
+                               RecursionError(), OSError(22, "Invalid argument"), RuntimeError("Code: 49. boom"),
+                               RuntimeError("Code: 36. DB::Exception: bad"), RuntimeError("Error Source: USER"),
+                               NotImplementedError("Encoding 9"), AssertionError(), Exception("DataFusion error: x"),
+                               Exception("Internal error: y")]
+
+
+@pytest.mark.parametrize("name", [n for n in names() if (r := reproducer_of(get(n))) and r.language == "Python"])
+def test_the_python_script_sorts_errors_as_the_taxonomy_does(tmp_path: Path, name: str) -> None:
+    """One rule: what the script calls losing control is what the worker called unhandled, oom or a crash."""
+    ns = python_script(tmp_path, finding_json(name))  # the rule is the skeleton's; the data is the adapter's
+    lost = ns["lost_control"]
+    chained = Wrapped("refused")
+    chained.__cause__ = TypeError("inside")
+    for error in [*ERRORS, chained]:
+        rule = get(name).refusals if not isinstance(error, Wrapped) else Refusals(classes=(f"{__name__}.Wrapped",))
+        if isinstance(error, Wrapped):
+            ns["RULE"]["classes"] = [f"{__name__}.Wrapped"]  # type: ignore[index]
+        assert (lost(error) is None) == (classify(rule, error) == "rejected"), (name, error)  # type: ignore[operator]
+
+
 def run_of(*cells: Cell) -> SimpleNamespace:
     return SimpleNamespace(cells=list(cells))
 
@@ -107,12 +147,15 @@ def test_a_script_compares_what_the_adapter_reads_right_in_the_base() -> None:
                                case_entry("c/d"), [])
     compare = upstream.comparison
     got = compare(finding, run_of(cell("base/b", Verdict.PASS)), MANIFEST, (COLUMNS, ROWS))  # type: ignore[arg-type]
-    assert (got.columns, got.control) == (COLUMNS, True)
+    assert (got.columns, got.rows, got.control) == (COLUMNS, 2, True)
     base_off = cell("base/b", Verdict.WRONG_DATA, sample=sample([[{"int": "1"}, "x"], [None, "z"]]))
     got = compare(finding, run_of(base_off), MANIFEST, (COLUMNS, ROWS))  # type: ignore[arg-type]
     assert (got.columns, got.control) == (["a"], True) and "reads b of the unmodified base" in got.note
     got = compare(finding, run_of(), MANIFEST, (COLUMNS, ROWS))  # type: ignore[arg-type]
     assert (got.columns, got.control) == (COLUMNS, False) and "did not read the unmodified base" in got.note
+    # a column the script cannot read is never compared, and says why
+    got = compare(finding, run_of(), MANIFEST, (COLUMNS, ROWS), {"b": "no way", "z": "absent"})  # type: ignore[arg-type]
+    assert (got.columns, got.not_compared) == (["a"], {"b": "no way"})
     # wrong data: the columns this case changed, not those the adapter gets wrong on every file of the base
     wrong = upstream.Finding("pyarrow", Verdict.WRONG_DATA, "s", cell("c/d", Verdict.WRONG_DATA,
                              sample=sample([[{"int": "2"}, "z"], [None, "z"]])), case_entry("c/d"), [])
@@ -125,27 +168,84 @@ def test_a_script_compares_what_the_adapter_reads_right_in_the_base() -> None:
     reject = upstream.Finding("pyarrow", Verdict.ACCEPTED_INVALID, "s", cell("c/d", Verdict.ACCEPTED_INVALID,
                               expected="reject"), case_entry("c/d", "reject"), [])
     assert compare(reject, run_of(), MANIFEST, (COLUMNS, ROWS)).columns == []  # type: ignore[arg-type]
+    assert compare(finding, run_of(), MANIFEST, None).rows is None  # type: ignore[arg-type]
+    only_interval = upstream.Comparison([], 2, False, "", {"interval": "unreadable"})
+    assert "cannot read" in (upstream.script_judges(wrong, only_interval) or "")
+    assert upstream.script_judges(wrong, got) is None
 
 
-def test_names_and_notes() -> None:
+def test_one_cause_whatever_the_columns() -> None:
+    """Column names, numbers and a wrapper's second line are not part of a cause; the kind of data change is."""
+    names = ["amount", "i32", "date"]
+    for a, b in [("row group 3, column 'amount': Invalid string length", "row group 0, column 'i32': Invalid string "
+                  "length"), ("java.lang.ClassCastException: optional group i32 {", "java.lang.ClassCastException: "
+                  "optional group amount {")]:
+        ca = upstream.cause(err_cell(a), DOC, case_entry("c/d"), names)  # type: ignore[arg-type]
+        assert ca == upstream.cause(err_cell(b), DOC, case_entry("c/d"), names) and "<column>" in ca  # type: ignore[arg-type]
+    assert "date" in upstream.without_names("a date out of range", names)  # a word, not a column's place
+    diff = DataDiff("c/d", "x", "legacy", 2, 2, COLUMNS, COLUMNS, ["a"],
+                    [RowDiff(0, ["a"], ["null"], ['{"float": "nan"}']), RowDiff(1, ["b"], ['{"int": "1"}'],
+                                                                                ['{"int": "2"}'])], "")
+    assert upstream.data_cause(diff) == "returned other data: null -> NaN, other integer"
+    hang = cell("c/d", Verdict.HANG)
+    assert upstream.cause(hang, DOC, case_entry("c/d"), names) == "no answer within the hang limit"  # type: ignore[arg-type]
+
+
+def err_cell(message: str) -> Cell:
+    c = cell("c/d", Verdict.UNHANDLED)
+    cls, _, text = message.partition(": ")
+    return dataclasses.replace(c, error_class=cls, error_message=text)
+
+
+DOC = SimpleNamespace(diff_of=lambda c: None)
+
+
+def test_names_and_corpus() -> None:
     doc = SimpleNamespace(adapters=[SimpleNamespace(adapter="polars", implementation="polars (Rust)")],
-                          run=SimpleNamespace(id="r1"))
+                          run=SimpleNamespace(id="r1"), writers=None)
     assert upstream.resolve(doc, "polars") == upstream.resolve(doc, "POLARS (rust)") == "polars"  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="not in run r1; its adapters: polars"):
         upstream.resolve(doc, "duckdb")  # type: ignore[arg-type]
-    assert upstream.ours("see docs/spec-notes.md#unions.") == "see parquet-conformance's docs/spec-notes.md#unions."
+    assert upstream.safe_word("1.2.3", "V") == "1.2.3" and upstream.safe_word("1`$(x)", "V") == "V"
+
+
+def test_the_corpus_is_found_from_anywhere(tmp_path: Path) -> None:
+    """A run records its corpus as given (out/latest/corpus, relative to where it started): found from above the
+    results dataset, or given."""
+    corpus = tmp_path / "out" / "latest" / "corpus"
+    corpus.mkdir(parents=True)
+    (corpus / "manifest.json").write_text("{}")
+    results = tmp_path / "out" / "latest" / "results"
+    results.mkdir()
+    assert upstream.locate_corpus("out/latest/corpus", results, None) == corpus.resolve()
+    assert upstream.locate_corpus("anything", results, tmp_path) == tmp_path
+    with pytest.raises(UsageError, match="give it with --corpus"):
+        upstream.locate_corpus("elsewhere/corpus", results, None)
+    with pytest.raises(UsageError, match="records no corpus"):
+        upstream.locate_corpus("", results, None)
 
 
 def test_refusals_write_nothing(tmp_path: Path) -> None:
-    doc = SimpleNamespace(adapters=[SimpleNamespace(adapter="spark", implementation="Spark", version="4.3.0")],
-                          run=SimpleNamespace(id="r1", corpus="", corpus_digest=""))
-    with pytest.raises(UsageError, match=r"adapter .spark. has no reproducer script.* polars"):
-        upstream.write_upstream(doc, "spark", tmp_path / "out")  # type: ignore[arg-type]
-    doc.adapters[0].adapter = "polars"
+    doc = SimpleNamespace(adapters=[SimpleNamespace(adapter="polars", implementation="polars", version="1")],
+                          run=SimpleNamespace(id="r1", corpus="", corpus_digest=""), writers=None)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")
     with pytest.raises(UsageError, match="not an empty directory"):
-        upstream.write_upstream(doc, "polars", tmp_path / "full")  # type: ignore[arg-type]
+        upstream.write_upstream(doc, "polars", tmp_path / "full", tmp_path)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="records no corpus"):
-        upstream.write_upstream(doc, "polars", tmp_path / "out")  # type: ignore[arg-type]
+        upstream.write_upstream(doc, "polars", tmp_path / "out", tmp_path)  # type: ignore[arg-type]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+
+
+def test_every_script_is_the_same_in_every_process() -> None:
+    """A script is made from the adapter's skeleton and its own code (sets' members sorted): no hash seed changes a
+    byte, so two runs' folders hold the same script."""
+    code = ("import hashlib; from parquet_conformance.conformance.adapters import get, names; "
+            "from parquet_conformance.conformance.adapters.reproducing import reproducer_of; "
+            "print({n: hashlib.sha256(reproducer_of(get(n)).text.encode()).hexdigest() for n in names() "
+            "if reproducer_of(get(n)) is not None})")
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(seen) == 1
+    here = {n: hashlib.sha256(r.text.encode()).hexdigest() for n in names() if (r := reproducer_of(get(n)))}
+    assert str(here) == seen.pop().strip()

@@ -4,6 +4,7 @@ in their workers (tests/test_writers_matrix.py runs the whole matrix with the JV
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -34,6 +35,7 @@ from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import FieldBytes, apply_edits, field_list, rewrite_fields
 from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.written import PROFILES, jobs
+from tests.helpers import md_text
 
 TRACK = tracks.get("parquet")
 
@@ -202,3 +204,43 @@ def test_the_writers_report_draws_the_grid_and_the_headline(tmp_path: Path) -> N
     back = ResultsDocument.from_parts(doc.run, doc.cells, doc.parts())
     assert back.writers == matrix
     assert isinstance(writer, WriterCell) and writer.verdict == WriterVerdict.HARNESS_ERROR  # written, not judged
+
+
+def test_the_grid_says_whose_failure_each_is(tmp_path: Path) -> None:
+    """Issue 32: a reader failing a file the others read is the reader's fault; a file most readers fail, or one our
+    strict decoder finds breaks a rule, is the writer's; a failure on the table itself is the table's; refusals the
+    spec allows are apart; a run without the tables' base cells says so."""
+    from parquet_conformance.conformance.harness.model import RunInfo
+    from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, ResultsDocument, WritersMatrix
+    from parquet_conformance.reports.writers import FORMAT, grids, headline, missing_bases
+
+    def writer(name: str, verdict: WriterVerdict) -> WriterCell:
+        row = WriteRow(name, name, "1", "default", "flat", None, WRITTEN, None, None, 0.1)
+        cell = Judge.writer_cell(row, None, [f"written/{name}/default/flat/as-written"])
+        return dataclasses.replace(cell, verdict=verdict)
+
+    good, bad, broken = (writer("good", WriterVerdict.PASS), writer("bad", WriterVerdict.PASS),
+                         writer("broken", WriterVerdict.NONCONFORMING))
+    readers = ["r1", "r2", "r3", "r4"]
+    cells = [_cell(good.cases[0], r, Verdict.WRONG_DATA if r == "r4" else Verdict.PASS) for r in readers]
+    cells += [_cell(bad.cases[0], r, Verdict.PASS if r == "r4" else Verdict.REJECTED_VALID, "rejected", "no")
+              for r in readers]
+    cells += [_cell(broken.cases[0], "r1", Verdict.CRASH, "crash", "SIGSEGV"),
+              _cell(broken.cases[0], "r2", Verdict.PASS, "rejected", "refused, as it may")]
+    main = [_cell("base/flat", r, Verdict.PASS) for r in readers[:3]]  # r4 did not read base/flat
+    matrix = WritersMatrix("written/r1", {"default": "defaults"}, [good, bad, broken], [],
+                           {c.case: f"cases/{c.case}.parquet" for c in cells}, cells)
+    doc = ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, RunInfo("r1", "0", 0, "none", "", None, ["parquet"], ""),
+                          [], [], main, writers=matrix)
+    assert [(w, r) for w, r, _ in headline(doc, "reader")] == [("good 1", "r4")]
+    assert [(w, r) for w, r, _ in headline(doc, "writer")] == [("bad 1", "r1"), ("bad 1", "r2"), ("bad 1", "r3"),
+                                                                ("broken 1", "r1")]
+    grid = grids(doc)[0]
+    assert grid.cells[("good 1", "r4")].text == "0/1 R1" and grid.cells[("good 1", "r4")].css == "fail-reader"
+    assert grid.cells[("bad 1", "r1")].text == "0/1 W1" and grid.cells[("bad 1", "r1")].css == "fail-writer"
+    assert grid.cells[("broken 1", "r2")].text == "0/1 r1" and grid.cells[("broken 1", "r2")].css == "refuses"
+    assert missing_bases(doc) == ["base/flat"]
+    FORMAT.write(doc, tmp_path)
+    html, md = (tmp_path / "writers.html").read_text(), md_text((tmp_path / "writers.md").read_text())
+    assert 'id="missing-bases"' in html and "**Warning**: the run has no cells of base/flat" in md
+    assert "The readers' faults" in md and "- **good 1** → r4:" in md

@@ -72,3 +72,27 @@ def test_failing_files_are_kept_as_regressions_that_ship(matrix_run: Path, tmp_p
     monkeypatch.setenv(regression_store.ENV, str(tmp_path / "shipped"))
     regression_store.add_from(store, entry["id"])
     assert [e["id"] for e in regression_store.load()] == [entry["id"]]
+
+
+def test_report_upstream_has_folders_as_a_writer_and_as_a_reader_of_written_files(matrix_run: Path,
+                                                                                   tmp_path: Path) -> None:
+    """Issue 32: a folder for every confirmed failure of every adapter and writer: parquetjs's nonconforming page
+    index as a writer (the rules, the file it wrote, the inspect line), polars' refusal of extensions in page headers
+    on files the other reader reads, as a reader."""
+    import subprocess
+
+    from tests.helpers import CLI
+
+    for name, want in (("parquetjs", "-writer-nonconforming-"), ("polars", "written-")):
+        out = tmp_path / name
+        proc = subprocess.run([*CLI, "report", "--results", str(matrix_run / "results"), "--upstream", name,
+                               str(out)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        folders = [p for p in out.iterdir() if p.is_dir() and want in p.name]
+        assert folders, sorted(p.name for p in out.iterdir())
+        readme = (folders[0] / "README.md").read_text()
+        if name == "parquetjs":
+            assert "inspect --strict written.parquet" in readme and (folders[0] / "written.parquet").is_file()
+        else:
+            assert "## Why this is required" in readme and json.loads(
+                (folders[0] / "finding.json").read_text())["case"].startswith("written/")

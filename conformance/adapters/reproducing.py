@@ -4,20 +4,23 @@ its library's own API puts `Reproducing` beside its adapter class; its script is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class Reproducer:
     """A script that reads a file with the library's own public API and nothing of ours, for a vendor's issue.
-    `text` is the script with the slots the finding fills (@@HEADER@@, @@EXPECT@@, @@COLUMNS@@, @@TIMEOUT_S@@);
-    `install` and `run` may name {version}."""
+    `text` is the script, the same for every finding: it reads the finding's data from finding.json beside it (nothing
+    from outside is written into code); `install` and `run` may name {version}."""
 
     language: str  # "Python", "JavaScript", "Java": how its literals and comments are written
     script: str  # its file name in the finding's folder
     text: str
     install: str  # what a vendor installs, e.g. "pip install polars=={version} pyarrow"
     run: str  # how it runs from the finding's folder, e.g. "python repro.py"
+    # column -> why the script cannot read it (a type the library hands over in a form its language cannot): never
+    # compared, and a finding that differs only there gets no script
+    not_compared: dict[str, str] = field(default_factory=dict)
 
 
 class Reproducing:

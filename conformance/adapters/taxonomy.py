@@ -2,11 +2,13 @@
 for every language.
 
 Each adapter declares how its library refuses input on purpose (`Refusals`: its documented error classes, and for
-a library that raises plain errors, the messages it raises on purpose). An error is a **refusal** (`rejected`) when
-the declaration covers it and no link of its cause chain is one of the runtime's safety nets (a null dereference, a
-type, index or key error, an assertion, a panic); anything else is an **unhandled error**: the library lost control
-and its runtime caught it. Running out of memory is `oom` and running out of stack a `crash`, as they are for a
-native reader that dies of them.
+a library that raises plain errors, the messages it raises on purpose, its own or those of a dependency it calls to
+decode, whatever their class: a dependency's validation error). An error is a **refusal** (`rejected`) when the
+declaration covers it and no link of its cause chain is one of the runtime's safety nets (a null dereference, a
+type, index or key error, a panic) that the declaration does not cover, and no link is an assertion, which no
+declaration covers; anything else is an **unhandled error**: the library lost control and its runtime caught it.
+Running out of memory is `oom` and running out of stack a `crash`, as they are for a native reader that dies of
+them.
 
 The rule runs where the exception is alive: in the Python worker (conformance/harness/worker.py, with the adapter's
 `refusals`), and, expressed in their language, in the Java worker (parquet/java/JavaErrors.java, also applied to
@@ -35,6 +37,10 @@ SAFETY_NETS: tuple[Pattern, ...] = tuple((name, "") for name in (
     "builtins.TypeError", "builtins.AttributeError", "builtins.LookupError", "builtins.NameError",
     "builtins.AssertionError", "builtins.ArithmeticError", "builtins.SystemError", "builtins.BufferError",
     "builtins.StopIteration", "struct.error", "pyo3_runtime.PanicException"))
+# A language assertion claims that a state cannot occur; a file that makes one fail shows the claim false, whatever
+# the library meant by it (Python and Java drop assertions under -O or without -ea, so the same library would read on
+# unchecked), so no declaration makes it a refusal (docs/adapters.md#error-taxonomy, rule 5).
+ASSERTIONS: tuple[Pattern, ...] = (("builtins.AssertionError", ""),)
 CHAIN = 8  # cause links looked at
 
 
@@ -59,7 +65,7 @@ def classify(refusals: Refusals, error: BaseException) -> Outcome:
         return "oom"
     if isinstance(error, RecursionError):  # the stack ran out: a native reader dies of it (SIGSEGV)
         return "crash"
-    if not refused(refusals, error):
+    if any(matches(ASSERTIONS, e) for e in (error, *causes(error))) or not refused(refusals, error):
         return "unhandled-error"
     if any(not refused(refusals, c) and matches(SAFETY_NETS, c) for c in causes(error)):
         return "unhandled-error"  # a refusal that wraps a loss of control (`raise ... from e`)

@@ -12,7 +12,9 @@ from parquet_conformance.conformance.harness import gate
 from parquet_conformance.conformance.harness.model import Cell
 from parquet_conformance.conformance.harness.results import RunRecord, read_cells, read_record
 from parquet_conformance.corpus import dist
+from parquet_conformance.corpus.model import Level
 from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.reports.model import scores
 
 
 def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], record: RunRecord | None) -> list[Cell]:
@@ -68,18 +70,20 @@ def command(args: argparse.Namespace) -> int:
     run_id, cells = read_cells(results, args.run)
     record = read_record(results, run_id)
     mine = preconditions(args, run_id, cells, record)
+    level = Level(args.level)
     if args.write_expected_failures:
         if not path.parent.is_dir():
             raise UsageError(f"{path.parent}: no such directory")
-        path.write_text(gate.expected_failures_text(args.adapter, run_id, mine))
-        print(f"wrote {sum(c.verdict.is_failure for c in mine)} expected failures to {path}")
+        path.write_text(gate.expected_failures_text(args.adapter, run_id, mine, level))
+        print(f"wrote {sum(c.verdict.is_failure and gate.enforced(c, level) for c in mine)} expected failures "
+              f"(level {level}) to {path}")
         return 0
     if path.is_dir():
         raise UsageError(f"{path}: is a directory, not an expected-failure list")
     if not path.exists():
         raise UsageError(f"{path}: no such file (create it with --write-expected-failures)")
     known = set(record.corpus_cases) if record else {c.case for c in cells}
-    result = gate.check(mine, gate.load_expected(path, known))
+    result = gate.check(mine, gate.load_expected(path, known), level)
     for c in result.unexpected_failures:
         print(f"UNEXPECTED FAILURE {c.case} [{c.role}]: {c.verdict}")
     for c in result.unexpected_passes:
@@ -93,10 +97,16 @@ def command(args: argparse.Namespace) -> int:
               f"(parquet-conformance failed, not {args.adapter})")
     for c in result.flaky:
         print(f"FLAKY              {c.case} [{c.role}]: {c.attempts} attempts disagree: {c.disagreement}")
+    for c in result.below_level:
+        print(f"BELOW LEVEL        {c.case} [{c.role}]: {c.verdict} of a {c.level} expectation (not enforced at "
+              f"level {level})")
     failed = not result.ok or (args.fail_on_flaky and bool(result.flaky))
     status = "FAILED" if failed else "INCOMPLETE" if result.unjudged else "ok"
-    print(f"gate {status}: {args.adapter} in run {run_id}, {len(mine)} cells, "
-          f"{sum(c.verdict.is_failure for c in mine)} failing, {len(result.flaky)} flaky"
+    [score] = scores(mine)
+    print(f"gate {status}: {args.adapter} in run {run_id} at level {level}, {len(mine)} cells "
+          f"({score.level_text()}), {sum(c.verdict.is_failure for c in mine)} failing"
+          f"{f' ({len(result.below_level)} below the level)' if result.below_level else ''}, "
+          f"{len(result.flaky)} flaky"
           f"{' (failing the gate: --fail-on-flaky)' if args.fail_on_flaky and result.flaky else ''}, "
           f"{len(result.unjudged)} not judged")
     return 1 if failed else 3 if result.unjudged else 0

@@ -16,8 +16,16 @@ import importlib
 import sys
 from typing import NoReturn
 
-from parquet_conformance.corpus.model import GENERATOR_VERSION
-from parquet_conformance.kernel.options import SEED_MAX, integer, output_dir, seconds, stored_path
+from parquet_conformance.corpus.model import GENERATOR_VERSION, LEVELS, Level
+from parquet_conformance.kernel.options import (
+    SEED_MAX,
+    integer,
+    output_dir,
+    seconds,
+    spark_conf,
+    spark_master,
+    stored_path,
+)
 
 SEED = integer(0, SEED_MAX)
 
@@ -136,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--only", metavar="PATTERN",
                      help="globs over case ids, comma-separated, e.g. 'ext/size/*,corrupt/*'")
     gen.add_argument("--large", action="store_true", help="also write the 64 MiB and 128 MiB extension cases")
+    gen.add_argument("--upstream", metavar="DIR", type=stored_path,
+                     help="a checkout of apache/parquet-testing: the files the tracks pin (path, commit, sha256, "
+                          "expectation) beside the cases, as upstream/...; a file whose bytes differ from its pin is "
+                          "refused (docs/corpus-distribution.md#upstream-files)")
     add_track_option(gen, many=True)
     gen.set_defaults(handler="commands:generate")
 
@@ -188,11 +200,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=SEED, default=0, help="seed when generating the corpus")
-    run.add_argument("--master", default="local[*]",
+    run.add_argument("--master", default="local[*]", type=spark_master,
                      help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
                           "Connect server), or none (no Spark)")
-    run.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server (the same as --master sc://...)")
-    run.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    run.add_argument("--remote", metavar="sc://HOST:PORT", type=spark_master,
+                     help="a Spark Connect server (the same as --master sc://...)")
+    run.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                     help="extra Spark configuration (repeatable)")
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time): at most 100 letters, "
                                                     "digits, '.', '_', '+', '-', a letter or digit first")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -239,8 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
     mode_fz.add_argument("--time", type=seconds(), metavar="S",
                          help="search for S seconds (not reproducible in count)")
     fz.add_argument("--seed", type=SEED, default=0, help="the run seed; each batch's seed derives from it (default 0)")
-    fz.add_argument("--master", default="local[*]", help="Spark master (default local[*]), or none (no Spark)")
-    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", help="extra Spark configuration (repeatable)")
+    fz.add_argument("--master", default="local[*]", type=spark_master,
+                    help="Spark master (default local[*]), or none (no Spark)")
+    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                    help="extra Spark configuration (repeatable)")
     fz.add_argument("--out", default="out/fuzz", metavar="DIR", type=output_dir,
                     help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
@@ -307,6 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the results dataset (--diff, --site, --upstream; default out/latest/results)")
     rep.add_argument("--run", metavar="RUN_ID",
                      help="--site, --rewrite, --upstream: the run to show (default: the latest)")
+    rep.add_argument("--corpus", metavar="DIR",
+                     help="--upstream: the run's corpus (default: the path its run recorded, as it is or from a folder "
+                          "above the results dataset)")
     rep.add_argument("--out", metavar="DIR", type=output_dir,
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")
@@ -327,6 +346,11 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--run", metavar="RUN_ID", help="the run to check (default: the latest)")
     chk.add_argument("--fail-on-flaky", action="store_true",
                      help="fail the gate (exit 1) on a flaky cell too; by default flaky cells are printed, not failed")
+    chk.add_argument("--level", choices=[str(v) for v in LEVELS], default=str(Level.MUST),
+                     help="the weakest level of expectation the gate enforces (default must; should adds the "
+                          "recommendations, policy this suite's own readings too): a refusal of a read, or a read of "
+                          "a file to reject, fails only at an enforced level; a crash, hang, unhandled error or wrong "
+                          "data fails at every level")
     chk.add_argument("--only", metavar="PATTERN",
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")
@@ -346,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--source", required=True, metavar="NAME",
                      help="where the files come from, e.g. apache-parquet-testing@<commit>: the citation and case ids")
     imp.add_argument("--out", required=True, metavar="OUT", type=output_dir,
-                     help="the corpus directory to write (empty or absent)")
+                     help="the corpus directory to write (empty, absent, or an earlier corpus, replaced whole)")
     add_track_option(imp, many=False)
     add_adapter_options(imp)
     imp.set_defaults(handler="imports:command")
@@ -354,8 +378,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from parquet_conformance.conformance.app.console import end_progress, user_errors
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C at any point once we run, the imports included: one line
+        print("parquet-conformance: interrupted", file=sys.stderr)
+        return 130
 
+
+def _main(argv: list[str] | None) -> int:
+    from parquet_conformance.conformance.app.console import end_progress, user_errors
+    from parquet_conformance.kernel.escape import guard_streams, terminal
+
+    guard_streams()  # before anything is printed, argparse's errors included: every line passes the one escaper
     args = build_parser().parse_args(argv)
     module, _, name = args.handler.partition(":")
     try:
@@ -364,17 +398,15 @@ def main(argv: list[str] | None = None) -> int:
         return int(handler(args))
     except user_errors() as e:
         end_progress()
-        print(f"parquet-conformance: error: {e}", file=sys.stderr)
+        print(f"parquet-conformance: error: {terminal(str(e))}", file=sys.stderr)  # one line, whatever it quotes
         return 2
-    except KeyboardInterrupt:
-        print("parquet-conformance: interrupted", file=sys.stderr)
-        return 130
     except OSError as e:  # the system refused: a full disk, a file-size limit, a folder made read-only meanwhile
         end_progress()
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         full = e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS)
         what = e.strerror or errno.errorcode.get(e.errno or 0) or (str(e).splitlines() or [type(e).__name__])[0][:200]
-        print(f"parquet-conformance: error: {'cannot write: ' if full else ''}{where}{what}", file=sys.stderr)
+        said = terminal(f"{'cannot write: ' if full else ''}{where}{what}")  # one line, whatever the path holds
+        print(f"parquet-conformance: error: {said}", file=sys.stderr)
         return 2
 
 

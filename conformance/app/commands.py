@@ -17,21 +17,30 @@ from parquet_conformance.conformance.app.console import (
     selected_tracks,
     specs,
 )
+from parquet_conformance.kernel import escape
 from parquet_conformance.kernel.errors import UsageError
 
 
 def generate(args: argparse.Namespace) -> int:
     from parquet_conformance.corpus.build import generate as write_corpus
+    from parquet_conformance.corpus.build import pinned_entries
 
     start = time.monotonic()
+    upstream = Path(args.upstream) if args.upstream else None
     try:
         manifest = write_corpus(Path(args.out), seed=args.seed, only=args.only, large=args.large,
-                                tracks=selected_tracks(args), progress=every(25))
+                                tracks=selected_tracks(args), progress=every(25), upstream=upstream)
+        missing = pinned_entries(selected_tracks(args), upstream, args.only)[1] if upstream else []
     except (FileExistsError, ValueError) as e:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError(f"cannot write {args.out}: {e.strerror or e}") from None
     end_progress()
+    if upstream:
+        pinned = sum(1 for c in manifest.cases if c.group == "upstream")
+        print(f"{pinned} pinned upstream files from {escape.terminal(str(upstream))} (each matched its sha256); "
+              f"{len(missing)} pinned files "
+              f"not in it" + (f", e.g. {escape.terminal(missing[0].path)}" if missing else ""))
     kinds: dict[str, int] = {}
     for c in manifest.cases:
         kinds[c.kind] = kinds.get(c.kind, 0) + 1

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.track import Track
+from parquet_conformance.kernel import escape
 from parquet_conformance.kernel.errors import UsageError
 
 
@@ -32,10 +33,13 @@ HEARTBEAT_S = 4.0  # a phase with nothing to say for this long says what it is d
 
 
 def progress_line(text: str) -> None:
-    """One updating line on a terminal; a line each otherwise (CI logs)."""
+    """One updating line on a terminal; a line each otherwise (CI logs). One line: a newline in a label (an imported
+    file's name) is shown as an escape."""
     _LAST[0] = time.monotonic()
+    text = escape.terminal(text)
     if sys.stderr.isatty():
-        print(f"\r{text[:160]:<160}", end="", file=sys.stderr, flush=True)
+        escape.control("\r")  # ours; the text after it passes through the terminal's escaper like any other
+        print(f"{text[:160]:<160}", end="", file=sys.stderr, flush=True)
     else:
         print(text, file=sys.stderr, flush=True)
 

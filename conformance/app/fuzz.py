@@ -51,6 +51,7 @@ from parquet_conformance.corpus.model import (
     Citation,
     Expectation,
     Kind,
+    Level,
     Manifest,
 )
 from parquet_conformance.corpus.track import Oracle
@@ -439,7 +440,8 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
               "verdict": str(finding.verdict), "signature": finding.signature}
     cites = [Citation("parquet-conformance fuzz (docs/fuzzing.md)",
                       f"run seed {opts.seed}, batch {finding.batch}, example {finding.example}",
-                      f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})"),
+                      f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})",
+                      level=Level.POLICY),  # where the file comes from: provenance, not a spec
              *fuzzer.citations(oracle.expect)]
     notes = (f"Found by `parquet-conformance fuzz --seed {opts.seed}`; {finding.implementation} {finding.version} "
              f"gave {finding.verdict} where the oracle expects "

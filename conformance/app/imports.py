@@ -5,6 +5,7 @@ votes go to corpus/imports.py, which writes the corpus with expectations by cons
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +16,11 @@ from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Re
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
 from parquet_conformance.corpus.model import Kind, Manifest
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[int, int, str], None]
+MAX_READ = 256 << 20  # bytes of an imported file our own libraries read to state its data (docs/architecture.md#trees)
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,7 @@ class ImportResult:
     findings: list[dict[str, object]]
     voters: dict[str, str]  # adapter -> implementation and version (the available ones)
     unavailable: dict[str, str]  # adapter -> why
+    skipped: list[str]  # entries of the folder not read (links, devices), with what each is
 
 
 def vote(name: str, outcome: object, version: str) -> Vote | None:
@@ -45,11 +49,12 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
     track = tracks.get(track_name)
     if not src.is_dir():
         raise ValueError(f"{src}: not a directory")
-    paths = sorted(p for p in src.rglob(f"*{track.suffix}") if p.is_file())
+    trees.separate(out, {"the imported folder": src}, replaces="a corpus")
+    found, skipped = trees.files_below(src, track.suffix)  # no link followed out of the folder
+    paths = [src / rel for rel in found]
     if not paths:
-        raise ValueError(f"{src}: no {track.suffix} file")
-    if out.resolve() == src.resolve() or src.resolve() in out.resolve().parents:
-        raise ValueError(f"{out}: write the corpus outside {src}")
+        raise ValueError(f"{src}: no {track.suffix} file" + (f" ({len(skipped)} entries not read: {skipped[0]})"
+                                                             if skipped else ""))
     # Readers whose every role is judged on the file itself (Parquet's metadata role) answer no data: no vote.
     file_roles = set(getattr(track, "file_roles", ()))
     workers = WorkerSet([s for s in specs if s.build().track == track.name
@@ -72,14 +77,17 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
                     voters[name] = version
                 elif info is None:
                     unavailable[name] = str(getattr(timed.outcome, "reason", timed.outcome.kind))
-            kind = strict_kind(track.inspect(path))
+            kind = strict_kind(track.inspect(path))  # the footer alone: the file is mapped, not read
             votes.append(Vote(STRICT, "read" if kind is Kind.GOLDEN else "rejected"))
-            files.append(Imported(path, relative, tuple(votes), kind, tuple(track.read_data(path))))
+            # Our own readings (what a `read` must return) decode the whole file: only up to MAX_READ bytes; a larger
+            # file is `either` (no data of ours to expect), as where our libraries cannot read it.
+            readings = tuple(track.read_data(path)) if path.stat().st_size <= MAX_READ else ()
+            files.append(Imported(path, relative, tuple(votes), kind, readings))
     finally:
         workers.close()
     readers = {f"reader {n}": v for n, v in sorted(voters.items())}
-    manifest, findings = write_corpus(out, track, source, files, readers)
-    return ImportResult(manifest, findings, voters, unavailable)
+    manifest, findings = write_corpus(out, track, source, files, readers, root=src)
+    return ImportResult(manifest, findings, voters, unavailable, skipped)
 
 
 def command(args: argparse.Namespace) -> int:
@@ -95,6 +103,8 @@ def command(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(f"{args.out}: {e.strerror or e}") from None
     console.end_progress()
+    for entry in result.skipped:
+        print(f"parquet-conformance: warning: not imported: {entry}", file=sys.stderr)
     for f in result.findings:
         votes = f["votes"]
         assert isinstance(votes, list)

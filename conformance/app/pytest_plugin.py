@@ -29,7 +29,8 @@ from _pytest._code.code import TerminalRepr, TracebackStyle
 from parquet_conformance.conformance.harness.gate import Entry, Status, decide, entry_for
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Cell, Outcome, OutcomeRow, Read, outcome_fields
-from parquet_conformance.corpus.model import ROLE_RE, CaseEntry, matches
+from parquet_conformance.corpus.model import LEVELS, ROLE_RE, CaseEntry, Level, matches
+from parquet_conformance.kernel.options import seconds
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,8 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "xfail(strict=True), so a fixed case fails until removed from the file")
     group.addoption("--parquet-conformance-only", metavar="GLOB",
                     help="only the cases whose id matches GLOB (comma-separated globs, e.g. 'base/*,corrupt/*')")
-    group.addoption("--parquet-conformance-timeout", type=float, metavar="SECONDS",
+    group.addoption("--parquet-conformance-timeout", type=seconds(), metavar="SECONDS",  # finite, positive: no nan
                     help="per-case timeout; no answer in time is a hang (default 60)")
+    group.addoption("--parquet-conformance-level", choices=[str(v) for v in LEVELS], default=str(Level.MUST),
+                    help="the weakest level of expectation that fails a test, as `check --level` (default must): "
+                         "a read or a refusal against a weaker one is an expected failure (xfail); a crash, hang, "
+                         "unhandled error or wrong data fails at every level")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -107,6 +112,7 @@ class ConformanceRun:
             except (GateError, OSError) as e:
                 raise pytest.UsageError(f"--parquet-conformance-expected-failures: {e}") from None
         self.judging = Judge.of(self.manifest)
+        self.level = Level(opt("parquet_conformance_level"))
         only = opt("parquet_conformance_only")
         cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
         self.known = {c.id for c in self.manifest.cases}  # a partial corpus may lack a base's baseline case
@@ -176,7 +182,7 @@ class ConformanceRun:
         out = []
         for cell in (c for c in self.judging.cells(rows) if c.case == case.id):
             self.verdicts[cell.verdict] += 1
-            out.append((cell, decide(cell, entry_for(cell, self.expected))))
+            out.append((cell, decide(cell, entry_for(cell, self.expected), self.level)))
         return out
 
     def explain(self, case: CaseEntry, judged: list[tuple[Cell, Status]]) -> str:
@@ -185,7 +191,7 @@ class ConformanceRun:
         worst, status = next(((c, s) for c, s in judged if not s.ok), judged[0])
         lines = [f"parquet-conformance case {case.id}: {worst.verdict} ({status})", f"  title:     {case.title}"]
         for cell, status in judged:
-            lines.append(f"  expected:  {cell.expected} (role {cell.role}): {cell.expected.meaning} -> "
+            lines.append(f"  expected:  {cell.expected} (role {cell.role}, {cell.level}): {cell.expected.meaning} -> "
                          f"{cell.verdict}" + (f" [{status}]" if status != Status.PASS else ""))
         got = str(outcome.kind)
         if isinstance(outcome, Read):
@@ -231,16 +237,17 @@ def _run(config: pytest.Config) -> ConformanceRun:
 
 def item_outcome(statuses: set[Status]) -> str:
     """What pytest makes of a case from the gate's statuses of its cells: "fail" exactly where `check` fails or
-    cannot judge (exit 1 or 3), "xfail" for a known failure, "skip" for an unavailable reader, "flaky" (a skip with
-    the attempts; `check` prints it and passes without --fail-on-flaky), else "pass". The session reads each case
-    once, so its own cells are never flaky; the rule is the gate's all the same (tests/test_one_judge.py)."""
+    cannot judge (exit 1 or 3), "xfail" for a known failure or one below the level enforced (`check` prints it and
+    passes), "skip" for an unavailable reader, "flaky" (a skip with the attempts; `check` prints it and passes
+    without --fail-on-flaky), else "pass". The session reads each case once, so its own cells are never flaky; the
+    rule is the gate's all the same (tests/test_one_judge.py)."""
     if any(not s.ok for s in statuses) or Status.UNJUDGED in statuses:
         return "fail"
     if statuses == {Status.SKIPPED}:
         return "skip"
     if Status.FLAKY in statuses:
         return "flaky"
-    return "xfail" if Status.KNOWN in statuses else "pass"
+    return "xfail" if statuses & {Status.KNOWN, Status.BELOW_LEVEL} else "pass"
 
 
 class CaseItem(pytest.Item):
@@ -261,7 +268,9 @@ class CaseItem(pytest.Item):
             case "flaky":
                 pytest.skip("flaky: " + "; ".join(c.disagreement or "" for c, s in judged if s == Status.FLAKY))
             case "xfail":
-                pytest.xfail(f"listed in {run.expected_file}: " + ", ".join(str(c.verdict) for c, _ in judged))
+                below = [f"{c.verdict} of a {c.level} expectation" for c, s in judged if s == Status.BELOW_LEVEL]
+                pytest.xfail(f"below level {run.level}: {', '.join(below)}" if below else
+                             f"listed in {run.expected_file}: " + ", ".join(str(c.verdict) for c, _ in judged))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: TracebackStyle | None = None) -> str | TerminalRepr:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.conformance.app.console import end_progress, progress_line
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 
 
@@ -33,7 +34,7 @@ def upstream(args: argparse.Namespace) -> int:
     name, out = args.upstream
     doc = stored_document(Path(args.results), args.run)
     try:
-        written = write_upstream(doc, name, Path(out))
+        written = write_upstream(doc, name, Path(out), Path(args.results), Path(args.corpus) if args.corpus else None)
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
     for finding, folder in written:
@@ -122,6 +123,8 @@ def history(args: argparse.Namespace) -> int:
     plotting()
     results = Path(args.history)
     out = Path(args.out) if args.out else results.resolve().parent
+    if args.out:
+        trees.separate(out, {"the results dataset": results})
     history = load_history(results)
     warn_skipped(history.skipped)
     paths = write_history(history, out)
@@ -146,18 +149,23 @@ def site(args: argparse.Namespace) -> int:
     from parquet_conformance.reports.document import stored_document
     from parquet_conformance.reports.history import load_history
     from parquet_conformance.reports.site import write_site
+    from parquet_conformance.reports.text import published
 
     results, out = Path(args.results), Path(args.site)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: exists and is not a directory")
+    trees.separate(out, {"the results dataset": results}, replaces="a site")
     doc = stored_document(results, args.run)
     history = load_history(results)
     warn_skipped(history.skipped)
     if len(history.runs) > 1:
         plotting()
     progress_line(f"writing {len(doc.adapters)} implementation pages and {len(doc.cases)} case pages")
-    try:
-        paths = write_site(doc, out, history if len(history.runs) > 1 else None)
+    try:  # written aside and swapped with the earlier site in one step (kernel/trees.py)
+        with trees.replaced(out, may_replace="a site") as staging, published(staging, out):
+            paths = [out / p.relative_to(staging) for p in
+                     write_site(doc, staging, history if len(history.runs) > 1 else None,
+                                run_out=results.parent)]
     except OSError as e:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
     end_progress()

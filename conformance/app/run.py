@@ -45,19 +45,20 @@ from parquet_conformance.conformance.harness.results import (
     Store,
     check_run_id,
     new_run_id,
-    read_cells,
     read_record,
-    read_runs_in_order,
+    reusable_cells,
+    warn,
 )
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
+from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
-from parquet_conformance.reports.model import WritersMatrix
+from parquet_conformance.reports.model import WritersMatrix, reuse_text
 
 if TYPE_CHECKING:
     from parquet_conformance.conformance.app.writers import WritersResult
@@ -138,6 +139,9 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
     store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
+    # OUT inside the corpus (or inside any corpus, results dataset or site of ours) would break it; the corpus may
+    # live in OUT (OUT/corpus is the default), where nothing the run writes goes.
+    trees.separate(opts.out, {} if trees.within(corpus, opts.out) else {"the corpus": corpus})
     t0 = time.monotonic()
     timings.marks["start"] = t0
     early: Future[dict[str, float]] | None = None
@@ -248,7 +252,11 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         timings.disagreed = len(disagreed)
         beat.now("judging")
         staging.flush()
-        cells = judge.cells(staged())
+        rows = staged()
+        cells = judge.cells(rows)
+        for adapter, role in sorted(unjudged_roles(rows, cells)):  # said, not silently dropped
+            warn(f"adapter {adapter} announces role {role}, which no case of this run names: no cell judged it (each "
+                 "case names its roles; an aware reader meets the others in its first role)")
         timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
@@ -313,30 +321,35 @@ class Staging:
         self.flush()
 
 
+def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell]) -> set[tuple[str, str]]:
+    """(adapter, role) of each role an adapter announced that no cell of the run was judged in."""
+    judged = {(c.adapter, c.role) for c in cells}
+    return {(r.adapter, role) for r in rows for role in r.roles} - judged
+
+
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     """What the document keeps of the writer x reader matrix (reports/model.py WritersMatrix)."""
-    from parquet_conformance.reports.document import case_summaries
+    from parquet_conformance.reports.document import case_summaries, diffs
 
     manifest = matrix.manifest
     return WritersMatrix(corpus=str(matrix.root.relative_to(out)) if matrix.root.is_relative_to(out) else
                          str(matrix.root), profiles=matrix.profiles, writers=matrix.writers,
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
-                         regressions=matrix.regressions)
+                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root))
 
 
 def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
     """The attempts of the latest earlier run in this results dataset (by its recorded start) whose inputs are
     unchanged (harness/confirm.py reusable); none when there is no earlier run."""
+    found = reusable_cells(store.results, run_id)  # damaged partitions skipped, cells checked against their digests
+    if found is None:
+        return []
+    earlier, cells = found
     try:
-        runs = [r for r in read_runs_in_order(store.results) if r != run_id]
+        record = read_record(store.results, earlier)
     except ResultsError:
-        return []
-    if not runs:
-        return []
-    earlier = runs[-1]
-    _, cells = read_cells(store.results, earlier)
-    record = read_record(store.results, earlier)
+        record = None
     started = record.info.started if record and record.info.started else "start unknown"
 
     def attempts_then() -> list[OutcomeRow]:
@@ -418,7 +431,7 @@ def command(args: argparse.Namespace) -> int:
     print(summary_table(result.cells))
     flaky = [c for c in result.cells if c.verdict == "flaky"]
     ran = len(result.cells) - t.reused
-    print(f"{len(result.cells)} cells ({ran} run, {t.reused} reused from an earlier run with the same inputs), "
+    print(f"{len(result.cells)} cells ({reuse_text(result.cells)}), "
           f"{ran / max(t.cells_s, 1e-9):.1f} cells/s; time: generation {t.generation_s:.1f}s, Spark start "
           f"{t.spark_start_s:.1f}s, cells {t.cells_s:.1f}s, confirming {t.confirmed} non-pass cells ({t.rerun} read "
           f"again, a new worker per adapter or share; {t.disagreed} re-run alone) {t.confirm_s:.1f}s, "
@@ -429,7 +442,7 @@ def command(args: argparse.Namespace) -> int:
     if t.prepared:
         slowest = sorted(t.prepared.items(), key=lambda kv: -kv[1])
         print("one-time preparation (cached for later runs): " + ", ".join(f"{n} {s:.1f}s" for n, s in slowest))
-    print(f"{len(flaky)} flaky cells (attempts that disagree)" + "".join(
+    print(f"{len(flaky)} flaky cells (some attempts passed, some failed)" + "".join(
         f"\n  {c.case} [{c.adapter} {c.role}]: {c.disagreement}" for c in flaky[:20]))
     print(f"run {result.run_id} on corpus {result.corpus_digest[:16]}: {opts.out / 'report.html'}, results.json, "
           f"summary.md, junit/, results/run={result.run_id}/")
@@ -439,9 +452,11 @@ def command(args: argparse.Namespace) -> int:
 def summary_table(cells: list[Cell]) -> str:
     from parquet_conformance.reports.model import scores
 
-    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  failures"]
+    lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  "
+             "by level (pass/judged)  failures"]
     for a in scores(cells):
         detail = ", ".join(f"{k.removeprefix('fail:')} {v}" for k, v in a.failures.items())
         lines.append(f"{a.adapter:<13} {a.version or '-'!s:<10} {a.passed:>5} {a.fail:>5} {a.flaky:>5} {a.skip:>5} "
-                     f"{a.harness_errors:>5}  {detail}")
+                     f"{a.harness_errors:>5}  {a.level_text()}  {detail}")
     return "\n".join(lines)
+

@@ -1,13 +1,17 @@
-"""`parquet-conformance report --upstream NAME OUT`: what a vendor pastes into an issue, one folder per finding of
-one implementation in a run: the smallest file that shows it, a script in the library's own API that imports nothing
-of ours (exit 0 when the reader does what the spec requires, 1 when the finding reproduces), the expected data as
-plain JSON values, the versions and the spec's sentence.
+"""`parquet-conformance report --upstream NAME OUT`: what a vendor pastes into an issue, one folder per cause of one
+implementation's confirmed failures in a run: the smallest file that shows it, the expected data as plain JSON
+values, a README (conformance/app/upstream_readme.py) and, where the adapter has one (Adapter.reproducer), a script in
+the library's own API that imports nothing of ours (exit 0 when the reader does what the spec requires, 1 when the
+finding reproduces, 2 when it cannot judge); else the exact `parquet-conformance read` line that reproduces it.
 
-A finding is one failure signature of the adapter (reports/clusters.py: verdict and normalised message): a non-pass
-verdict the run confirmed in a fresh worker (flaky cells, harness errors and skips are none; wrong-metadata needs
-the reader's own word on which footer it used, which no public API gives, and is left out). Its file is the
-smallest case that shows it; the others are listed. The script comes from the adapter (adapters/reproducing.py, next to
-its `read`), so that it calls the library as the run did; this module fills in the finding.
+A finding is every confirmed failure (`fail:*`: the run saw it again in a fresh worker; flaky cells, harness errors
+and skips are none), grouped by cause: the verdict and what the cells share, with column names, numbers, offsets
+and paths left out (an error's signature, the kind of data difference, the family of cases a reader reads where it
+must refuse), so that one bug is one folder whatever columns and files show it. Its file is the smallest case that
+shows it; the others are listed.
+
+Scripts hold nothing of the finding: its data (the expectation, the columns compared, the time limit, the library's
+declared refusals) is finding.json beside them, so that no title, name or value from outside is written into code.
 
 Plain values (expected.json and what the scripts compare): null, booleans and text as themselves; integers as JSON
 numbers (beyond 2**53 as text); floats as numbers, or "NaN", "Infinity", "-Infinity"; decimals as text at their
@@ -22,42 +26,52 @@ import decimal
 import json
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import Adapter
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
+from parquet_conformance.conformance.adapters.taxonomy import SAFETY_NETS
+from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
-from parquet_conformance.corpus.model import CaseEntry, Citation, Expectation, Manifest
+from parquet_conformance.corpus.model import CaseEntry, Expectation, Manifest
 from parquet_conformance.generators.canonical import date_text
 from parquet_conformance.kernel.errors import UsageError
-from parquet_conformance.reports.clusters import clusters
 from parquet_conformance.reports.model import DataDiff, ResultsDocument
+from parquet_conformance.reports.text import file_name
 
-# Verdicts a script can show with the library alone.
-SHOWN = (Verdict.WRONG_DATA, Verdict.CRASH, Verdict.HANG, Verdict.REJECTED_VALID, Verdict.ACCEPTED_INVALID)
+# Verdicts a script can show with the library alone; another failure (wrong-metadata rests on which footer the reader
+# used, which no public API says) gets a folder with the file and the `read` line.
+SCRIPTED = (Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.REJECTED_VALID,
+            Verdict.ACCEPTED_INVALID)
 SAFE_INT = 2**53
+# A name, version or option a README may print inside a command as it is: nothing a shell or Markdown acts on.
+SAFE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+@=:,/-]{0,100}")
+FINDING_FILE = "finding.json"
 
 
 @dataclass(frozen=True)
 class Finding:
     adapter: str
     verdict: Verdict
-    signature: str
+    cause: str  # what its cells share (no column name, number or path)
     cell: Cell  # the cell of the smallest case that shows it
     case: CaseEntry
-    others: list[str]  # the other cases with the same signature
+    others: list[str]  # the other cases with the same cause
+    on_base: bool = False  # found on an unmodified base (its baseline case): the library's reading of a valid file
 
 
 @dataclass(frozen=True)
 class Comparison:
     """What the script compares with expected.json, and on which file it should pass once the bug is fixed."""
 
-    columns: list[str]  # empty: nothing compared (a reject, or data no reference states)
+    columns: list[str]  # empty: no data compared (a reject, or data no reference states)
+    rows: int | None  # the row count to compare (None: not compared)
     control: bool  # base.parquet goes with it: the adapter read the unmodified base right in these columns
     note: str
+    not_compared: dict[str, str]  # column -> why the script cannot compare it (Reproducer.not_compared)
 
 
 # -- plain values ---------------------------------------------------------------------------------
@@ -110,12 +124,108 @@ def shown(text: str) -> str:
         return text
 
 
-# -- findings -------------------------------------------------------------------------------------
+# -- causes ---------------------------------------------------------------------------------------
+
+
+KINDS = {"int": "integer", "float": "float", "dec": "decimal", "date": "date", "ts_ns": "timestamp", "time_ns": "time",
+         "bin": "bytes", "uuid": "UUID", "struct": "struct"}  # canonical tokens' tags, in words
+
+
+def kind_of(text: str) -> str:
+    """What sort of value a data diff shows (JSON text of a token): `null`, `NaN`, a token's tag, `text`, ..."""
+    try:
+        token = json.loads(text)
+    except ValueError:
+        return "no row" if text == "(no row)" else "value"
+    if token is None:
+        return "null"
+    if isinstance(token, bool):
+        return "boolean"
+    if isinstance(token, str):
+        return "text"
+    if isinstance(token, list):
+        return "list"
+    if isinstance(token, dict) and len(token) == 1:
+        ((tag, value),) = token.items()
+        return "NaN" if tag == "float" and value == "nan" else KINDS.get(str(tag), str(tag))
+    return "value"
+
+
+def data_cause(diff: DataDiff | None) -> str:
+    """A wrong-data cell's cause: the kinds of change its first differing values show (`null -> NaN`, `other
+    timestamp`), and a row count or columns that differ; no column name."""
+    if diff is None:
+        return "returned other data"
+    changes = set()
+    for row in diff.rows:
+        for want, got in zip(row.expected, row.returned, strict=False):
+            k_want, k_got = kind_of(want), kind_of(got)
+            changes.add(f"{k_want} -> {k_got}" if k_want != k_got else f"other {k_want}")
+    if diff.expected_rows is not None and diff.returned_rows != diff.expected_rows:
+        changes.add("another row count")
+    if set(diff.expected_columns) != set(diff.returned_columns):
+        changes.add("other columns")
+    return "returned other data: " + (", ".join(sorted(changes)) or "values the sample does not show")
+
+
+def without_names(text: str, names: list[str]) -> str:
+    """An error's text with the base's column names left out where a message names a column: quoted, or after
+    `column`, `field` or `group` (rugo's "column 'amount'", parquet-java's "optional group i32 {")."""
+    for name in sorted(names, key=len, reverse=True):
+        n = re.escape(name)
+        text = re.sub(rf"(['\"`]){n}\1", r"\1<column>\1", text)
+        text = re.sub(rf"\b(column|field|group)(:?\s+){n}(?![\w.])", r"\1\2<column>", text, flags=re.I)
+    return text
+
+
+def cause(cell: Cell, doc: ResultsDocument, case: CaseEntry, names: list[str], on_base: bool = False) -> str:
+    """What a failure shares with others of the same cause (see the module's doc)."""
+    family = case.id.rsplit("/", 1)[0]
+    match cell.verdict:
+        case Verdict.WRONG_DATA:
+            return data_cause(doc.diff_of(cell)) + (" (an unmodified base)" if on_base else "")
+        case Verdict.ACCEPTED_INVALID:
+            return f"read a file it must reject: {family}/*"
+        case Verdict.WRONG_METADATA:
+            return f"used the {cell.metadata} footer: {family}/*"
+        case Verdict.HANG:
+            return "no answer within the hang limit"
+        case Verdict.CRASH:  # the signal, or what died; a stderr tail is cut at any character
+            first = (cell.error_message or "").strip().splitlines()[:1]
+            detail = first[0] if first and cell.outcome == "oom" else ""
+            return normalise(": ".join(p for p in (cell.outcome, cell.error_class, detail) if p))
+    # an error: its class and its root cause (or first line), not the lines a wrapper adds around it
+    line = error_text(cell.error_class, cell.error_message, str(cell.outcome)).split(" / ")[0]
+    return normalise(without_names(line, names))
+
+
+def findings(doc: ResultsDocument, manifest: Manifest, adapter: str) -> list[Finding]:
+    """One finding per cause of the adapter's confirmed failures, with the smallest case that shows it."""
+    groups: dict[tuple[Verdict, str, bool], list[Cell]] = {}
+    known = {c.id for c in manifest.cases}
+    for cell in doc.cells:
+        if cell.adapter != adapter or not cell.verdict.is_failure or cell.case not in known:
+            continue
+        case = manifest.case(cell.case)
+        base = manifest.bases.get(case.base)
+        names = list(base.columns) if base is not None else []
+        on_base = base is not None and base.baseline_case == case.id
+        groups.setdefault((cell.verdict, cause(cell, doc, case, names, on_base), on_base), []).append(cell)
+    out = []
+    for (verdict, why, on_base), cells in groups.items():
+        ranked = sorted(cells, key=lambda c: (manifest.case(c.case).size, c.case, c.role))
+        cases = list(dict.fromkeys(c.case for c in ranked))
+        out.append(Finding(adapter, verdict, why, ranked[0], manifest.case(cases[0]), cases[1:], on_base))
+    severity = list(Verdict)
+    return sorted(out, key=lambda f: (severity.index(f.verdict), -len(f.others), f.case.id))
 
 
 def resolve(doc: ResultsDocument, name: str) -> str:
-    """The adapter of the run that NAME names: an adapter, or the implementation of exactly one."""
+    """The adapter of the run that NAME names: an adapter (a reader, or a writer of its writer x reader matrix), or the
+    implementation of exactly one."""
     adapters = {a.adapter: a.implementation for a in doc.adapters}
+    if doc.writers is not None:
+        adapters.update({w.writer: w.implementation for w in doc.writers.writers if w.writer not in adapters})
     if name in adapters:
         return name
     matching = [a for a, impl in adapters.items() if impl.casefold() == name.casefold()]
@@ -125,18 +235,7 @@ def resolve(doc: ResultsDocument, name: str) -> str:
                      f"{'' if matching else doc.run.id + '; its adapters: ' + ', '.join(sorted(adapters))}")
 
 
-def findings(doc: ResultsDocument, manifest: Manifest, adapter: str) -> list[Finding]:
-    """One finding per failure signature of the adapter, with the smallest case file that shows it."""
-    cells = {(c.case, c.adapter, c.verdict): c for c in doc.cells}
-    out = []
-    for cluster in clusters(doc):
-        if cluster.adapter != adapter or cluster.verdict not in SHOWN:
-            continue
-        cases = sorted(cluster.cases, key=lambda c: (manifest.case(c).size, c))
-        out.append(Finding(adapter=adapter, verdict=cluster.verdict, signature=cluster.signature,
-                           cell=cells[(cases[0], adapter, cluster.verdict)], case=manifest.case(cases[0]),
-                           others=cases[1:]))
-    return out
+# -- what a script compares -----------------------------------------------------------------------
 
 
 def _digests(sample: str | None) -> dict[str, str]:
@@ -147,14 +246,17 @@ def _digests(sample: str | None) -> dict[str, str]:
 
 
 def comparison(finding: Finding, doc: ResultsDocument, manifest: Manifest,
-               expected: tuple[list[str], list[list[Any]]]) -> Comparison:
+               expected: tuple[list[str], list[list[Any]]] | None,
+               not_comparable: dict[str, str] | None = None) -> Comparison:
     """The columns to compare: those the adapter reads right in the unmodified base (its baseline cell), and of a
     wrong-data finding those its reading of this case changed, so that the script passes once the bug is fixed
-    and does not fail on a difference the adapter shows on every file of the base."""
+    and does not fail on a difference the adapter shows on every file of the base; never those the script cannot
+    read (`not_comparable`, the reproducer's). `expected`: the base's data, None where no reference states it."""
     cell, case = finding.cell, finding.case
-    if cell.expected == Expectation.REJECT or case.data_unknown or cell.role in case.expect_hash:
-        return Comparison([], False, "")
+    if expected is None or cell.expected == Expectation.REJECT or case.data_unknown or cell.role in case.expect_hash:
+        return Comparison([], None, False, "", {})
     want_columns, want_rows = expected
+    skipped = {c: why for c, why in (not_comparable or {}).items() if c in want_columns}
     want = dict(zip(want_columns, column_digests(want_columns, want_rows), strict=True))
     baseline_case = manifest.bases[case.base].baseline_case
     baseline = next((c for c in doc.cells if c.case == baseline_case and c.adapter == cell.adapter), None)
@@ -174,157 +276,140 @@ def comparison(finding: Finding, doc: ResultsDocument, manifest: Manifest,
     else:
         good = list(want_columns)
         note = f"{cell.adapter} could not read the unmodified base ({baseline_case}: {baseline.verdict})"
+    good = [c for c in good if c not in skipped]
     control = baseline is not None and baseline.case != case.id and baseline.verdict in (Verdict.PASS,
                                                                                           Verdict.WRONG_DATA)
+    rows = len(want_rows)
     if cell.verdict != Verdict.WRONG_DATA or cell.sample is None:
-        return Comparison(good, control, note)
+        return Comparison(good, rows, control, note, skipped)
     got = _digests(cell.sample)
     changed = [c for c in good if got.get(c) != want[c]]
-    if not changed:  # the difference lies only in columns the adapter reads differently in the base too
-        changed = [c for c in want_columns if got.get(c) != want[c]]
+    if not changed and len(got) == len(want_columns):  # only in columns it reads differently in the base too
+        changed = [c for c in want_columns if got.get(c) != want[c] and c not in skipped]
         note = (f"{cell.adapter} reads {', '.join(changed)} of the unmodified base ({baseline_case}) differently "
                 "too; the script compares them all the same")
         control = False
-    return Comparison(changed, control, note)
+    return Comparison(changed, rows, control, note, skipped)
+
+
+def script_judges(finding: Finding, cmp: Comparison) -> str | None:
+    """Why no script can show this finding (None: one can)."""
+    if finding.verdict not in SCRIPTED:
+        return (f"a script cannot judge `{finding.verdict.value}` with the library alone: it rests on which footer "
+                "the reader used, which no public API says")
+    if finding.cell.expected == Expectation.REJECT:  # any data it returns reproduces: nothing to compare
+        return None
+    if finding.verdict == Verdict.WRONG_DATA and not cmp.columns and cmp.rows is None:
+        return "the case states no data to compare: only parquet-conformance's own judgement shows the difference"
+    if finding.verdict == Verdict.WRONG_DATA and not cmp.columns and cmp.not_compared:
+        return ("the values that differ are in columns the script cannot read: "
+                + "; ".join(f"{c}: {why}" for c, why in cmp.not_compared.items()))
+    return None
 
 
 # -- one folder -----------------------------------------------------------------------------------
 
 
 def folder_name(index: int, finding: Finding) -> str:
-    return f"{index:02d}-{finding.verdict.value.removeprefix('fail:')}-{finding.case.id.replace('/', '_')}"
+    return f"{index:02d}-{finding.verdict.value.removeprefix('fail:')}-" + file_name(finding.case.id.replace("/", "_"))
 
 
-def header(lang: str, lines: list[str]) -> str:
-    if lang == "Python":
-        return "\n".join(lines).replace("\\", "\\\\").replace('"""', "'''")
-    return "\n".join(("// " + line).rstrip() for line in lines)
+def safe_word(text: str | None, fallback: str) -> str:
+    """Text a command prints as it is (a version, an adapter's name), or the fallback where it is anything else."""
+    return text if text and SAFE_WORD.fullmatch(text) else fallback
 
 
-def literal(lang: str, values: list[str]) -> str:
-    if lang == "Java":
-        return "List.of(" + ", ".join(json.dumps(v) for v in values) + ")"
-    return json.dumps(values)
+def read_line(doc: ResultsDocument, finding: Finding, file: str) -> str:
+    """The `parquet-conformance read` line that reproduces the cell, run from the finding's folder."""
+    options = doc.reproduce.get(finding.adapter, "")
+    if not (options and all(SAFE_WORD.fullmatch(w) for w in options.split())):
+        options = f"--adapter {safe_word(finding.adapter, 'NAME')}"
+    op = f" --op {safe_word(finding.case.op, 'OP')}" if finding.case.op != "read" else ""
+    return f"parquet-conformance read {file} {options}{op}"
 
 
-def observed(finding: Finding, diff: DataDiff | None) -> list[str]:
-    """What the run saw, in the README's words."""
-    cell = finding.cell
-    if cell.verdict == Verdict.WRONG_DATA and diff is not None:
-        lines = [f"returned {diff.returned_rows} rows"
-                 + (f" (expected {diff.expected_rows})" if diff.expected_rows is not None else "")
-                 + (f"; columns that differ: {', '.join(diff.differing_columns)}" if diff.differing_columns else "")]
-        for r in diff.rows[:5]:
-            if r.expected:
-                lines += [f"row {r.row} `{c}`: expected `{shown(w)}`, returned `{shown(g)}`"
-                          for c, w, g in zip(r.columns, r.expected, r.returned, strict=True)]
-        return lines
-    if cell.verdict in (Verdict.WRONG_DATA, Verdict.ACCEPTED_INVALID):
-        return [f"returned data ({cell.rows} rows)"]
-    if cell.verdict == Verdict.HANG:
-        return [f"no answer: {cell.error_message}"]
-    error = ": ".join(p for p in (cell.error_class, (cell.error_message or "").strip()) if p)
-    lines = error.splitlines()[:12]
-    first = ("the process lost control: " if cell.verdict == Verdict.CRASH else "raised ") + (lines[0] if lines else "")
-    return [first, *lines[1:]]
-
-
-def ours(text: str) -> str:
-    """Notes name this project's docs by path: say whose they are."""
-    return re.sub(r"(?<![\w/])docs/([\w.-]+\.md(?:#[\w-]+)?)", r"parquet-conformance's docs/\1", text)
-
-
-def citation_lines(citations: list[Citation], role: str, expected: Expectation) -> list[str]:
-    """Each sentence quoted (" / " parts one line each), its source, and whether it is what requires the expectation."""
-    out = []
-    for c in citations:
-        out += [f"> {line}" for line in c.quote.split(" / ")]
-        where = f"{c.source}, {c.section}" + (f" (copy: {c.seed})" if c.seed else "")
-        out += [">", f"> — {where}" + (f"; **this sentence requires the `{expected.value}`**"
-                                       if role in c.requires else ""), ""]
-    return out
-
-
-def readme(finding: Finding, doc: ResultsDocument, repro: Reproducer, cmp: Comparison, version: str,
-           engine: str, timeout_s: int, files: list[str]) -> str:
+def finding_data(finding: Finding, cmp: Comparison, file: str, adapter: Adapter,
+                 repro: Reproducer | None = None) -> dict[str, Any]:
+    """finding.json: what a script reads, and the finding as data for anyone else. `refusals`: the adapter's declared
+    refusals and the runtime's safety nets, which a Python script judges an error by (a Java or Node script carries
+    its worker's rule)."""
     cell, case = finding.cell, finding.case
-    summary = next((c for c in doc.cases if c.id == case.id), None)
-    citations = summary.citations if summary else case.citations
-    install = repro.install.format(version=version)
-    lines = [f"# {cell.implementation} {version}: {case.title}", "",
-             f"**{cell.verdict.value}** on `{case.id}` ({case.kind.value}; a reader in the `{cell.role}` role "
-             f"{cell.expected.meaning}).", "", ours(case.notes), "",
-             "## Expected", "",
-             f"**{cell.expected.value}**: a `{cell.role}` reader {cell.expected.meaning}."
-             + (" The data is `expected.json` (plain JSON values, one row a line)." if cmp.columns else ""), "",
-             "## Observed", ""]
-    lines += [f"- {line}" for line in observed(finding, doc.diff_of(cell))]
-    lines += ["", "## The spec", "", *citation_lines(citations, cell.role, cell.expected)]
-    lines += ["## Reproduce", "", "```", install, repro.run, "```", "",
-              f"`{repro.script}` ({repro.language}) reads `case.parquet` with {cell.adapter}'s own API and nothing "
-              "else. Exit 0: the reader does what the spec requires (the bug is fixed); exit 1: it reproduces"
-              + {Verdict.CRASH: " (or the process dies)",
-                 Verdict.HANG: f" (a hang: stopped after {timeout_s} s)"}.get(cell.verdict, "")
-              + "; exit 2: the script could not turn what the reader returned into plain values to compare."]
-    if cmp.columns:
-        lines += ["", f"It compares the columns {', '.join(f'`{c}`' for c in cmp.columns)} and the row count with "
-                      "`expected.json`." + (f" ({cmp.note})" if cmp.note else "")]
-    if cmp.control:
-        lines += ["", f"`base.parquet` is the file the case was made from (`{case.base}`), which {cell.adapter} "
-                      f"reads as expected: `{repro.run} base.parquet` exits 0."]
-    lines += ["", "## Versions", "",
-              f"- {cell.implementation} {version}" + (f" (engine: {engine})" if engine else "")
-              + f": the `{cell.adapter}` adapter of parquet-conformance",
-              f"- found by parquet-conformance {doc.run.generator_version}, run `{doc.run.id}`, corpus seed "
-              f"{doc.run.seed} (manifest sha256 {doc.run.corpus_digest[:16]}…); case file sha256 `{case.sha256}`",
-              "", "## Files", ""]
-    lines += [f"- `{f}`" for f in files]
-    if finding.others:
-        lines += ["", f"## The same failure in {len(finding.others)} other cases", ""]
-        lines += [f"- `{c}`" for c in finding.others[:40]] + (["- …"] if len(finding.others) > 40 else [])
-    return "\n".join(lines).replace("\n\n\n", "\n\n") + "\n"
-
-
-def script(repro: Reproducer, finding: Finding, cmp: Comparison, version: str, timeout_s: int) -> str:
-    cell, case = finding.cell, finding.case
-    lines = [f"{cell.implementation} {version}: {case.title}",
-             f"parquet-conformance case {case.id}: {cell.verdict.value} ({cell.role} reader: {cell.expected.value})",
-             f"Run: {repro.run} [FILE]   (FILE defaults to case.parquet beside this script)",
-             "Exit 0: the reader does what the spec requires; exit 1 (or a crash): the finding reproduces."]
-    text = repro.text.replace("@@HEADER@@", header(repro.language, lines))
-    text = text.replace("@@EXPECT@@", cell.expected.value).replace("@@COLUMNS@@", literal(repro.language,
-                                                                                           cmp.columns))
-    return text.replace("@@TIMEOUT_S@@", str(timeout_s))
+    rule = {"refusals": {**asdict(adapter.refusals), "safety_nets": SAFETY_NETS}} if (
+        repro is not None and repro.language == "Python") else {}
+    return {"format": "parquet-conformance finding 1", "case": case.id, "title": case.title, "file": file,
+            "adapter": cell.adapter, "implementation": cell.implementation, "version": cell.version,
+            "role": cell.role, "verdict": cell.verdict.value, "cause": finding.cause, "expect": cell.expected.value,
+            "columns": cmp.columns, "rows": cmp.rows, "not_compared": cmp.not_compared,
+            "timeout_s": int(adapter.timeout_s), **rule,
+            "observed": {"outcome": str(cell.outcome), "error_class": cell.error_class,
+                         "error_message": (cell.error_message or "")[:4000], "rows": cell.rows},
+            "others": finding.others}
 
 
 def write_finding(folder: Path, finding: Finding, doc: ResultsDocument, manifest: Manifest, root: Path,
-                  adapter: Adapter, repro: Reproducer) -> None:
+                  adapter: Adapter, repro: Reproducer | None) -> None:
+    from parquet_conformance.conformance.app.upstream_readme import readme
+
     case = finding.case
-    base = manifest.bases[case.base]
-    canonical = json.loads((root / base.expected).read_text())
-    table = (list(canonical["columns"]), [list(r) for r in canonical["rows"]])
-    cmp = comparison(finding, doc, manifest, table)
-    version = finding.cell.version or "unknown"
+    base = manifest.bases.get(case.base)
+    expected = None
+    if base is not None and base.expected and (root / base.expected).is_file():
+        canonical = json.loads((root / base.expected).read_text(encoding="utf-8"))
+        if "columns" in canonical:  # a table (another track's expected data may be another shape)
+            expected = (list(canonical["columns"]), [list(r) for r in canonical["rows"]])
+    cmp = comparison(finding, doc, manifest, expected, repro.not_compared if repro else None)
     folder.mkdir(parents=True)
-    shutil.copyfile(root / case.file, folder / "case.parquet")
-    files = ["case.parquet"]
-    if cmp.columns or cmp.control:
-        rows = [{c: plain(v) for c, v in zip(table[0], row, strict=True)} for row in table[1]]
+    suffix = Path(case.file).suffix
+    file = f"case{suffix}"
+    shutil.copyfile(root / case.file, folder / file)
+    files = [file]
+    if expected is not None and (cmp.columns or cmp.control or cmp.rows is not None):
+        rows = [{c: plain(v) for c, v in zip(expected[0], row, strict=True)} for row in expected[1]]
         (folder / "expected.json").write_text(
-            "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n")
+            "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n]\n", encoding="utf-8")
         files.append("expected.json")
-    if cmp.control:
-        shutil.copyfile(root / base.file, folder / "base.parquet")
-        files.append("base.parquet")
-    timeout_s = int(adapter.timeout_s)
-    (folder / repro.script).write_text(script(repro, finding, cmp, version, timeout_s))
-    files = ["README.md", repro.script, *files]
-    (folder / "README.md").write_text(readme(finding, doc, repro, cmp, version, adapter.engine, timeout_s, files))
+    if cmp.control and base is not None:
+        shutil.copyfile(root / base.file, folder / f"base{suffix}")
+        files.append(f"base{suffix}")
+    (folder / FINDING_FILE).write_text(json.dumps(finding_data(finding, cmp, file, adapter, repro), indent=1,
+                                                  ensure_ascii=True) + "\n", encoding="utf-8")
+    files.append(FINDING_FILE)
+    why_not = script_judges(finding, cmp) if repro is not None else None
+    script = repro if repro is not None and why_not is None else None
+    if script is not None:
+        (folder / script.script).write_text(script.text, encoding="utf-8")
+        files.insert(0, script.script)
+    files.insert(0, "README.md")
+    (folder / "README.md").write_text(readme(finding, doc, script, cmp, adapter, files, read_line(doc, finding, file),
+                                             why_not), encoding="utf-8")
 
 
-def write_upstream(doc: ResultsDocument, name: str, out: Path) -> list[tuple[Finding, Path]]:
+# -- the command ----------------------------------------------------------------------------------
+
+
+def locate_corpus(recorded: str, results: Path, given: Path | None) -> Path:
+    """The run's corpus: --corpus, else the recorded path as it is, else relative to a folder above the results
+    dataset (a run records the path as given, relative to where it was started: out/latest/corpus)."""
+    if given is not None:
+        return given
+    if not recorded:
+        raise UsageError("the run records no corpus: give it with --corpus DIR")
+    path = Path(recorded)
+    if path.is_absolute() or (path / "manifest.json").is_file():
+        return path
+    for above in [results.resolve(), *results.resolve().parents]:
+        if (above / path / "manifest.json").is_file():
+            return above / path
+    raise UsageError(f"{recorded}: the run's corpus is not there, from here or from above {results}; give it with "
+                     "--corpus DIR")
+
+
+def write_upstream(doc: ResultsDocument, name: str, out: Path, results: Path,
+                   corpus: Path | None = None) -> list[tuple[Finding, Path]]:
     """Every finding of NAME in the run as a folder of OUT (which must not hold anything yet)."""
     from parquet_conformance.conformance.adapters import get
+    from parquet_conformance.conformance.app.upstream_readme import index
+    from parquet_conformance.conformance.app.upstream_writers import reader_findings, writer_findings
     from parquet_conformance.corpus.dist import open_corpus
     from parquet_conformance.kernel.registry import RegistryError
 
@@ -332,20 +417,19 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path) -> list[tuple[Fin
     version = next((a.version for a in doc.adapters if a.adapter == adapter), None)
     try:
         registered = get(adapter)
-    except RegistryError:  # a release's row of a version matrix: NAME-VERSION
-        registered = get(adapter.removesuffix(f"-{version}"))
-    repro = reproducer_of(registered)
-    if repro is None:
-        raise UsageError(f"adapter {adapter!r} has no reproducer script (adapters/reproducing.py); those that have "
-                         f"one: {', '.join(with_reproducers())}")
+    except RegistryError:
+        try:  # a release's row of a version matrix: NAME-VERSION
+            registered = get(adapter.removesuffix(f"-{version}"))
+        except RegistryError:
+            raise UsageError(f"{adapter!r} is no adapter registered here (a worker of --adapter-cmd?): its "
+                             "folders need its registration") from None
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out}: exists and is not an empty directory")
-    if not doc.run.corpus:
-        raise UsageError(f"run {doc.run.id} records no corpus: its files cannot be copied")
-    root, manifest, digest = open_corpus(Path(doc.run.corpus))
+    root, manifest, digest = open_corpus(locate_corpus(doc.run.corpus, results, corpus))
     if doc.run.corpus_digest and digest != doc.run.corpus_digest:
-        raise UsageError(f"{root}: its manifest changed since run {doc.run.id} (sha256 {digest[:16]}…, the run "
-                         f"read {doc.run.corpus_digest[:16]}…)")
+        raise UsageError(f"{root}: its manifest is not the one run {doc.run.id} read (sha256 {digest[:16]}…, the "
+                         f"run read {doc.run.corpus_digest[:16]}…)")
+    repro = reproducer_of(registered)
     found = findings(doc, manifest, adapter)
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -353,20 +437,10 @@ def write_upstream(doc: ResultsDocument, name: str, out: Path) -> list[tuple[Fin
         folder = out / folder_name(i, finding)
         write_finding(folder, finding, doc, manifest, root, registered, repro)
         written.append((finding, folder))
-    (out / "README.md").write_text(index(doc, adapter, written))
+    written += reader_findings(doc, results, out, registered, repro, len(written) + 1)
+    writes = writer_findings(doc, results, out, adapter, len(written) + 1)
+    (out / "README.md").write_text(index(doc, adapter, written, repro, writes), encoding="utf-8")
     return written
-
-
-def index(doc: ResultsDocument, adapter: str, written: list[tuple[Finding, Path]]) -> str:
-    lines = [f"# {adapter}: {len(written)} findings of run {doc.run.id}", "",
-             "One folder per failure: its smallest file, a script in the library's own API (exit 0: fixed, 1: "
-             "reproduces), the expected data and the spec's sentence.", "",
-             "| folder | verdict | case | other cases | signature |", "|---|---|---|---|---|"]
-    for f, folder in written:
-        sig = f.signature.replace("|", "\\|")
-        lines.append(f"| [{folder.name}]({folder.name}/README.md) | {f.verdict.value} | `{f.case.id}` | "
-                     f"{len(f.others)} | {sig} |")
-    return "\n".join(lines) + "\n"
 
 
 def with_reproducers() -> list[str]:

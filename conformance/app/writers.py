@@ -15,6 +15,7 @@ once, and never every reader's.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -108,6 +109,12 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
                            profiles=dict(track.write_profiles()), writing_s=writing_s,
                            reading_s=time.monotonic() - t1)
     result.regressions = keep_regressions(out / "regressions", result, main_cells)
+    missing = sorted({f"base/{w.table}" for w in writer_cells if w.cases} - {c.case for c in main_cells})
+    if missing:  # no reading of the table itself to tell a reader's failure on the table from one on the file
+        print(f"parquet-conformance: warning: the run read none of {', '.join(missing[:6])}"
+              f"{' ...' if len(missing) > 6 else ''}: a reader's failure on a written file cannot be told from its "
+              "failure on the table itself, and every one is kept in regressions/ (run the base/* cases with "
+              "--writers)", file=sys.stderr)
     return result
 
 

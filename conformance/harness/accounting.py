@@ -23,6 +23,10 @@ def enter(pid: int, adapter: str) -> None:
     root = os.environ.get(ENV)
     if not root:
         return
+    if not (Path(root) / "cpuacct.usage").exists():
+        # cgroup v2: the worker's place is its box's (workers.Box, killed as one); the box is below this process's
+        # group, so the run's total still counts it, without a split per adapter
+        return
     path = Path(root) / group(adapter)
     with contextlib.suppress(OSError):
         path.mkdir(exist_ok=True)

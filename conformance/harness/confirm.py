@@ -6,7 +6,8 @@
   run's (other cells before it, or none); an adapter whose cells would cost more than an even share of the pass's
   slots is cut into a few such workers, so that its hangs do not hold the pass while other slots idle.
 - Single-cell re-runs where the confirmation disagrees with the run's attempt: a worker process that reads nothing
-  else decides, and the cell is `flaky` when it disagrees too (judge.py: the fresh attempt outranks the pass).
+  else reads the cell too; judge.py weighs every attempt (`flaky` where some passed and some failed, the worst
+  failure where all failed).
 - The hang limit: a cell is a hang only when a confirming process gives no answer within the adapter's hang limit,
   derived from its own distribution in this run (HANG_FACTOR x its slowest answered cell, at least HANG_FLOOR_S, at
   most its full timeout), or `--hang-limit S`.
@@ -108,9 +109,10 @@ def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: li
     """The attempts of an earlier run (`origin`: its id and start) to replay in this one: per (case, adapter) whose
     case bytes and adapter fingerprint are the same as now and whose reader was available, the run's first attempt
     and, for a cell that failed, its confirmation (a skip was not confirmed: should today's judge find it a failure,
-    the confirmation pass reads it again). A flaky cell or a harness error rests on attempts a cell does not keep
-    (they disagree, or are ours): those are replayed from `attempts_then` (the earlier run's staged attempts), every
-    one of them, so that it is judged on the same evidence; without them, it runs again."""
+    the confirmation pass reads it again). A cell whose attempts disagreed (flaky, or the worst of several failures)
+    or a harness error rests on attempts a cell does not keep: those are replayed from `attempts_then` (the earlier
+    run's staged attempts), every one of them, so that it is judged on the same evidence; without them, it runs
+    again."""
     sha = {c.id: c.sha256 for c in cases}
     fingerprint = {s.name: s.fingerprint for s in specs if s.fingerprint}
     grouped: dict[tuple[str, str], list[Cell]] = {}
@@ -123,7 +125,8 @@ def reusable(earlier: list[Cell], origin: str, cases: list[CaseEntry], specs: li
         if (sha.get(case_id) is None or first.case_sha256 != sha[case_id] or fingerprint.get(adapter) is None
                 or first.fingerprint != fingerprint[adapter] or first.outcome == OutcomeKind.UNAVAILABLE):
             continue
-        if any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR) for c in cells):
+        # attempts that disagreed are not one outcome: every one of them is replayed (or the cell runs again)
+        if any(c.verdict in (Verdict.FLAKY, Verdict.HARNESS_ERROR) or c.disagreement for c in cells):
             replay.add((case_id, adapter))
             continue
         row = OutcomeRow.of(case_id, adapter, first.implementation, first.version, [c.role for c in cells],

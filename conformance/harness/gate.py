@@ -7,9 +7,14 @@ pins the failure (failing differently is a change); `#` starts a comment. A list
 the corpus does not have, a verdict that does not exist, or one cell twice is refused whole: a
 typo must not silently widen the gate.
 
-A flaky cell (attempts at it disagreed) is neither a pass nor a failure: the gate reports it with its attempts and
-does not fail on it unless asked (`check --fail-on-flaky`); a list cannot pin it, and a listed cell that turns flaky
-is reported as flaky, not as an unexpected pass (docs/ci-gate.md).
+A flaky cell (some attempts passed, some failed) is neither a pass nor a failure: the gate reports it with its
+attempts and does not fail on it unless asked (`check --fail-on-flaky`); a list cannot pin it, and a listed cell that
+turns flaky is reported as flaky, not as an unexpected pass (docs/ci-gate.md).
+
+Levels (after protobuf's conformance runner, which enforces RECOMMENDED tests only when asked): the gate enforces
+`must` expectations by default and `should` and `policy` ones when asked (`check --level`). The level weighs only
+the choice between reading and refusing (Verdict.weighed): an unlisted refusal of a `should` read is reported below
+the level, not failed; a crash, a hang, an unhandled error or other data fails at every level.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
-from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE
+from parquet_conformance.corpus.model import CASE_ID_RE, ROLE_RE, Level
 from parquet_conformance.kernel import documents
 from parquet_conformance.kernel.documents import DocumentError
 
@@ -49,7 +54,8 @@ class Status(StrEnum):
     UNEXPECTED_FAILURE = "unexpected-failure"  # fails, and not listed
     UNEXPECTED_PASS = "unexpected-pass"  # listed, and passes: remove it from the list
     CHANGED_FAILURE = "changed-failure"  # listed with a pinned verdict, and fails otherwise
-    FLAKY = "flaky"  # its attempts disagree: reported apart, listed or not
+    FLAKY = "flaky"  # some attempts passed, some failed: reported apart, listed or not
+    BELOW_LEVEL = "below-level"  # fails, not listed, but reading versus refusing at a level the gate does not enforce
     SKIPPED = "skipped"  # the implementation is unavailable here
     UNJUDGED = "unjudged"  # a harness error: the cell says nothing about the implementation
 
@@ -62,7 +68,14 @@ def entry_for(cell: Cell, expected: list[Entry]) -> Entry | None:
     return next((e for e in expected if e.covers(cell)), None)
 
 
-def decide(cell: Cell, entry: Entry | None) -> Status:
+def enforced(cell: Cell, level: Level = Level.MUST) -> bool:
+    """Whether a failure of this cell fails a gate that enforces `level` and every stronger one."""
+    return not cell.verdict.weighed or cell.level.rank <= level.rank
+
+
+def decide(cell: Cell, entry: Entry | None, level: Level = Level.MUST) -> Status:
+    """`level`: the weakest level the gate enforces (must by default). A listed cell is judged by its line at every
+    level: a list may pin a `should` failure, and then its passing is news too."""
     if cell.verdict == Verdict.HARNESS_ERROR:
         return Status.UNJUDGED
     if cell.verdict == Verdict.SKIP:
@@ -72,7 +85,7 @@ def decide(cell: Cell, entry: Entry | None) -> Status:
     if not cell.verdict.is_failure:
         return Status.PASS if entry is None else Status.UNEXPECTED_PASS
     if entry is None:
-        return Status.UNEXPECTED_FAILURE
+        return Status.UNEXPECTED_FAILURE if enforced(cell, level) else Status.BELOW_LEVEL
     return Status.KNOWN if entry.verdict in (None, cell.verdict) else Status.CHANGED_FAILURE
 
 
@@ -83,7 +96,8 @@ class GateResult:
     changed_failures: list[tuple[Cell, Verdict]]  # (the cell, the verdict its entry pinned)
     not_run: list[Entry]
     unjudged: list[Cell]  # harness errors: the gate cannot say anything about these cells
-    flaky: list[Cell] = field(default_factory=list)  # attempts that disagree: failing the gate only when asked
+    flaky: list[Cell] = field(default_factory=list)  # some attempts passed, some failed: failing only when asked
+    below_level: list[Cell] = field(default_factory=list)  # failing a level the gate does not enforce: reported
 
     @property
     def ok(self) -> bool:
@@ -145,12 +159,12 @@ def load_expected(path: Path, known_cases: set[str] | None = None) -> list[Entry
         raise GateError(f"{path}: {e}") from None
 
 
-def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
-    """`cells`: one adapter's cells in one run."""
+def check(cells: list[Cell], expected: list[Entry], level: Level = Level.MUST) -> GateResult:
+    """`cells`: one adapter's cells in one run; `level`: the weakest level enforced."""
     result = GateResult([], [], [], [], [])
     for cell in cells:
         entry = entry_for(cell, expected)
-        match decide(cell, entry):
+        match decide(cell, entry, level):
             case Status.UNEXPECTED_FAILURE:
                 result.unexpected_failures.append(cell)
             case Status.UNEXPECTED_PASS:
@@ -162,16 +176,26 @@ def check(cells: list[Cell], expected: list[Entry]) -> GateResult:
                 result.unjudged.append(cell)
             case Status.FLAKY:
                 result.flaky.append(cell)
+            case Status.BELOW_LEVEL:
+                result.below_level.append(cell)
     result.not_run = [e for e in expected if not any(e.covers(c) for c in cells)]
     return result
 
 
-def expected_failures_text(adapter: str, run_id: str, cells: list[Cell]) -> str:
-    lines = [f"# Expected failures of {adapter} (parquet-conformance run {run_id}).",
+def expected_failures_text(adapter: str, run_id: str, cells: list[Cell], level: Level = Level.MUST) -> str:
+    """The list of the failures a gate at `level` enforces; those below it and the flaky cells as comments."""
+    option = "" if level == Level.MUST else f" --level {level}"
+    lines = [f"# Expected failures of {adapter} (parquet-conformance run {run_id}), enforced at level {level}.",
              "# One cell per line: case id, role, pinned verdict. Regenerate with",
-             f"#   parquet-conformance check --adapter {adapter} --expected-failures FILE --write-expected-failures"]
+             f"#   parquet-conformance check --adapter {adapter} --expected-failures FILE --write-expected-failures"
+             + option]
     ordered = sorted(cells, key=lambda c: (c.case, c.role))
-    lines += [f"{c.case} {c.role} {c.verdict}" for c in ordered if c.verdict.is_failure]
+    lines += [f"{c.case} {c.role} {c.verdict}" for c in ordered if c.verdict.is_failure and enforced(c, level)]
+    below = [c for c in ordered if c.verdict.is_failure and not enforced(c, level)]
+    if below:  # not listed: the gate does not fail on them at this level
+        lines += [f"# Failing {', '.join(v.value for v in Level if v.rank > level.rank)} expectations (reading "
+                  "versus refusing; not enforced at this level, not listed):"]
+        lines += [f"#   {c.case} {c.role} {c.verdict} ({c.level})" for c in below]
     flaky = [c for c in ordered if c.verdict == Verdict.FLAKY]
     if flaky:  # not listed: a flaky cell is neither expected to fail nor to pass
         lines += ["# Flaky in this run (attempts disagree; not listed, the gate reports them apart):"]

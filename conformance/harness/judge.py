@@ -41,7 +41,7 @@ from parquet_conformance.conformance.harness.model import (
     WriteRow,
     WriterVerdict,
 )
-from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Manifest
+from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Level, Manifest
 from parquet_conformance.corpus.track import Written
 
 # -- error signatures: a message with what varies between runs stripped ---------------------------
@@ -87,9 +87,14 @@ def signature(row: OutcomeRow) -> str:
 
 
 def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None,
-             data_unknown: bool = False) -> Verdict:
+             data_unknown: bool = False, level: Level = Level.MUST) -> Verdict:
     """`decode`: the metadata an aware reader must use; checked only when the reader says which it used.
-    `data_unknown`: any data read counts as the case's."""
+    `data_unknown`: any data read counts as the case's. `level`: the expectation's force. The order of the rules:
+    what the outcome says of the implementation first (unavailable, ours, a crash, an unhandled error, a hang: the
+    same under every expectation), then a read of a file it must reject (accepted-invalid, whatever the data: 0 rows
+    of an empty file accept it too), other data, the wrong footer; a refusal fails only a `read`. A `reject` that
+    rests on a should or a policy leaves the read to the weaker reading, which must return the case's data: there a
+    read of other data is wrong data, which fails at every level (docs/spec-notes.md#levels)."""
     match outcome:
         case Unavailable():
             return Verdict.SKIP
@@ -102,10 +107,11 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
         case Timeout():
             return Verdict.HANG
         case Read(data_hash=h, metadata=used):
-            if h not in good_hashes and not data_unknown:
-                return Verdict.WRONG_DATA
-            if expected == Expectation.REJECT:
+            right = h in good_hashes or data_unknown
+            if expected == Expectation.REJECT and (right or level == Level.MUST):
                 return Verdict.ACCEPTED_INVALID
+            if not right:
+                return Verdict.WRONG_DATA
             if decode in (Decode.FLATBUFFERS, Decode.THRIFT) and used and used != decode:
                 return Verdict.WRONG_METADATA
             return Verdict.PASS
@@ -137,6 +143,10 @@ class Judge:
         """An aware reader meets files without its extension as a reader of the track's default role does."""
         return case.expect.get(role) or case.expect[self.default_role(case.track)]
 
+    def level(self, case: CaseEntry, role: str) -> Level:
+        """The force of that expectation (the manifest's `levels`), taken where the expectation is."""
+        return case.levels.get(role if role in case.expect else self.default_role(case.track), Level.MUST)
+
     def roles(self, case: CaseEntry, adapter_roles: list[str]) -> list[str]:
         """The roles a case speaks to among the adapter's; an aware reader meets other files in its first role."""
         roles = adapter_roles or [self.default_role(case.track)]
@@ -150,7 +160,7 @@ class Judge:
         base: BaseEntry = self.manifest.bases[case.base]
         expected = self.expectation(case, role)
         verdict = classify(expected, row.typed, good_hashes(case, base, role, baseline), case.decode.get(role),
-                           case.data_unknown)
+                           case.data_unknown, self.level(case, role))
         if (verdict.is_failure and baseline is not None and case.id != base.baseline_case
                 and baseline.outcome != OutcomeKind.READ and row.outcome == baseline.outcome
                 and signature(row) == signature(baseline)):
@@ -164,34 +174,34 @@ class Judge:
                 if r.case in base_of and r.round == 0 and not r.fresh and not r.confirming}
 
     def cells(self, rows: list[OutcomeRow]) -> list[Cell]:
-        """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict, or `flaky`
-        when their outcomes differ (the run's own attempt gives the outcome shown)."""
+        """One Cell per (case, adapter, role judged), from all the attempts at it: their common verdict; where their
+        outcomes differ (each kept in `disagreement`), `flaky` when some passed and some failed, the worst failure
+        when all failed (settle), a pass when all passed."""
         own = self.baselines(rows)
         out = []
         for (case_id, adapter), every in attempts(rows).items():
             tries = [r for r in every if not r.cut_short] or every  # a cut-short timeout only asked for a re-run
-            if any(r.fresh for r in tries):  # a confirmation that disagreed was re-run alone: that one decides
-                tries = [r for r in tries if not r.confirming]
             case = self.manifest.case(case_id)
             first = tries[0]
             baseline = own.get((adapter, case.base))
             for role in self.roles(case, first.roles):
-                judged = [(r, self.verdict(case, role, r, baseline)) for r in tries]
-                expected, verdict = judged[0][1]
+                judged = [(r, self.verdict(case, role, r, baseline)[1]) for r in tries]
+                expected = self.expectation(case, role)
+                shown, verdict = judged[0]
                 disagreement = None
                 if not all(same_outcome(first, r) for r in tries[1:]):
-                    verdict = Verdict.FLAKY
-                    disagreement = "; ".join(f"{describe(r)} -> {v}" for r, (_, v) in judged)
+                    shown, verdict = settle(judged)
+                    disagreement = "; ".join(f"{describe(r)} -> {v}" for r, v in judged)
                 out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,
-                                implementation=first.implementation, version=first.version, role=role,
-                                expected=expected, verdict=verdict, duration_s=first.duration_s,
-                                outcome=first.outcome, error_class=first.error_class,
-                                error_message=first.error_message, rows=first.rows, data_hash=first.data_hash,
-                                metadata=first.metadata, attempts=len(tries), previous_case=first.previous_case,
+                                implementation=shown.implementation, version=shown.version, role=role,
+                                expected=expected, verdict=verdict, duration_s=shown.duration_s,
+                                outcome=shown.outcome, error_class=shown.error_class,
+                                error_message=shown.error_message, rows=shown.rows, data_hash=shown.data_hash,
+                                metadata=shown.metadata, attempts=len(tries), previous_case=shown.previous_case,
                                 disagreement=disagreement,
-                                sample=first.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None,
-                                reused_from=first.reused_from, fingerprint=first.fingerprint,
-                                case_sha256=first.case_sha256))
+                                sample=shown.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None,
+                                reused_from=shown.reused_from, fingerprint=shown.fingerprint,
+                                case_sha256=shown.case_sha256, level=self.level(case, role)))
         return out
 
 
@@ -210,6 +220,21 @@ class Judge:
             same_data=(written.same_data if written.expected is not None else None) if written else None,
             differing=list(written.differing) if written else [], read_by=written.read_by if written else None,
             read_error=written.read_error if written else None, cases=cases)
+
+
+def settle(judged: list[tuple[OutcomeRow, Verdict]]) -> tuple[OutcomeRow, Verdict]:
+    """The verdict of attempts whose outcomes differ, and the attempt the cell shows (docs/results.md#what-a-verdict-
+    guarantees): `flaky` (the run's own attempt shown) only when some attempt passed and some failed; when every
+    attempt that says anything failed, a failure, the worst of them (a crash and a hang are not a flake: both fail);
+    when every one passed, a pass. Harness errors and unavailable attempts say nothing of the implementation; only
+    where they are all there is does the run's own attempt decide."""
+    counted = [(r, v) for r, v in judged if v.judged]
+    if not counted:
+        return judged[0]
+    failed = [(r, v) for r, v in counted if v.is_failure]
+    if failed and len(failed) < len(counted):
+        return judged[0][0], Verdict.FLAKY
+    return min(failed or counted, key=lambda rv: rv[1].severity)
 
 
 def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:

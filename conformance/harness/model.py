@@ -15,7 +15,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-from parquet_conformance.corpus.model import NAME, Expectation, Kind, WriterFinding
+from parquet_conformance.corpus.model import NAME, Expectation, Kind, Level, WriterFinding
 
 # When a run started: ISO 8601 with its offset, as the run job writes it (2026-11-01T09:00:00+00:00).
 STARTED = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
@@ -112,7 +112,7 @@ class Verdict(StrEnum):
     REJECTED_VALID = "fail:rejected-valid"
     ACCEPTED_INVALID = "fail:accepted-invalid"
     WRONG_METADATA = "fail:wrong-metadata"  # an aware reader used the metadata the case's `decode` forbids
-    FLAKY = "flaky"  # attempts at the same cell (a fresh worker, --repeat rounds) gave different verdicts
+    FLAKY = "flaky"  # some attempts at the cell (a fresh worker, --repeat rounds) passed and some failed
     SKIP = "skip"  # the implementation is unavailable here
     HARNESS_ERROR = "harness-error"  # our side failed: the cell says nothing about the implementation
 
@@ -123,9 +123,29 @@ class Verdict(StrEnum):
         return self.value.startswith("fail:")
 
     @property
+    def weighed(self) -> bool:
+        """A failure the expectation's level weighs: the choice between reading and refusing (and, for an aware
+        reader, which footer it read). A crash, a hang, an unhandled error or other data fails at every level."""
+        return self in (Verdict.REJECTED_VALID, Verdict.ACCEPTED_INVALID, Verdict.WRONG_METADATA)
+
+    @property
+    def severity(self) -> int:
+        """Its place in WORST_FIRST (0: the worst); a verdict not named there right after the named failures."""
+        if self in WORST_FIRST:
+            return WORST_FIRST.index(self)
+        return WORST_FIRST.index(Verdict.WRONG_METADATA) if self.is_failure else len(WORST_FIRST)
+
+    @property
     def judged(self) -> bool:
         """Whether the cell says anything about the implementation."""
         return self not in (Verdict.SKIP, Verdict.HARNESS_ERROR)
+
+
+# Worst first: the verdict a cell whose attempts all failed takes (judge.py), which of a (case, adapter)'s roles a
+# report shows, and the order of lists.
+WORST_FIRST = (Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
+               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
+               Verdict.SKIP)
 
 
 @dataclass(frozen=True)
@@ -220,14 +240,19 @@ class Cell:
     duration_s: float
     metadata: str | None
     attempts: int  # outcomes judged for this cell: the run's, its --repeat rounds and its fresh-worker confirmation
-    previous_case: str | None  # what the persistent worker read just before the run's attempt
-    disagreement: str | None  # for a flaky cell: what the other attempts gave
+    previous_case: str | None  # what the worker read just before the attempt shown (None: a fresh process)
+    # Where the attempts disagreed, each one's outcome and verdict: a flaky cell (some passed, some failed), or one
+    # whose attempts all failed (or all passed) in different ways; None where they agreed.
+    disagreement: str | None
     sample: str | None = None  # for a wrong-data or flaky read: a bounded sample of the data returned
     # The run whose attempts this cell's verdict rests on when they were reused, not made in this run (its inputs
     # were the same: case bytes, adapter fingerprint); None: measured in this run.
     reused_from: str | None = None
     fingerprint: str | None = None  # the adapter's, as its attempts were made (OutcomeRow.fingerprint)
     case_sha256: str | None = None
+    # The force of the expectation (corpus/model.py Level): it weighs a read-versus-refuse failure (Verdict.weighed)
+    # in the gate and the scores. A cell stored before levels existed was judged as a must.
+    level: Level = Level.MUST
 
     @property
     def typed(self) -> Outcome:
@@ -241,7 +266,8 @@ class Cell:
     def from_row(cls, row: dict[str, Any]) -> Self:
         row = _present(cls, row)
         return cls(**row | {"kind": Kind(row["kind"]), "expected": Expectation(row["expected"]),
-                            "outcome": OutcomeKind(row["outcome"]), "verdict": Verdict(row["verdict"])})
+                            "outcome": OutcomeKind(row["outcome"]), "verdict": Verdict(row["verdict"]),
+                            "level": Level(row.get("level") or Level.MUST)})
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Runs one worker so that nothing it starts can outlive the harness or hold its pipes.
 
-    python -S -E reaper.py MEMORY_LIMIT_BYTES -- COMMAND ...
+    python -S -E reaper.py MEMORY_LIMIT_BYTES [--cgroup FOLDER] -- COMMAND ...
 
 Started by conformance/harness/workers.py in place of the worker command (standalone: it imports nothing of
 ours, so it starts in milliseconds). It
@@ -14,8 +14,10 @@ ours, so it starts in milliseconds). It
 - reaps orphans as they die, and when the worker exits, kills whatever is left below it (a child holding stdout
   would otherwise keep the pipe open) and exits the way the worker did: the same exit code, or the same
   signal re-raised (core dumps off), so the harness sees `killed by SIGSEGV`.
-A cgroup would also hold a process that escapes through another service (at, a D-Bus activation); cgroups are not
-delegated to an unprivileged harness in general, so this does not rely on one.
+- joins the cgroup the harness made for the worker, when it could make one (`--cgroup`).
+None of this is what keeps the worker contained when this process is killed or stopped (by the worker itself): the
+harness then kills what is left, by its cgroup, or else by the token in every descendant's environment
+(conformance/harness/workers.py Box), and removes the worker's private temporary folder.
 """
 
 import ctypes
@@ -116,11 +118,25 @@ def _kill_all(worker: int) -> None:
     _reap()
 
 
+def _join_cgroup(folder: str) -> None:
+    """Into the cgroup the harness made for this worker, before the worker starts: everything below it is then in it
+    too, and the harness kills it all at once (cgroup.kill) even if this process was killed or stopped meanwhile."""
+    try:
+        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+    except OSError:
+        pass  # the harness's watchdog (its token in every descendant's environment) still finds them
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) < 4 or argv[2] != "--":
-        print("usage: reaper.py MEMORY_LIMIT_BYTES -- COMMAND ...", file=sys.stderr)
+    args = argv[1:]
+    if len(args) >= 3 and args[1] == "--cgroup":
+        _join_cgroup(args[2])
+        del args[1:3]
+    if len(args) < 3 or args[1] != "--":
+        print("usage: reaper.py MEMORY_LIMIT_BYTES [--cgroup FOLDER] -- COMMAND ...", file=sys.stderr)
         return 2
-    limit, command = int(argv[1]), argv[3:]
+    limit, command = int(args[0]), args[2:]
     parent = os.getppid()
     _parent_death_signal(signal.SIGTERM)
     if os.getppid() != parent:  # the harness died before the prctl took effect
@@ -158,7 +174,8 @@ def main(argv: list[str]) -> int:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # neither can be handled, so neither needs resetting
+            signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
     return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 1
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import hashlib
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -33,11 +35,12 @@ import pyarrow.parquet as pq
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA, RESULT_SCHEMA
 from parquet_conformance.conformance.harness.model import STARTED, Cell, OutcomeRow, RunInfo
 from parquet_conformance.corpus.model import CASE_ID, MAX_NAME, NAME_RE
-from parquet_conformance.kernel import documents
+from parquet_conformance.kernel import documents, trees
 from parquet_conformance.kernel.documents import DocumentError
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
 DOCUMENT = "_document.json"  # what a report draws besides the cells (reports/model.py ResultsDocument.parts)
+DIGESTS = "_digests.json"  # each cell's digest (cell_digest), checked before a later run reuses the cell
 MAX_RECORD = 64 << 20  # a run record: every case id of its corpus (the default corpus's: 30 KiB)
 MAX_DOCUMENT = 256 << 20  # a run's document parts: every case's summary and citations, data diffs
 
@@ -176,55 +179,75 @@ class Store:
         for old in target.glob("*.parquet"):
             old.unlink()
         tmp.replace(target / "cells.parquet")
-        (target / RUN_RECORD).write_text(json.dumps(record.to_json(), indent=1) + "\n")
+        trees.write_atomic(target / DIGESTS, json.dumps({cell_key(c): cell_digest(c) for c in cells}, indent=0) + "\n")
+        trees.write_atomic(target / RUN_RECORD, json.dumps(record.to_json(), indent=1) + "\n")
         if document is not None:
-            (target / DOCUMENT).write_text(json.dumps(document, ensure_ascii=True) + "\n")
+            trees.write_atomic(target / DOCUMENT, json.dumps(document, ensure_ascii=True) + "\n")
         return target
 
 
 def write_document_parts(results: Path, run_id: str, document: dict[str, Any]) -> None:
     """A stored run's _document.json replaced (`report --rewrite` with a new comparison), atomically."""
     target = results / f"run={check_run_id(run_id)}"
-    tmp = target / f".{DOCUMENT}.tmp"
-    tmp.write_text(json.dumps(document, ensure_ascii=True) + "\n")
-    tmp.replace(target / DOCUMENT)
+    trees.write_atomic(target / DOCUMENT, json.dumps(document, ensure_ascii=True) + "\n")
 
 
-def _dataset(results: Path) -> tuple[pa.Table, list[str]]:
-    """The whole results dataset, with its `run` column, and its run ids in order."""
+def warn(message: str) -> None:
+    """One warning line on stderr, once per process for the same message (a damaged partition met twice)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"parquet-conformance: warning: {' '.join(message.split())[:400]}", file=sys.stderr)
+
+
+_WARNED: set[str] = set()
+
+
+def partition_ids(results: Path) -> list[str]:
+    """The run ids of a results dataset's partitions (its run=ID folders), sorted; ResultsError when it has none. A
+    folder whose name is no run id is no run of ours: left out with a warning."""
     if not results.is_dir():
         raise ResultsError(f"{results}: no results dataset (run `parquet-conformance run` first)")
-    try:
-        dataset = ds.dataset(results, format="parquet", partitioning="hive", schema=RESULT_SCHEMA.append(
-            pa.field("run", pa.string())))
-        table = dataset.to_table()
-    except (pa.ArrowException, OSError) as e:
-        raise ResultsError(f"{results}: not a readable results dataset ({str(e).splitlines()[0][:200]})") from None
-    runs = sorted(set(table.column("run").to_pylist()))
+    runs = []
+    for p in sorted(results.glob("run=*")):
+        run_id = p.name.removeprefix("run=")
+        if not p.is_dir() or p.is_symlink():
+            continue
+        try:
+            runs.append(check_run_id(run_id))
+        except ResultsError:
+            warn(f"{p}: not a run's partition (its name is no run id); left out")
     if not runs:
         raise ResultsError(f"{results}: the results dataset holds no run")
-    return table, runs
+    return runs
 
 
-def _first_line(e: BaseException) -> str:
-    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-
-
-def _cells(table: pa.Table, results: Path, run_id: str) -> list[Cell]:
-    rows = table.filter(ds.field("run") == run_id).drop_columns(["run"]).to_pylist()
+def read_partition(results: Path, run_id: str) -> list[Cell]:
+    """The cells of one run's partition, read alone: a damaged partition (a file that is not Parquet, a row that is not
+    a cell) is a ResultsError naming it, and no other run's reading depends on it."""
+    folder = results / f"run={check_run_id(run_id)}"
+    try:
+        table = ds.dataset(folder, format="parquet", schema=RESULT_SCHEMA, exclude_invalid_files=False).to_table()
+        rows = table.to_pylist()
+    except (pa.ArrowException, OSError) as e:
+        raise ResultsError(f"{folder}: a damaged partition, not readable ({_first_line(e)})") from None
     try:
         return [Cell.from_row(r) for r in rows]
     except (KeyError, ValueError, TypeError) as e:
         raise ResultsError(f"{results}: run {run_id} has a row that is not a cell ({e})") from None
 
 
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+
+
 def latest(results: Path, runs: list[str]) -> str:
-    """The run that started last by its record (a run without a readable one counts as the oldest); runs that
-    started together, or none with a record, by id in natural order (pr-10 after pr-9)."""
+    """The run that started last by its record (a run without a readable one counts as the oldest, with a warning);
+    runs that started together, or none with a record, by id in natural order (pr-10 after pr-9)."""
     def key(run_id: str) -> tuple[dt.datetime, tuple[tuple[int, int | str], ...]]:
         try:
             record = read_record(results, run_id)
-        except ResultsError:
+        except ResultsError as e:
+            warn(f"{e}; run {run_id} counts as the oldest")
             record = None
         when = started_at(record.info.started) if record else None
         return when or dt.datetime.min.replace(tzinfo=dt.UTC), natural_key(run_id)
@@ -238,12 +261,13 @@ def natural_key(run_id: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell]]:
-    """The cells of one run (default: the latest by its recorded start, see `latest`) of a results dataset."""
-    table, runs = _dataset(results)
+    """The cells of one run (default: the latest by its recorded start, see `latest`) of a results dataset. Only that
+    run's partition is read: damage elsewhere does not matter; damage in it is a ResultsError."""
+    runs = partition_ids(results)
     run_id = run_id or latest(results, runs)
     if run_id not in runs:
         raise ResultsError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
-    return run_id, _cells(table, results, run_id)
+    return run_id, read_partition(results, run_id)
 
 
 def read_runs_in_order(results: Path) -> list[str]:
@@ -251,12 +275,13 @@ def read_runs_in_order(results: Path) -> list[str]:
     start, before those with one, by id); read from the folders and records alone, not the cells."""
     if not results.is_dir():
         raise ResultsError(f"{results}: no results dataset")
-    runs = sorted(p.name.removeprefix("run=") for p in results.glob("run=*") if p.is_dir())
+    runs = partition_ids(results)
 
     def started(run_id: str) -> str:
         try:
             record = read_record(results, run_id)
-        except ResultsError:
+        except ResultsError as e:
+            warn(f"{e}; run {run_id} counts as the oldest")
             return ""
         return record.info.started or "" if record else ""
 
@@ -264,18 +289,75 @@ def read_runs_in_order(results: Path) -> list[str]:
 
 
 def read_runs(results: Path, skipped: list[str] | None = None) -> dict[str, list[Cell]]:
-    """Every run of a results dataset: run id -> its cells (ids in sorted order), reading the dataset once. With
-    `skipped`, a run whose rows are not cells is left out and the reason appended there, instead of an error."""
-    table, runs = _dataset(results)
+    """Every run of a results dataset: run id -> its cells (ids in sorted order), each partition read alone. A run
+    whose partition is damaged is left out: its reason appended to `skipped` when given (the caller says it), else
+    warned of here."""
     out = {}
-    for run_id in runs:
+    for run_id in partition_ids(results):
         try:
-            out[run_id] = _cells(table, results, run_id)
+            out[run_id] = read_partition(results, run_id)
         except ResultsError as e:
             if skipped is None:
-                raise
-            skipped.append(str(e))
+                warn(f"{e}; left out")
+            else:
+                skipped.append(str(e))
     return out
+
+
+# -- reuse: a stored cell checked against the digest of its own record -------------------------------------
+
+
+def cell_digest(cell: Cell) -> str:
+    """The sha256 of a cell's record (every field, canonical JSON): kept beside the run when it is stored, so that a
+    stored cell that changed since (a damaged or edited partition) is known before it is reused."""
+    text = json.dumps(cell.to_row(), sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cell_key(cell: Cell) -> str:
+    return "\x1f".join((cell.case, cell.adapter, cell.role))
+
+
+def read_digests(results: Path, run_id: str) -> dict[str, str] | None:
+    """The run's DIGESTS (cell key -> digest), None when it has none (a run stored before them) or it is unreadable."""
+    path = results / f"run={check_run_id(run_id)}" / DIGESTS
+    if not path.exists():
+        return None
+    try:
+        obj = documents.read_json(path, MAX_RECORD)
+    except DocumentError as e:
+        warn(f"{e}; its cells are not reused")
+        return None
+    if not isinstance(obj, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in obj.items()):
+        warn(f"{path}: not a run's cell digests; its cells are not reused")
+        return None
+    return obj
+
+
+def reusable_cells(results: Path, but: str) -> tuple[str, list[Cell]] | None:
+    """What a new run (`but`) may reuse: the latest earlier run (by its recorded start) whose partition is readable
+    (a damaged one is skipped with a warning), and of its cells those whose record matches the digest stored with it
+    (a cell that does not is left out with a warning: it is run again). None when no earlier run is usable."""
+    try:
+        runs = [r for r in read_runs_in_order(results) if r != but]
+    except ResultsError:
+        return None
+    for run_id in reversed(runs):
+        try:
+            cells = read_partition(results, run_id)
+        except ResultsError as e:
+            warn(f"{e}; left out")
+            continue
+        digests = read_digests(results, run_id)
+        if digests is None:
+            warn(f"run {run_id} has no cell digests ({DIGESTS}): its cells are not reused")
+            return None
+        good = [c for c in cells if digests.get(cell_key(c)) == cell_digest(c)]
+        if changed := len(cells) - len(good):
+            warn(f"{changed} cells of run {run_id} do not match the digests stored with them (changed since they "
+                 "were stored): they are run again")
+        return run_id, good
+    return None
 
 
 def read_record(results: Path, run_id: str) -> RunRecord | None:

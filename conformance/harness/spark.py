@@ -75,10 +75,27 @@ def spark_session(master: str, conf: dict[str, str], log: Path | None = None) ->
                .config("spark.task.maxFailures", "1"))
     for key, value in conf.items():
         builder = builder.config(key, value)
-    with _stderr_to(log):
-        spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        with _stderr_to(log):
+            spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+    except Exception as e:  # the JVM did not start, or refused a setting: why, in one line (its output is in `log`)
+        raise UsageError(f"Spark did not start with --master {master}: {jvm_reason(e)}"
+                         + (f" (the JVM's output: {log})" if log else "")) from None
     return spark
+
+
+def jvm_reason(e: BaseException) -> str:
+    """A failed start in one line: the deepest Java cause a Py4J error carries, else the first line of the error."""
+    java = getattr(e, "java_exception", None)
+    try:
+        while java is not None and java.getCause() is not None:
+            java = java.getCause()
+        text = str(java.toString()) if java is not None else ""
+    except Exception:  # the gateway is gone: its message is what there is
+        text = ""
+    text = text or next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+    return " ".join(text.split())[:300]
 
 
 @contextlib.contextmanager

@@ -18,15 +18,18 @@ killed and the cell in flight goes to a fresh worker, whose outcome decides it (
 from __future__ import annotations
 
 import array
+import contextlib
 import fcntl
 import itertools
 import json
 import os
 import secrets
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import termios
 import threading
 import time
@@ -48,6 +51,7 @@ from parquet_conformance.conformance.harness.model import (
 )
 from parquet_conformance.conformance.harness.model import Unavailable as UnavailableOutcome
 from parquet_conformance.conformance.harness.protocol import OutOfStep, ProtocolError, StartReply
+from parquet_conformance.kernel import trees
 
 T = TypeVar("T")  # what an answer parses to: an Outcome, or a write's Wrote
 MakeRequest = Callable[[str], protocol.ReadRequest | protocol.WriteRequest]  # the request, given its id
@@ -130,6 +134,7 @@ class Worker:
         self._buf = bytearray()
         self._ids = itertools.count(1)
         self._stderr: StderrTail | None = None
+        self._box: Box | None = None
         self.last_case: str | None = None  # the last case the current process read
 
     # -- process management ---------------------------------------------------------
@@ -137,12 +142,18 @@ class Worker:
     def _spawn(self) -> None:
         cmd = self.command or envs.worker_command(self.adapter)
         limit = self.adapter.memory_limit_bytes or 0
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self._buf = bytearray()
         self.last_case = None
-        self.proc = subprocess.Popen([sys.executable, "-S", "-E", str(REAPER), str(limit), "--", *cmd],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True, env=env)
+        self._box = Box.make()
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self._box.env()}
+        cgroup = ["--cgroup", str(self._box.cgroup)] if self._box.cgroup else []
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-S", "-E", str(REAPER), str(limit), *cgroup, "--", *cmd],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         start_new_session=True, env=env)
+        except BaseException:
+            self._box.kill()
+            raise
         accounting.enter(self.proc.pid, self.name)  # bench/matrix.py's CPU per adapter; else nothing
         assert self.proc.stderr is not None
         self._stderr = StderrTail(self.proc.stderr)
@@ -206,12 +217,16 @@ class Worker:
         if proc is None:
             return
         if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGCONT)  # a reaper its worker stopped must run to take SIGTERM
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if self._box is not None:  # what the reaper could not kill (it was killed or stopped); the private /tmp
+            self._box.kill()
         for stream in (proc.stdin, proc.stdout):
             if stream:
                 stream.close()
@@ -377,6 +392,113 @@ class Worker:
         if rc == -signal.SIGKILL or any(m in tail for m in OOM_MARKERS):
             return OutOfMemory(error)
         return Crash(error)
+
+
+class Box:
+    """What holds one worker process and everything it starts, whatever happens to its reaper: a cgroup where the
+    machine lets us make one (cgroup v2; cgroup.kill, Linux 5.14+), and in any case a token in the environment of
+    every descendant (a watchdog's mark: a process that left the session or double-forked still carries it), and a
+    private temporary folder (TMPDIR) removed with it."""
+
+    _made = itertools.count()
+
+    def __init__(self, token: str, tmp: Path, cgroup: Path | None) -> None:
+        self.token, self.tmp, self.cgroup = token, tmp, cgroup
+
+    @classmethod
+    def make(cls) -> Box:
+        token = f"{os.getpid()}-{next(cls._made)}-{secrets.token_hex(6)}"
+        trees.sweep(Path(tempfile.gettempdir()), TMP_PREFIX)  # those of a harness that was killed
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-"))
+        return cls(token, tmp, _new_cgroup(f"parquet-conformance-{token}"))
+
+    def env(self) -> dict[str, str]:
+        return {BOX_ENV: self.token, "TMPDIR": str(self.tmp), "TMP": str(self.tmp), "TEMP": str(self.tmp)}
+
+    def kill(self) -> None:
+        """Every process in the box killed (frozen first, so that none forks meanwhile), its folders removed."""
+        if self.cgroup is not None:
+            with contextlib.suppress(OSError):
+                (self.cgroup / "cgroup.kill").write_text("1")
+            for _ in range(200):  # until the kernel has taken them all out (a few ms)
+                try:
+                    if not (self.cgroup / "cgroup.procs").read_text().strip():
+                        break
+                except OSError:
+                    break
+                time.sleep(0.01)
+            with contextlib.suppress(OSError):
+                self.cgroup.rmdir()
+        for _ in range(50):  # the watchdog: what carries the token (all of it, where there is no cgroup)
+            marked = _carrying(self.token)
+            if not marked:
+                break
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in marked:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, sig)
+            time.sleep(0.01)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+BOX_ENV = "PARQUET_CONFORMANCE_WORKER_BOX"
+TMP_PREFIX = "parquet-conformance-worker-"
+NO_CGROUP_ENV = "PARQUET_CONFORMANCE_NO_CGROUP"  # set: the watchdog alone (tests hold both ways to the same rules)
+
+
+def _cgroup_parent() -> Path | None:
+    """The cgroup v2 folder this process is in, when it is mounted and we may make folders in it."""
+    if os.environ.get(NO_CGROUP_ENV):
+        return None
+    try:
+        own = next((line.split(":", 2)[2].strip() for line in Path("/proc/self/cgroup").read_text().splitlines()
+                    if line.startswith("0::")), None)
+        mounts = [line.split() for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+    except OSError:
+        return None
+    for fields in mounts:
+        if "-" in fields and fields[fields.index("-") + 1] == "cgroup2" and own is not None:
+            folder = Path(fields[4]) / own.lstrip("/")
+            if (folder / "cgroup.procs").exists() and os.access(folder, os.W_OK):
+                return folder
+    return None
+
+
+def _new_cgroup(name: str) -> Path | None:
+    parent = _cgroup_parent()
+    if parent is None:
+        return None
+    for old in parent.glob("parquet-conformance-*-*"):  # the empty boxes of a harness that was killed
+        pid = old.name.split("-")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                old.rmdir()
+    try:
+        (parent / name).mkdir()
+    except OSError:
+        return None
+    if not (parent / name / "cgroup.kill").exists():  # before 5.14 there is no way to kill a cgroup at once
+        with contextlib.suppress(OSError):
+            (parent / name).rmdir()
+        return None
+    return parent / name
+
+
+def _carrying(token: str) -> list[int]:
+    """The live processes whose environment carries the box's token."""
+    mark = f"{BOX_ENV}={token}".encode()
+    found = []
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if mark in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
 
 
 def _no_data(answer: Mapping[str, Any]) -> object:

@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +40,10 @@ from parquet_conformance.conformance.harness.model import (
     outcome_fields,
 )
 from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.kernel import trees
 
+OUTPUT = "written.parquet"  # where a writer is asked to write, in a folder of its own per write
+MAX_WRITTEN = 256 << 20  # bytes of a written file read back (the tables are small; a sparse 1 TiB file is refused)
 PROBED_PROFILE = "default"  # where a declined table is asked for column by column
 PROBED = (OutcomeKind.REJECTED, OutcomeKind.CRASH)  # not a hang: each column alone would hang again
 WRITE_SCHEMA = arrow_schema(WriteRow).append(pa.field("data", pa.binary()))
@@ -108,8 +112,17 @@ def write_table(worker: Worker, name: str, profile: str, table_name: str, table:
 
 def write_one(worker: Worker, name: str, profile: str, table_name: str, table: pa.Table, tmp: Path,
               columns: list[str] | None) -> tuple[WriteRow, bytes | None]:
-    out, source = tmp / "written.parquet", tmp / "source"
-    out.unlink(missing_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)  # the writer may have removed the task's folder
+    work = Path(tempfile.mkdtemp(prefix="write-", dir=tmp))  # a fresh folder per write: nothing a writer left counts
+    try:
+        return _write_one(worker, name, profile, table_name, table, work, columns)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_one(worker: Worker, name: str, profile: str, table_name: str, table: pa.Table, work: Path,
+               columns: list[str] | None) -> tuple[WriteRow, bytes | None]:
+    out, source = work / OUTPUT, work / "source"
     t0 = time.monotonic()
     outcome: Wrote | Outcome
     try:
@@ -128,10 +141,14 @@ def write_one(worker: Worker, name: str, profile: str, table_name: str, table: p
     else:
         source.write_bytes(document)
     timed = worker.write(str(source), str(out), profile, table_name)
-    data = out.read_bytes() if isinstance(timed.outcome, Wrote) and out.is_file() else None
-    outcome = timed.outcome
-    if isinstance(outcome, Wrote) and data is None:
-        outcome = HarnessError(Error("no-file", f"the worker answered `written`, but there is no file at {out}"))
+    outcome, data = timed.outcome, None
+    if isinstance(outcome, Wrote):
+        try:  # the writer's output is whatever it left: a regular file of at most MAX_WRITTEN bytes, or no file
+            data = trees.read_below(work, OUTPUT, MAX_WRITTEN)
+        except (OSError, trees.TreeError) as e:
+            why = str(e) if isinstance(e, trees.TreeError) else f"{out}: {e.strerror or e}"
+            outcome = HarnessError(Error("no-file", f"the worker answered `written`, but its output is no file to "
+                                                    f"read: {why}"))
     row = _row(worker, name, profile, table_name, columns, outcome, timed.duration_s, timed.library_s, data)
     return row, data
 

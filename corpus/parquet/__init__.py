@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators import canonical
@@ -74,6 +75,10 @@ class ParquetTrack:
 
     def cases(self) -> Sequence[Case]:
         return all_cases()
+
+    def upstream_pins(self) -> list[upstream.Pin]:
+        """The apache/parquet-testing files the evolution family transcribes, pinned (upstream.json here)."""
+        return upstream.load(Path(__file__).parent / "upstream.json")
 
     def bases(self) -> Sequence[str]:
         return list(bases.BASES)

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parquet_conformance.corpus.model import Citation, Expectation
+from parquet_conformance.corpus.model import Citation, Expectation, Level
 from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, RECOVERY, REVERSE, ZIGZAG, cite
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
@@ -37,7 +37,8 @@ MAX_FILE = 1 << 24  # a chain that grows a file past this is cut there: a reader
 CITATIONS = [
     cite(f"{PF} src/main/thrift/parquet.thrift (24102ed5c56e51b610a4897e5f79e76e43732d1d)", "struct FileMetaData",
          "a footer no Thrift compact reader decodes (generators/parquet/footer.py read_footer) is expected to be "
-         "rejected; one the strict decoder (parse_file) accepts, to be read; one between, either", seed=None),
+         "rejected; one the strict decoder (parse_file) accepts, to be read; one between, either", seed=None,
+         level=Level.POLICY),  # the oracle's rule: this suite's reading of parquet.thrift
     ZIGZAG,
     IGNORE,
 ]

@@ -18,7 +18,7 @@ import re
 import zlib
 from collections.abc import Sequence
 
-from parquet_conformance.corpus.model import Citation, Expectation, Kind, WriterFinding
+from parquet_conformance.corpus.model import Citation, Expectation, Kind, Level, WriterFinding
 from parquet_conformance.corpus.parquet.catalog.common import (
     CODEC_SUPPORT,
     IGNORE,
@@ -42,7 +42,7 @@ PAGE_INDEX_MD = "apache/parquet-format PageIndex.md (24102ed5)"
 
 
 def _idl(section: str, quote: str) -> Citation:
-    return cite(THRIFT_IDL, section, quote, seed=None)
+    return cite(THRIFT_IDL, section, quote, seed=None, level=Level.MUST)
 
 
 # rule (generators/parquet/footer.py, layout.py) -> the sentence it enforces. `required`, `wire-type`, `range` and
@@ -51,33 +51,34 @@ RULES: dict[str, Citation] = {
     "footer": RECOVERY,
     "head-magic": cite(README, "File format", '4-byte magic number "PAR1" / <Column 1 Chunk 1> ... File Metadata / '
                        '4-byte length in bytes of file metadata (little endian) / 4-byte magic number "PAR1"',
-                       seed=None),
+                       seed=None, level=Level.MUST),
     "after-stop": cite(THRIFT_SPEC, "Struct", "A *Struct* is a sequence of zero or more fields, followed by a stop "
-                       "field.", seed=None),
+                       "field.", seed=None, level=Level.MUST),
     "trailing-bytes": cite(README, "File format", "4-byte length in bytes of file metadata (little endian)",
-                           seed=None),
+                           seed=None, level=Level.MUST),
     "varint": cite(THRIFT_SPEC, "Integer encoding", "Var ints take 1 to 5 bytes (int32) or 1 to 10 bytes (int64).",
-                   seed=None),
+                   seed=None, level=Level.MUST),
     "stop": cite(THRIFT_SPEC, "Struct", "A *Struct* is a sequence of zero or more fields, followed by a stop field.",
-                 seed=None),
+                 seed=None, level=Level.MUST),
     "extension": RESERVED,
     "duplicate": cite(THRIFT_SPEC, "Struct", "A *Struct* is a sequence of zero or more fields, followed by a stop "
                       "field. Each field starts with a field header and is followed by the encoded field value.",
-                      seed=None),
+                      seed=None, level=Level.MUST),
     "union": UNION_IDL,
     "columns": cite(README, "Glossary", "A row group consists of a column chunk for each column in the dataset.",
-                    seed=None),
+                    seed=None, level=Level.MUST),
     "chunk-outside": _idl("struct ColumnMetaData", "Byte offset from beginning of file to first data page ... "
                           "total byte size of all compressed, and potentially encrypted, pages in this column chunk "
                           "(including the headers)"),
     "chunk-overlap": cite(README, "Column chunks", "Column chunks are composed of pages written back to back.",
-                          seed=None),
+                          seed=None, level=Level.MUST),
     "num-rows": _idl("struct FileMetaData, struct RowGroup", "Number of rows in this file ... Number of rows in this "
                      "row group"),
     "statistics": _idl("struct Statistics", "Lower and upper bound values for the column, determined by its "
                        "ColumnOrder."),
     "page": cite(README, "Column chunks", "Column chunks are composed of pages written back to back.  The pages "
-                 "share a common header and readers can skip over pages they are not interested in.", seed=None),
+                 "share a common header and readers can skip over pages they are not interested in.", seed=None,
+                 level=Level.MUST),
     "crc": _idl("PageHeader.crc", "The CRC is computed on the serialization binary representation of the page (as "
                 "written to disk), excluding the page header."),
     "page-offset": _idl("struct ColumnMetaData", "Byte offset from beginning of file to first data page ... Byte "
@@ -90,18 +91,19 @@ RULES: dict[str, Citation] = {
                     "boundaries when using V2 data pages. ... Number of rows in this row group"),
     "utf8": cite("apache/parquet-format LogicalTypes.md (24102ed5)", "STRING", "`STRING` may only be used to annotate "
                  "the `BYTE_ARRAY` primitive type and indicates that the byte array should be interpreted as a UTF-8 "
-                 "encoded character string.", seed=None),
+                 "encoded character string.", seed=None, level=Level.MUST),
     "bloom-filter": _idl("ColumnMetaData.bloom_filter_length", "Size of Bloom filter data including the serialized "
                          "header, in bytes."),
 }
 WIRE_TYPES = cite(THRIFT_SPEC, "Struct encoding", "The field header contains the field id and the field type.",
-                  seed=None)
+                  seed=None, level=Level.MUST)
 ENUM_VALUES = _idl("enum Type, ConvertedType, FieldRepetitionType, Encoding, CompressionCodec, PageType",
                    "BOOLEAN = 0; ... FIXED_LEN_BYTE_ARRAY = 7; / UTF8 = 0; ... INTERVAL = 21; / REQUIRED = 0; ... "
                    "REPEATED = 2; / PLAIN = 0; ... ALP = 10; / UNCOMPRESSED = 0; ... LZ4_RAW = 7; / DATA_PAGE = 0; ... "
                    "DATA_PAGE_V2 = 3;")
 WRITTEN = cite("conformance/app/writers.py", "the writer x reader matrix", "a base table, written by another "
-               "implementation through its public API, with its defaults or a named profile", seed=None)
+               "implementation through its public API, with its defaults or a named profile", seed=None,
+               level=Level.POLICY)
 _FIELD_IN_MESSAGE = re.compile(r"required field (\w+)")
 
 

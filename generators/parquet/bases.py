@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
-from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet import evolution, thrift
 from parquet_conformance.generators.parquet.encryption import MODES
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
@@ -44,6 +44,10 @@ class Base:
     annotate: dict[str, dict[str, tuple[int, Any]]] = field(default_factory=dict)  # column -> SchemaElement fields
     fixture: str | None = None  # a committed file written by another writer (fixtures/, provenance.json there)
     encrypted: bool = False  # Parquet modular encryption (generators/parquet/encryption.py): no reading without keys
+    # Fields taken out of what the writer wrote, (struct, which, fields): the base of a feature is the file without
+    # it, so that a case can put it back as the writer wrote it (the evolution family; written_bytes is the whole).
+    strip: tuple[tuple[str, int | str, tuple[str, ...]], ...] = ()
+    row_groups: tuple[int, ...] = ()  # row groups of these sizes, in order (pyarrow's row_group_size is one size)
 
 
 def _flat() -> pa.Table:
@@ -275,6 +279,54 @@ def _wide() -> pa.Table:
 
 
 FIXTURES = Path(__file__).parent / "fixtures"
+SPHERICAL = b'{"edges": "spherical"}'
+# Without pyarrow's ARROW:schema, whose geoarrow.wkb would annotate the stripped base again for an Arrow reader.
+NO_ARROW_SCHEMA = (("store_schema", False),)
+
+
+def _evolution_bases() -> list[Base]:
+    """The bases of the evolution family (corpus/parquet/catalog/evolution.py; tables in evolution.py): each the
+    physical file a reader that does not know the addition reads, the addition stripped where a writer wrote it."""
+    schema1 = ("SchemaElement", 1, ("logicalType",))
+    geo_stats = ("ColumnMetaData", "all", ("geospatial_statistics",))
+    return [
+        Base("evo-variant", "7 rows of a VARIANT column as DuckDB 2.0.1 shreds it (metadata, value, typed_value INT32) "
+             "and an id, its VARIANT annotation taken out: the group a reader that does not know VARIANT reads",
+             evolution.variant_table, fixture="duckdb-variant.parquet",
+             strip=(("SchemaElement", 2, ("logicalType",)),)),
+        Base("evo-nan-count", "12 rows of a DOUBLE with NaNs and nulls and a FLOAT with NaNs as DuckDB 2.0.1 writes "
+             "them, their statistics' nan_count taken out", evolution.nan_count_table,
+             fixture="duckdb-nan-count.parquet", strip=(("Statistics", "all", ("nan_count",)),)),
+        Base("evo-geometry", "5 rows of WKB (points, a line, a polygon, a null) as pyarrow writes a geoarrow.wkb "
+             "column, its GEOMETRY annotation and geospatial statistics taken out", evolution.wkb_table,
+             written=evolution.geo_written(b"{}"), strip=(schema1, geo_stats), options=NO_ARROW_SCHEMA),
+        Base("evo-geography", "the WKB of 'evo-geometry' as pyarrow writes a geoarrow.wkb column with spherical edges, "
+             "its GEOGRAPHY annotation and geospatial statistics taken out", evolution.wkb_table,
+             written=evolution.geo_written(SPHERICAL), strip=(schema1, geo_stats), options=NO_ARROW_SCHEMA),
+        Base("evo-file", "5 rows of an id and a group of the FILE fields (uri, offset, size, content_type, checksum, "
+             "inline): external files, a range, inline bytes with and without a locator, a null", evolution.file_table),
+        Base("evo-int32-uuid", "the content of apache/parquet-testing's int32_with_uuid_logical_type.parquet (#122): "
+             "a required INT32 column int32_uuid holding 0..9, unannotated", evolution.int32_uuid_table),
+        Base("evo-flba12", "the content of apache/parquet-testing's flba12_timestamp.parquet: three "
+             "FIXED_LEN_BYTE_ARRAY(12) columns of 96-bit counts of ms, us and ns (six instants from year 1 to 9999), "
+             "unannotated", evolution.flba12_table),
+        Base("evo-int96-order", "the content of apache/parquet-testing's int96_timestamp_order.parquet: a required "
+             "INT96 column ts of four instants a byte-wise comparison orders otherwise, without statistics",
+             evolution.int96_order_table, (("write_statistics", False),), written=evolution.int96_order_written,
+             annotate={"ts": {"type": (thrift.I32, INT96)}}),
+        Base("evo-vector", f"{evolution.VECTOR_LENGTH * evolution.VECTOR_ROWS} rows of a required float in a required "
+             "group in a required group (emb.list.element): PR #592's VECTOR element slots before their annotation",
+             evolution.vector_table),
+        Base("evo-no-path", "the content of apache/parquet-testing's no_path_in_schema.zstd.parquet (#108): a "
+             "map<string, map<int32, bool>>, an INT32 and a DOUBLE, 6 rows, uncompressed", evolution.no_path_table),
+        Base("evo-alp", "9032 rows of FLOAT and DOUBLE columns in five row groups, the distribution apache/parquet-"
+             "testing's alp_extended.zstd.parquet describes (decimals, NaNs with payloads, infinities, -0.0, "
+             "subnormals, full-mantissa values, a constant, nulls, integers to 8e18), PLAIN and uncompressed",
+             evolution.alp_table, row_groups=evolution.ALP_ROW_GROUPS),
+        *(Base(f"evo-shredded-{case}", f"the content of apache/parquet-testing's shredded_variant/{case}.parquet: an "
+               "id and the var group (metadata, value, typed_value), without its VARIANT annotation",
+               evolution.shredded(case)) for case in evolution.SHREDDED),
+    ]
 
 
 def provenance() -> dict[str, dict[str, str]]:
@@ -283,9 +335,12 @@ def provenance() -> dict[str, dict[str, str]]:
 
 
 def _fixtures() -> list[tuple[str, dict[str, str], int]]:
-    """(base name, provenance, row groups) of each fixture, from the file's own footer."""
+    """(base name, provenance, row groups) of each fixture of bases.writers_table, from the file's own footer (the
+    fixtures of other tables are the evolution bases)."""
     out = []
     for writer, p in provenance().items():
+        if "table" in p:
+            continue
         if writer in MODES:
             out.append((writer, p, 2))
             continue
@@ -328,13 +383,15 @@ BASES: dict[str, Base] = {b.name: b for b in [
     Base("int96-extremes", "6 INT96 timestamps outside the nanosecond range (years 221 BC, 1, 9999, 10183, "
          "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
          written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
+    *_evolution_bases(),
 ]}
 
 
 # The bases the extension families are built on; the typed ones (all-types, int96-extremes) have a family of
 # their own (corpus/parquet/catalog/types.py), so a reader that lacks a type does not fail every extension case.
 # Bases written by other writers (committed fixtures): the footer and page-level families on each.
-WRITER_BASES = tuple(name for name, b in BASES.items() if b.fixture is not None and not b.encrypted)
+WRITER_BASES = tuple(name for name, b in BASES.items() if b.fixture is not None and not b.encrypted
+                     and b.build is writers_table)  # not the evolution family's fixtures
 ENCRYPTED_BASES = tuple(name for name, b in BASES.items() if b.encrypted)
 # What pyarrow reads without keys: the bases every reader test iterates.
 READABLE_BASES = tuple(name for name, b in BASES.items() if not b.encrypted)
@@ -349,7 +406,8 @@ def base_table(name: str) -> pa.Table:
 
 
 @cache
-def base_bytes(name: str) -> bytes:
+def written_bytes(name: str) -> bytes:
+    """The base as its writer wrote it (and our codec annotated it), before `strip`."""
     base = BASES[name]
     if base.fixture is not None:
         data = (FIXTURES / base.fixture).read_bytes()
@@ -357,8 +415,34 @@ def base_bytes(name: str) -> bytes:
             raise ValueError(f"{FIXTURES / base.fixture} does not match the sha256 in provenance.json")
         return data
     sink = io.BytesIO()
-    pq.write_table((base.written or base.build)(), sink, **{**WRITE_OPTIONS, **dict(base.options)})
+    table, options = (base.written or base.build)(), {**WRITE_OPTIONS, **dict(base.options)}
+    if base.row_groups:
+        with pq.ParquetWriter(sink, table.schema, **options) as writer:
+            start = 0
+            for size in base.row_groups:
+                writer.write_table(table.slice(start, size), row_group_size=size)
+                start += size
+    else:
+        pq.write_table(table, sink, **options)
     return _annotated(sink.getvalue(), base.annotate) if base.annotate else sink.getvalue()
+
+
+@cache
+def base_bytes(name: str) -> bytes:
+    base = BASES[name]
+    return _stripped(written_bytes(name), base.strip) if base.strip else written_bytes(name)
+
+
+def _stripped(data: bytes, strip: tuple[tuple[str, int | str, tuple[str, ...]], ...]) -> bytes:
+    """The file without these footer fields (those of the selected structs that have them)."""
+    from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, select
+    from parquet_conformance.generators.parquet.footer import field_id, read_footer
+
+    footer, _ = read_footer(data)
+    edits = [remove_fields(data, ref, fields) for struct, which, fields in strip
+             for ref in select(footer, struct, which)
+             if all(ref.node.get(field_id(struct, f)) is not None for f in fields)]
+    return apply_edits(data, edits)
 
 
 def _annotated(data: bytes, annotate: dict[str, dict[str, tuple[int, Any]]]) -> bytes:

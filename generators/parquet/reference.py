@@ -19,6 +19,10 @@ Rules (docs/spec-notes.md#fallback):
 6. `PARX` tail (apache/parquet-format PR #588, generators/parquet/parx.py): the flags (reject any but
    PATH_IN_SCHEMA_OMITTED: no keys, so no ENCRYPTED_FOOTER), then the length and the CRC; then the Thrift
    footer it frames, path_in_schema written back from the schema where the flag says it was left out.
+7. A logical type it does not recognize, or one on a physical type parquet.thrift does not allow it on, is
+   ignored and the physical values read (LogicalTypes.md "Unsupported Logical Types", PR #606): FILE (a group
+   of ordinary columns, read as such), a LogicalType member no parquet.thrift defines, UUID on INT32, TIMESTAMP on
+   FIXED_LEN_BYTE_ARRAY(12) (PR #601, open).
 The data is read by pyarrow from a file whose footer is rebuilt from the chosen metadata, so
 what the FlatBuffers footer says is what gets read; pyarrow reads only what the strict decoder has
 accepted, so its own leniency (lengths folded to 32 bits, bytes past the footer) never decides.
@@ -233,7 +237,36 @@ def read_table(buf: bytes) -> tuple[object, Choice]:
     if choice.metadata == "thrift":
         footer = strict_footer(data)
         data, choice.new_encodings = use_new_encodings(data, footer)
-    return read_exactly(data), choice
+    return read_exactly(without_unsupported_annotations(data)), choice
+
+
+# LogicalType members (parquet.thrift) -> the physical types (Type) they may annotate, with a FIXED_LEN_BYTE_ARRAY's
+# length where it is fixed; absent: a group annotation (MAP, LIST, VARIANT) or any type (UNKNOWN). FILE (19) is not
+# here: the reference reads a FILE group as the group of columns it is.
+BYTE_ARRAY, FIXED = 6, 7
+ALLOWED: dict[int, set[int | tuple[int, int]]] = {
+    1: {BYTE_ARRAY}, 4: {BYTE_ARRAY}, 5: {1, 2, BYTE_ARRAY, FIXED}, 6: {1}, 7: {1, 2}, 8: {2}, 10: {1, 2},
+    12: {BYTE_ARRAY}, 13: {BYTE_ARRAY}, 14: {(FIXED, 16)}, 15: {(FIXED, 2)}, 17: {BYTE_ARRAY}, 18: {BYTE_ARRAY}}
+KNOWN = {*ALLOWED, 2, 3, 11, 16}
+
+
+def without_unsupported_annotations(data: bytes) -> bytes:
+    """Rule 7: the file with every LogicalType the reference does not recognize on its column taken out."""
+    from parquet_conformance.generators.parquet.edits import remove_fields
+    from parquet_conformance.generators.parquet.footer import read_footer
+
+    footer, _ = read_footer(data)
+    edits = []
+    for element in footer.root.children("schema") if not footer.encrypted_footer else []:
+        logical = element.child("logicalType")
+        if logical is None or len(logical.node.fields) != 1:
+            continue  # none, or a union the strict decoder has already judged
+        member, physical = logical.node.fields[0].id, element.value("type")
+        allowed = ALLOWED.get(member)
+        carriers = {physical, (physical, element.value("type_length"))}
+        if member not in KNOWN or (allowed is not None and not allowed & carriers):
+            edits.append(remove_fields(data, element, ("logicalType",)))
+    return apply_edits(data, edits) if edits else data
 
 
 INT64_MAX_US = (1 << 63) // 1000  # microseconds past this do not fit a 64-bit nanosecond timestamp

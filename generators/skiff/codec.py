@@ -317,8 +317,16 @@ def _encode_sparse(sparse: tuple[SkiffSchema, ...], columns: Mapping[str, yson.Y
         value = columns.get(_name(column))
         if value is not None:
             out += tag.to_bytes(2, "little")
-            _encode_dense(column, value, out, f"{path}.{column.name}", lenient)  # a lenient sparse may be optional
+            _encode(_sparse_type(column, lenient), _column_value(value, f"{path}.{column.name}"), out,
+                    f"{path}.{column.name}")
     out += _terminator(WireType.REPEATED_VARIANT16).to_bytes(2, "little")
+
+
+def _sparse_type(column: SkiffSchema, lenient: bool) -> SkiffSchema:
+    """What a sparse column's value is written as: its type; upstream's reading (`lenient`) also takes the optional
+    form variant8<nothing;T> and writes a present value as T, without the tag (schema_match.cpp deoptionalizes every
+    field: TFieldDescription::Simplify, and the skiff parser and writer use the deoptionalized wire type)."""
+    return optional_inner(column, lenient) or column
 
 
 def _column_value(value: yson.YsonValue, path: str) -> Value:
@@ -392,9 +400,7 @@ def _decode_sparse(sparse: tuple[SkiffSchema, ...], reader: _Reader, columns: di
         name = _name(sparse[tag])
         if name in columns:
             raise SkiffDecodeError(f"{path}: sparse column {name!r} appears twice", start)
-        value = _unwrap(sparse[tag], reader.value(sparse[tag], f"{path}.{name}"), lenient)
-        if value is not None:
-            columns[name] = _as_column(value)
+        columns[name] = _as_column(reader.value(_sparse_type(sparse[tag], lenient), f"{path}.{name}"))
 
 
 def _decode_other_columns(reader: _Reader, columns: dict[str, yson.YsonValue], described: set[str],

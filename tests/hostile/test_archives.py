@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import dist, pack, verify
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
 
@@ -134,10 +134,10 @@ def test_a_trickling_server_is_cut_off_at_the_deadline(trickle: str, tmp_path: P
 
 
 def test_the_limits_pass_a_real_corpus(corpus: Path, tmp_path: Path) -> None:
-    archive, digest = dist.pack(corpus, tmp_path / "dist")
+    archive, digest = pack.pack(corpus, tmp_path / "dist")
     proc = fetch(archive, digest, tmp_path / "into")
     assert proc.returncode == 0, proc.stderr
-    assert dist.verify_tree(dist.find_root(tmp_path / "into")) == []
+    assert verify.verify_tree(dist.find_root(tmp_path / "into")) == []
 
 
 def serve_once(respond: Callable[[socket.socket], None]) -> Iterator[str]:
@@ -211,8 +211,8 @@ def test_verify_holds_no_member_in_memory_but_the_manifest(tmp_path: Path) -> No
     big = 48 << 20
     archive_of(tmp_path / "a.tar.gz", [("c/manifest.json", b"{}"), *[(f"c/expected/j{i}.json", big) for i in range(8)]])
     assert (tmp_path / "a.tar.gz").stat().st_size < 3 << 20
-    code = ("import resource, sys; from pathlib import Path; from parquet_conformance.corpus import dist; "
-            "problems, _ = dist.verify_archive(Path(sys.argv[1])); "
+    code = ("import resource, sys; from pathlib import Path; from parquet_conformance.corpus import verify; "
+            "problems, _ = verify.verify_archive(Path(sys.argv[1])); "
             "print(len(problems), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.tar.gz")], capture_output=True, text=True,
                           timeout=300)

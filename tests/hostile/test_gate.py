@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,39 @@ def test_flaky_cells_are_apart_and_harness_errors_leave_the_gate_incomplete(corp
     assert incomplete.returncode == 3
     assert "HARNESS ERROR" in incomplete.stdout and "gate INCOMPLETE" in incomplete.stdout
     assert_nothing_left(mark)
+
+
+def test_the_gate_enforces_must_by_default_and_the_other_levels_when_asked(tmp_path: Path) -> None:
+    """Issue 30: a refusal of a `should` read (an unknown LogicalType alone, LogicalTypes.md "readers should ignore")
+    is reported below the default level and fails `check --level should`; a crash fails at every level; the last
+    line gives the scores by level; the list written at a level holds what that level enforces."""
+    corpus = tmp_path / "corpus"
+    generate(corpus, only="base/flat,unions/logical-type/unknown-only,corrupt/tiny/magic-only")
+    out = tmp_path / "out"
+    plan = "--plan=logical-type:steps:refuse"  # reads everything else with pyarrow
+    assert cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--adapter-cmd",
+               f"picky={sys.executable} {WORKER} none --real {plan} --memory={tmp_path}").returncode == 0
+    failures = tmp_path / "f.txt"
+    failures.write_text("")
+    gate = ["check", "--adapter", "picky", "--results", str(out / "results"), "--expected-failures", str(failures)]
+    default = cli(*gate)
+    assert default.returncode == 0, default.stdout
+    assert re.search(r"^BELOW LEVEL +unions/logical-type/unknown-only \[legacy\]: fail:rejected-valid of a should "
+                     r"expectation", default.stdout, re.M), default.stdout
+    assert re.search(r"^gate ok: picky in run \S+ at level must, 3 cells \(must \d+/\d+ · should 0/1\)",
+                     default.stdout, re.M), default.stdout
+    should = cli(*gate, "--level", "should")
+    assert should.returncode == 1 and "UNEXPECTED FAILURE unions/logical-type/unknown-only" in should.stdout
+    assert cli(*gate, "--write-expected-failures").returncode == 0
+    assert "\nunions/logical-type/unknown-only" not in failures.read_text()  # named in a comment only
+    assert cli(*gate, "--write-expected-failures", "--level", "should").returncode == 0
+    assert "\nunions/logical-type/unknown-only legacy fail:rejected-valid" in failures.read_text()
+    assert cli(*gate, "--level", "should").returncode == 0 and cli(*gate).returncode == 0  # listed: known anyway
+    # a crash of the same cell fails at every level
+    crash = "--plan=logical-type:steps:crash"
+    assert cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--adapter-cmd",
+               f"picky={sys.executable} {WORKER} none --real {crash} --memory={tmp_path}").returncode == 0
+    failures.write_text("")
+    crashed = cli(*gate)
+    assert crashed.returncode == 1 and "UNEXPECTED FAILURE unions/logical-type/unknown-only [legacy]: fail:crash" \
+        in crashed.stdout

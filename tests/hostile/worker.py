@@ -2,23 +2,31 @@
 file whose name contains "bad" (or the text of `--bad=TEXT`), or every file with `--all-bad` (good files read
 as two rows). argv[2:] may hold a token that tests use to find every process it left behind (children inherit
 their command line), and options: `--real` reads good files with pyarrow (a refusal is `rejected`), so that the
-worker is a reader whose verdicts mean something; `--version=V` and `--engine=E` go in its start answer;
+worker is a reader whose verdicts mean something; `--version=V`, `--engine=E`, `--roles=A,B` and
+`--implementation-json=J`, `--version-json=J` (any text, as JSON) go in its start answer;
 `--plan=TEXT:MODE,TEXT:MODE` gives each file whose path contains TEXT its own mode (one worker, every way).
 
 Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
 (an answer for another id first), twice (the answer twice in one write), stray-later (the answer, then a line
 unasked a moment later), child-holds-stdout, setsid-holds-stdout, surviving-child, setsid-child, double-fork,
-child-then-hang, exit-after-read, exit-after-answer, stateful, wrong-value (the real data with one value
-changed), bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
+child-then-hang, exit-after-read, exit-after-answer, kill-reaper and stop-reaper (a daemon first), sigkill,
+tmp-litter (files in its TMPDIR, which it answers), stateful, fresh-only (reads right only as a process's first
+read, refuses after: a flake of pass and failure), wrong-value (the real data with one value changed),
+bad-decimal, huge-number, deep-line (JSON nested 200,000 deep), deep-rows (rows nested 700 deep),
 stderr-flood (`--flood=MIB` of stderr, default 400, then the answer), chained (a refusal as Spark gives it
 through py4j: a Java chain of causes some 300 frames long, its object id new at every read), none (reads
 everything).
 At start, for every file: refuse, exit-at-start, banner (a line before the start answer), huge-name (an 8 MiB
 implementation name), bad-role (`my role#1`), dup-role (a role listed twice), numeric-version.
+Mode `steps:A+B+...` (in `--plan` too) answers the n-th attempt at a file, counted across processes in `--memory=DIR`,
+as step n of the list, cyclically: `crash` (SIGSEGV), `unhandled` (a KeyError, as an unhandled error), `refuse`,
+`read` (the good answer): a reader whose attempts at one file disagree, in one run or across runs.
 Mode `script` with `--script=FILE` (JSON: path text -> steps) answers each file as its steps say, in order:
 `["write", [hex, ...]]` writes those lines in one write ("{id}" in a line's bytes becomes the request's id),
 `["answer"]` the good answer, `["exit", code]`, `["child"]` a descendant in a session of its own,
 `["daemon"]` a double-forked one (tests/hostile/test_properties.py draws them).
+A `write` request is answered `written` after leaving at the path what `--write=MODE` says: file (the source's
+bytes), dir, link (to a file outside), vanish (the folder it was given removed), sparse (a 1 TiB sparse file).
 """
 
 from __future__ import annotations
@@ -102,9 +110,28 @@ def later(text: str, delay: float = 0.3) -> None:
     threading.Thread(target=write, daemon=True).start()
 
 
+def attempt_number(path: str) -> int:
+    """How many times any worker has been asked for this file, this time included (a count kept in --memory)."""
+    import hashlib
+
+    counter = os.path.join(OPTIONS["memory"], hashlib.sha256(path.encode()).hexdigest()[:16])
+    n = int(open(counter).read()) + 1 if os.path.exists(counter) else 1
+    with open(counter, "w") as f:
+        f.write(str(n))
+    return n
+
+
 def bad(req: dict, mode: str) -> dict | None:
     """The answer to a bad file, or None when this mode answers (or dies) by itself."""
     rid = req["id"]
+    if mode.startswith("steps:"):
+        steps = mode.removeprefix("steps:").split("+")
+        mode = {"crash": "segfault", "read": "none"}.get(step := steps[(attempt_number(req["path"]) - 1) % len(steps)],
+                                                         step)
+        if mode == "unhandled":
+            return {"id": rid, "outcome": "unhandled-error", "error": {"class": "builtins.KeyError", "message": "'x'"}}
+        if mode == "refuse":
+            return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused"}}
     answer = {"id": rid, **good(req["path"])}
     if mode == "mismatched":  # an answer for an id never asked, then this one's
         out(json.dumps({"id": rid + "0", **GOOD}))
@@ -198,10 +225,28 @@ def bad(req: dict, mode: str) -> dict | None:
         return {"id": rid, "outcome": "rejected", "error": {"class": "py4j.protocol.Py4JJavaError", "message": message}}
     if mode == "exit-after-read":
         os._exit(0)
+    if mode in ("kill-reaper", "stop-reaper"):  # a daemon, then its reaper (the worker's parent) killed or stopped
+        daemon()
+        os.kill(os.getppid(), signal.SIGKILL if mode == "kill-reaper" else signal.SIGSTOP)
+        if mode == "kill-reaper":
+            time.sleep(3600)  # killed with its reaper (its parent-death signal)
+        return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "reaper stopped"}}
+    if mode == "sigkill":  # what the OOM killer sends
+        os.kill(os.getpid(), signal.SIGKILL)
+    if mode == "tmp-litter":  # files left in the temporary folder it was given, and a folder
+        import tempfile
+
+        tempfile.mkstemp(prefix="litter-")
+        os.makedirs(os.path.join(tempfile.gettempdir(), "litter-dir", "deep"), exist_ok=True)
+        return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": tempfile.gettempdir()}}
     if mode == "stateful":  # a library that carries state: other data once it has read something before
         if reads > 1:
             return {"id": rid, "outcome": "read", "columns": ["x"], "rows": [[{"int": "2"}]]}
         return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused when fresh"}}
+    if mode == "fresh-only":  # a library whose state breaks it: right only before it has read anything else
+        if reads > 1:
+            return {"id": rid, "outcome": "rejected", "error": {"class": "E", "message": "refused after a read"}}
+        return answer
     return answer
 
 
@@ -210,6 +255,11 @@ def start_answer(rid: str) -> dict:
               "version": OPTIONS.get("version", "0"), "roles": ["legacy"]}
     if "engine" in OPTIONS:
         answer["engine"] = OPTIONS["engine"]
+    if "roles" in OPTIONS:
+        answer["roles"] = OPTIONS["roles"].split(",")
+    for key in ("implementation", "version"):  # any text at all, given as JSON (a hostile name, a control character)
+        if f"{key}-json" in OPTIONS:
+            answer[key] = json.loads(OPTIONS[f"{key}-json"])
     if MODE == "huge-name":
         answer["implementation"] = "x" * (8 << 20)
     if MODE == "bad-role":
@@ -261,6 +311,23 @@ for line in sys.stdin:
             out(json.dumps({"id": req["id"], "ok": False, "unavailable": "libfoo is not installed"}))
             continue
         out(json.dumps(start_answer(req["id"])))
+    elif req["cmd"] == "write":  # what a writer may leave at its output path (--write=MODE)
+        how, target = OPTIONS.get("write", "file"), req["path"]
+        if how == "dir":
+            os.makedirs(target)
+        elif how == "link":
+            os.symlink("/etc/hostname", target)
+        elif how == "vanish":  # the folder the harness gave it, gone
+            import shutil
+
+            shutil.rmtree(os.path.dirname(os.path.dirname(target)))
+        elif how == "sparse":
+            with open(target, "wb") as f:
+                f.truncate(1 << 40)  # 1 TiB of nothing
+        else:
+            with open(req["source"], "rb") as src, open(target, "wb") as f:
+                f.write(src.read())
+        out(json.dumps({"id": req["id"], "outcome": "written", "writer": "fake 1"}))
     elif req["cmd"] == "read":
         reads += 1
         if MODE == "script":

@@ -20,6 +20,8 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import ArrowData
@@ -39,7 +41,7 @@ OPTIONS = {"default": "", "zstd": "output_format_parquet_compression_method='zst
            "row-groups": f"output_format_parquet_row_group_size={ROW_GROUP_ROWS}"}
 
 
-class ClickHouse(PythonAdapter, PythonWriter):
+class ClickHouse(PythonAdapter, PythonWriter, Reproducing):
     name = "clickhouse"
     cell_cost_s = 0.08
     implementation = "ClickHouse (chdb)"
@@ -101,15 +103,33 @@ class ClickHouse(PythonAdapter, PythonWriter):
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        table, meta = result
-        texts = {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
-                 for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
-                 if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
-        # unchecked: text that is not UTF-8 is what ClickHouse returned (canonical_table keeps its bytes), not our error
-        columns = [pc.cast(col, options=pc.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
-                                                       allow_invalid_utf8=True))
-                   for name, col in zip(table.column_names, table.columns, strict=True)]
-        return ArrowData(pa.table(columns, names=table.column_names))
+        return ArrowData(text_table(pa, pc, *result))
+
+    def reproducer(self) -> Reproducer:
+        """repro.py reads as `read` does (SQL over the file, through chdb) and tells text from binary as
+        `canonical` does: with this module's own functions, copied in."""
+        return reproducers.python(
+            "chdb", "import chdb\nimport pyarrow as pa\nimport pyarrow.compute as pc\nfrom importlib.metadata import "
+            "version\nfrom typing import Any", "version('chdb')",
+            'quoted = path.replace("\\\\", "\\\\\\\\").replace("\'", "\\\\\'")\n'
+            f'settings = "{"".join(f"{k}={v}, " for k, v in self.settings)}{COMMON}"\n'
+            'table = chdb.query(f"SELECT * FROM file(\'{quoted}\', Parquet) SETTINGS {settings}", "ArrowTable")\n'
+            'meta = chdb.query(f"SELECT columns FROM file(\'{quoted}\', ParquetMetadata)", "JSONEachRow").bytes()\n'
+            "return table, meta", "pip install chdb=={version} pyarrow", arrow="text_table(pa, pc, *result)",
+            data=reproducers.ARROW_DATA + "\n\n\n" + reproducers.copied(
+                LIST_PARTS=LIST_PARTS, TEXT=TEXT, functions=(_texts_as_strings, text_table)))
+
+
+def text_table(pa: Any, pc: Any, table: Any, meta: bytes) -> Any:
+    """ClickHouse's table with its binary turned back into text where the file's own logical types say text (asked
+    of ClickHouse's ParquetMetadata format); text that is not UTF-8 stays what ClickHouse returned."""
+    texts = {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
+             for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
+             if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
+    columns = [pc.cast(col, options=pc.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
+                                                   allow_invalid_utf8=True))
+               for name, col in zip(table.column_names, table.columns, strict=True)]
+    return pa.table(columns, names=table.column_names)
 
 
 def _texts_as_strings(pa: Any, t: Any, key: tuple[str, ...], texts: set[tuple[str, ...]]) -> Any:

@@ -59,8 +59,7 @@ class Hyparquet(CommandAdapter, Writer, Reproducing):
 
     def reproducer(self) -> Reproducer:
         """repro/hyparquet.tmpl reads as the worker's `read` does, and turns values into plain ones as it does."""
-        return reproducers.template("hyparquet.tmpl", "JavaScript", "repro.mjs", "npm install hyparquet@{version}",
-                                    "node repro.mjs")
+        return reproducers.node("hyparquet.tmpl", "hyparquet_worker.mjs", "npm install hyparquet@{version}")
 
 
 def _elements(name: str, t: Any, rep: str = "OPTIONAL") -> list[dict[str, Any]]:

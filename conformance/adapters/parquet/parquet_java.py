@@ -91,8 +91,8 @@ class ParquetJava(CommandAdapter, Writer, Reproducing):
             pyspark = f"pyspark=={metadata.version('pyspark')}"
         except metadata.PackageNotFoundError:
             pyspark = "pyspark"
-        return reproducers.template(
-            "parquet-java.tmpl", "Java", "Repro.java",
+        return reproducers.java(
+            "parquet-java.tmpl",
             f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
             "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
             "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",

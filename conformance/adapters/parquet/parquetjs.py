@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import CommandAdapter, require_program
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import NOT_SCALAR, tagged
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
 from parquet_conformance.conformance.harness.envs import ensure, environment
 from parquet_conformance.generators.parquet.write_sizes import PAGE_ROWS, ROW_GROUP_ROWS
@@ -28,7 +30,7 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "page-index": {"pageSize": PAGE_ROWS}, "row-groups": {"rowGroupSize": ROW_GROUP_ROWS}}
 
 
-class ParquetJs(CommandAdapter, Writer):
+class ParquetJs(CommandAdapter, Writer, Reproducing):
     name = "parquetjs"
     implementation = "@dsnp/parquetjs (JavaScript)"
     index = "npm"
@@ -39,6 +41,13 @@ class ParquetJs(CommandAdapter, Writer):
     def command(self) -> list[str]:
         node = require_program("node")
         return [node, "--max-old-space-size=4096", str(WORKER), str(ensure(environment(self)))]
+
+    def reproducer(self) -> Reproducer:
+        """repro/parquetjs.tmpl reads as the worker's `read` does and turns values into tokens with the worker's own
+        functions (copied in), then into plain values."""
+        return reproducers.node("parquetjs.tmpl", "parquetjs_worker.mjs", "npm install @dsnp/parquetjs@{version}",
+                                read=("keepRawTemporal", "bigFromBytes", "decimal", "float", "isList", "maps",
+                                      "mapPaths", "token", "read"))
 
     def write_source(self, table: Any, profile: str) -> bytes:
         options = dict(OPTIONS[profile])

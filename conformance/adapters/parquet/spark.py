@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, cast, get_args
 
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
+from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import ArrowData, canonical_rows
@@ -34,7 +36,7 @@ OPTIONS: dict[str, dict[str, str]] = {
     "row-groups": {"parquet.block.row.count.limit": str(ROW_GROUP_ROWS)}}
 
 
-class Spark(PythonAdapter, PythonWriter):
+class Spark(PythonAdapter, PythonWriter, Reproducing):
     name = "spark"
     implementation = "Apache Spark (parquet-java footer, vectorized reader)"
     module = "pyspark"
@@ -108,6 +110,24 @@ class Spark(PythonAdapter, PythonWriter):
         if outcome not in get_args(Outcome):
             raise ValueError(f"JavaErrors.outcome answered {outcome!r}")
         return cast(Outcome, outcome)
+
+    def reproducer(self) -> Reproducer:
+        """repro.py reads as `read` does, in a local[1] session of the same settings; an error carrying a Java
+        throwable is judged by the JVM's rule, as `outcome` judges it (java/JavaErrors.java, compiled at first use)."""
+        errors = reproducers.JVM_ERRORS.replace("@@SOURCE@@", repr(ERRORS.read_text()))
+        return reproducers.python(
+            "pyspark", "import os\nimport time\nimport pyarrow as pa\nimport pyspark\n"
+            "from pyspark.sql import SparkSession\n\nSESSION = None\nJVM_RULE = None", "pyspark.__version__",
+            "global SESSION, JVM_RULE\nif SESSION is None:\n"
+            "    os.environ['TZ'] = 'UTC'\n    time.tzset()\n    JVM_RULE = java_errors_classpath()\n"
+            "    builder = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')\n"
+            "    for key, value in {'spark.sql.session.timeZone': 'UTC', 'spark.sql.files.ignoreCorruptFiles': 'false',"
+            " 'spark.driver.memory': '2g'}.items():\n        builder = builder.config(key, value)\n"
+            "    if JVM_RULE:\n        builder = builder.config('spark.driver.extraClassPath', JVM_RULE)\n"
+            "    SESSION = builder.getOrCreate()\n    SESSION.sparkContext.setLogLevel('ERROR')\n"
+            "return SESSION.read.parquet('file://' + path).toArrow()",
+            "pip install pyspark=={version} pyarrow  # and Java 17 (a JDK: javac compiles the error rule)",
+            errors=errors)
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
         if isinstance(result, tuple):

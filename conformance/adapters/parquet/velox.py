@@ -19,15 +19,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import ArrowData, Canonical
 
 REGISTER = "_ZN8facebook5velox7parquet28registerParquetReaderFactoryEv"  # registerParquetReaderFactory()
+PYARROW = "19.*"  # the pyarrow whose libarrow_python its wheel links
 THRIFT = r"(TProtocolException|TTransportException|don't know what type|Variable-length int over|invalid TType|" \
          r"Invalid varint value|Negative size|Exceeded size limit)"
 
 
-class Velox(PythonAdapter):
+class Velox(PythonAdapter, Reproducing):
     name = "velox"
     cell_cost_s = 0.03
     implementation = "Velox (pyvelox)"
@@ -47,7 +50,7 @@ class Velox(PythonAdapter):
                     r"Error Source: RUNTIME[\s\S]*File: \S*/velox/(type|common/memory|vector|buffer)/"),))
 
     def requirements(self, version: str) -> list[str]:
-        return [f"pyvelox=={version}", "pyarrow==19.*"]  # the wheel links libarrow_python.so.1900, pins nothing
+        return [f"pyvelox=={version}", f"pyarrow=={PYARROW}"]  # the wheel links libarrow_python.so.1900, pins nothing
 
     def prepare(self) -> None:
         import pyarrow  # noqa: F401  # first: pyvelox's extensions must bind to pyarrow's Arrow, not libvelox's copy
@@ -80,15 +83,40 @@ class Velox(PythonAdapter):
     def canonical(self, result: Any) -> Mapping[str, Any]:
         import pyarrow as pa
 
-        _runner, arrays = result
-        batches = [_copy(pa, a) for a in arrays]
-        if not batches:
-            return Canonical(columns=[], rows=[])
-        array = pa.concat_arrays(batches)
-        # Offsets and lengths checked before any value is read (the buffers came from libvelox); its text is viewed as
-        # bytes for the check, since text that is not UTF-8 is Velox's read (canonical_table keeps its bytes).
-        array.view(_as_binary(pa, array.type)).validate(full=True)
-        return ArrowData(pa.Table.from_struct_array(array))
+        table = velox_table(pa, result)
+        return Canonical(columns=[], rows=[]) if table is None else ArrowData(table)
+
+    def reproducer(self) -> Reproducer:
+        """repro.py runs the same table scan as `read` (the Parquet reader registered as `prepare` does) and copies
+        Velox's buffers as `canonical` does, with this module's own functions."""
+        return reproducers.python(
+            "pyvelox", "import ctypes\nimport os\nimport pyarrow as pa  # first: pyvelox binds to pyarrow's Arrow\n"
+            "import pyvelox\nfrom typing import Any", "pyvelox.__version__",
+            "from pyvelox.arrow import to_arrow\nfrom pyvelox.file import File\nfrom pyvelox.plan_builder import "
+            "PlanBuilder\nfrom pyvelox.runner import LocalRunner, register_hive\n\n"
+            "# pyvelox does not register its Parquet reader from Python: its library's own function does\n"
+            "lib = ctypes.CDLL(os.path.join(os.path.dirname(pyvelox.__file__), 'libvelox.so'))\n"
+            f"register = getattr(lib, {REGISTER!r})\nregister.restype = None\nregister()\n"
+            "register_hive('hive', {'hive.reader.timestamp-unit': '9'})  # nanoseconds: nothing truncated\n"
+            "file = File(os.path.abspath(path), 'parquet')\n"
+            "plan = PlanBuilder().table_scan(file.get_schema(), input_files=[file]).get_plan_node()\n"
+            "runner = LocalRunner(plan)\nreturn runner, [to_arrow(vector) for vector in runner.execute()]",
+            f"pip install pyvelox=={{version}} 'pyarrow=={PYARROW}'",
+            arrow="velox_table(pa, result) if result[1] else pa.table({})",
+            data=reproducers.ARROW_DATA + "\n\n\n" + reproducers.copied(functions=(velox_table, _as_binary, _copy)))
+
+
+def velox_table(pa: Any, result: Any) -> Any:
+    """Velox's result as a pyarrow Table (None: no batch): its buffers copied, offsets and lengths checked before any
+    value is read (they came from libvelox); text is viewed as bytes for the check, since text that is not UTF-8 is
+    Velox's read."""
+    _runner, arrays = result
+    batches = [_copy(pa, a) for a in arrays]
+    if not batches:
+        return None
+    array = pa.concat_arrays(batches)
+    array.view(_as_binary(pa, array.type)).validate(full=True)
+    return pa.Table.from_struct_array(array)
 
 
 def _as_binary(pa: Any, t: Any) -> Any:

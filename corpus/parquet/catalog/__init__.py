@@ -21,6 +21,7 @@ from parquet_conformance.corpus.parquet.catalog import (
     corrupt,
     encodings,
     encryption,
+    evolution,
     flatbuffers,
     golden,
     nonconforming,
@@ -33,7 +34,7 @@ from parquet_conformance.corpus.parquet.catalog import (
 )
 
 FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption, parx,
-            unions)
+            unions, evolution)
 
 
 class CatalogError(ValueError):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from parquet_conformance.corpus.model import Citation
+from parquet_conformance.corpus.model import Citation, Level
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload, Which
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
 
 PF = "apache/parquet-format"
-BPE = f"{PF} BinaryProtocolExtensions.md"
+BPE = f"{PF} BinaryProtocolExtensions.md (737ea12e)"  # as PARQUET-2492 (#254) added it: the quotes are its words
 SEED_BPE = "shared/seeds/001 (BinaryProtocolExtensions.md)"
 # The commit the spec's other files are quoted at (docs/spec-notes.md names it), and the revision of the Thrift
 # compact protocol's spec that defines type 13 (uuid) and still states the varint sizes.
@@ -19,40 +19,49 @@ README = f"{PF} README.md ({FORMAT_COMMIT})"
 THRIFT_IDL = f"{PF} src/main/thrift/parquet.thrift ({FORMAT_COMMIT})"
 
 
-def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE) -> Citation:
-    return Citation(source, section, quote, seed)
+def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE, level: Level | None = None) -> Citation:
+    """A sentence and its force (docs/spec-notes.md#levels): `must` for the spec's normative text (its MUSTs, layouts,
+    protocol rules, definitions and the permissions it grants), `should` where it says should, `policy` for what is
+    evidence and not a specification (an implementation's code, our own documents)."""
+    return Citation(source, section, quote, seed, level=level)
 
 
 IGNORE = cite(
-    BPE, "Binary Protocol Extensions", "Existing readers will ignore these extensions without any modifications"
+    BPE, "Binary Protocol Extensions", "Existing readers will ignore these extensions without any modifications",
+    level=Level.MUST,
 )
 OVERHEAD = cite(
     BPE,
     "Binary Protocol Extensions",
     "Existing readers will ignore the extension bytes with little processing overhead",
+    level=Level.MUST,
 )
 FREEFORM = cite(
-    BPE, "Binary Protocol Extensions", "The content of the extension is freeform and can be encoded in any format."
+    BPE, "Binary Protocol Extensions", "The content of the extension is freeform and can be encoded in any format.",
+    level=Level.MUST,
 )
 UUID_MUST = cite(
     BPE,
     "Binary Protocol Extensions",
     "implementers which MUST put enough unique state in their extension bytes for disambiguation",
+    level=Level.MUST,
 )
 WIRE = cite(
     BPE,
     "Binary Protocol Extensions",
     "4 bytes | 08 FF FF 01 (long form header for 32767: binary) / 1-5 bytes | ULEB128(M) encoded size "
     "of the extension / M bytes | extension bytes / 1 byte | \\0 (thrift stop field)",
+    level=Level.MUST,
 )
 APPEND = cite(
     BPE,
     "Appending extensions to thrift",
     "thrift.back() = '\\x08'; / AppendUleb(32767, &thrift); / AppendUleb(ext.size(), &thrift); / "
     "thrift += ext; / thrift += '\\x00';",
+    level=Level.MUST,
 )
 ZIGZAG = cite(THRIFT_SPEC, "Struct encoding", "`field id` the field id, a signed 16 bit integer encoded as zigzag int.",
-              seed=None)
+              seed=None, level=Level.MUST)
 # The Thrift compact protocol: how a reader skips what it does not know, and how long a length may be.
 UNKNOWN_FIELDS = cite(
     THRIFT_SPEC,
@@ -60,26 +69,31 @@ UNKNOWN_FIELDS = cite(
     "Thrift's type system is not extensible; you can only encode the primitive types and structs. Therefore is also "
     "possible to handle unknown fields while decoding; these are simply ignored.",
     seed=None,
+    level=Level.MUST,
 )
-UUID_TYPE = cite(THRIFT_SPEC, "Struct encoding", "`UUID`, encoded as `13`", seed=None)
+UUID_TYPE = cite(THRIFT_SPEC, "Struct encoding", "`UUID`, encoded as `13`", seed=None, level=Level.MUST)
 VARINT_SIZE = cite(THRIFT_SPEC, "Integer encoding", "Var ints take 1 to 5 bytes (int32) or 1 to 10 bytes (int64).",
-                   seed=None)
+                   seed=None, level=Level.MUST)
 BINARY_LENGTH = cite(THRIFT_SPEC, "Binary encoding",
-                     "`byte length` is the length of the byte array, using var int encoding (must be >= 0).", seed=None)
+                     "`byte length` is the length of the byte array, using var int encoding (must be >= 0).", seed=None,
+                     level=Level.MUST)
 STRUCT_STOP = cite(THRIFT_SPEC, "Struct",
-                   "A *Struct* is a sequence of zero or more fields, followed by a stop field.", seed=None)
+                   "A *Struct* is a sequence of zero or more fields, followed by a stop field.", seed=None,
+                   level=Level.MUST)
 THRIFT_CPP_VARINT = cite(
     "apache/thrift lib/cpp/src/thrift/protocol/TCompactProtocol.tcc (034f2ad3)",
     "readVarint32, readVarint64, readBinary, readFieldBegin",
     "int64_t val; uint32_t rsize = readVarint64(val); i32 = (int32_t)val; ... Variable-length int over 10 bytes. ... "
     "if (type == T_STOP)",
     seed=None,
+    level=Level.POLICY,
 )
 THRIFT_JAVA_VARINT = cite(
     "apache/thrift lib/java/src/main/java/org/apache/thrift/protocol/TCompactProtocol.java (05b06598)",
     "readVarint32",
     "result |= (b & 0x7f) << shift; if ((b & 0x80) != 0x80) break; shift += 7;",
     seed=None,
+    level=Level.POLICY,
 )
 RESERVED = cite(
     README,
@@ -87,12 +101,14 @@ RESERVED = cite(
     "Parquet Thrift IDL reserves field-id `32767` of every Thrift struct for extensions. "
     "The (Thrift) type of this field is always `binary`.",
     seed=None,
+    level=Level.MUST,
 )
 LAYOUT = cite(
     README,
     "File Format",
     '4-byte length in bytes of file metadata (little endian) / 4-byte magic number "PAR1"',
     seed=None,
+    level=Level.MUST,
 )
 CRITICAL = cite(
     BPE,
@@ -100,6 +116,7 @@ CRITICAL = cite(
     "guarantees that new readers will not overshoot reading bytes in case of corrupt bits in these "
     "critical 8 bytes of the file",
     seed="shared/seeds/001, 003",
+    level=Level.MUST,
 )
 PROTOTYPES = cite(
     "apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 "
@@ -107,11 +124,13 @@ PROTOTYPES = cite(
     "footer writer",
     "*p++ = 0x08; WriteLEB128(kFieldId, ...) appended after the serialized FileMetaData",
     seed=None,
+    level=Level.POLICY,
 )
 PAR3 = cite(
     BPE,
     "Examples / Footer",
     "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
+    level=Level.MUST,
 )
 # What a reader does with a file whose metadata it cannot use, and with a tail magic other than PAR1.
 RECOVERY = cite(
@@ -121,6 +140,7 @@ RECOVERY = cite(
     "(but column chunks for this column in other row groups are okay). If a page header is corrupt, the remaining "
     "pages in that chunk are lost.",
     seed=None,
+    level=Level.MUST,
 )
 MAGIC = cite(
     f"{PF} Encryption.md ({FORMAT_COMMIT})",
@@ -130,6 +150,7 @@ MAGIC = cite(
     'footer - and also to immediately inform legacy readers (expecting "PAR1" bytes) that they can’t parse this '
     "file.",
     seed=None,
+    level=Level.MUST,
 )
 PARE = MAGIC
 DISAMBIGUATE = cite(
@@ -137,9 +158,10 @@ DISAMBIGUATE = cite(
     "Binary Protocol Extensions",
     "Because only one field-id is reserved the extension bytes themselves require disambiguation; otherwise readers "
     "will not be able to decode extensions safely.",
+    level=Level.MUST,
 )
 CODEC_SUPPORT = cite(THRIFT_IDL, "enum CompressionCodec", "Codec support may vary between readers based on the format "
-                     "version and libraries available at runtime.", seed=None)
+                     "version and libraries available at runtime.", seed=None, level=Level.MUST)
 
 
 def ext(
@@ -173,44 +195,51 @@ FOOTER = cite(
     "K bytes | Flatbuffers representation (v0) of FileMetaData / 4 bytes | little-endian crc32(flatbuffer) "
     "/ 4 bytes | little-endian size(flatbuffer) / 4 bytes | little-endian crc32(size(flatbuffer)) / "
     "16 bytes | some-UUID",
-    seed=SEED_BPE,  # seed 003 names it UUID1
+    seed=SEED_BPE,  # seed 003 names it UUID1,
+    level=Level.MUST,
 )
 REVERSE = cite(
     BPE,
     "Examples / Footer",
     "It is put at the end to allow detection of the extension when parsed in reverse.",
     seed="shared/seeds/001, 003",
+    level=Level.MUST,
 )
 MIGRATION = cite(
     BPE,
     "Examples / Footer",
     "For the next N years writers will write both the Thrift and the "
     "flatbuffer `FileMetaData`. ... 16 bytes | some-other-UUID",
-    seed=SEED_BPE,  # seed 003 names it UUID2
+    seed=SEED_BPE,  # seed 003 names it UUID2,
+    level=Level.MUST,
 )
 FINAL = cite(
     BPE,
     "Examples / Footer",
     "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
-    seed=SEED_BPE,  # seed 003 writes "parquet file"
+    seed=SEED_BPE,  # seed 003 writes "parquet file",
+    level=Level.MUST,
 )
 CRC_META = cite(
     BPE,
     "Examples / Footer",
     "The crc32 of the flatbuffer representation enhances Parquet to have crc32 for metadata as well",
     seed="shared/seeds/001, 003",
+    level=Level.MUST,
 )
 PROTOTYPE_TRAILER = cite(
     "apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 (e776d8a3)",
     "footer writer",
     "compressed flatbuffer | codec | crc32 | compressed_len | raw_len | crc32(lens) | UUID de ad be ef x4",
     seed=None,
+    level=Level.POLICY,
 )
 SCHEMA_544 = cite(
     "apache/parquet-format PR #544 src/main/flatbuf/parquet.fbs (c938fc70)",
     "root_type FileMetaData",
     "table FileMetaData { version: int; schema: [SchemaElement]; num_rows: long; row_groups: [RowGroup]; ... }",
     seed=None,
+    level=Level.MUST,
 )
 
 
@@ -225,6 +254,7 @@ ENCODING = cite(
     "duplicate encoded data for this column lives. The new writer carefully places all the new encodings "
     "at the start of the row group and all the old encodings at the end of the row group.",
     seed="shared/seeds/001",
+    level=Level.MUST,
 )
 ENCODING_READER = cite(
     BPE,
@@ -233,6 +263,7 @@ ENCODING_READER = cite(
     "found it decodes the offsets from the rest of the bytes and reads the region of the file containing the new "
     "encoding.",
     seed="shared/seeds/001",
+    level=Level.MUST,
 )
 
 
@@ -243,9 +274,9 @@ ENCODING_READER = cite(
 RANGE = cite(f"{PF} LogicalTypes.md ({FORMAT_COMMIT})", "Timestamp / Common considerations",
              "Every possible `int64` number represents a valid timestamp, but depending on the precision, the "
              "corresponding year may be outside of the practical everyday limits and implementations may choose to "
-             "only support a limited range.", seed=None)
+             "only support a limited range.", seed=None, level=Level.MUST)
 INT96 = cite(THRIFT_IDL, "enum Type", "INT96 = 3;  // deprecated, new Parquet writers should not write data in INT96",
-             seed=None)
+             seed=None, level=Level.SHOULD)
 BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
 
 

@@ -337,7 +337,7 @@ def cases() -> list[Case]:
         )
     )
     for label, hexdata, why in (
-        ("empty", "", (NOT_PAR1,)),
+        ("empty", "", (LOST,)),  # no magic to check: no metadata at all (not the PARE sentence, which is a magic's)
         ("magic-only", b"PAR1".hex(), (LOST,)),
         ("8-bytes", (b"PAR1" * 2).hex(), (LOST,)),
         ("12-bytes-zero-length", (b"PAR1" + bytes(4) + b"PAR1").hex(), (LOST,)),

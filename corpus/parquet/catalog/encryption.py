@@ -6,16 +6,16 @@ case with them."""
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import FORMS, HEADER_NOTE, MAGIC, PF, RESERVED, cite, ext
 
 ENC = f"{PF} Encryption.md (24102ed5)"
 PARE = MAGIC.requiring("legacy")  # "inform legacy readers (expecting "PAR1" bytes) that they can't parse this file"
 PLAINTEXT = cite(ENC, "5.5 Plaintext footer mode", "A legacy reader, trying to access a sensitive column data in an "
                  "encrypted file with a plaintext footer, will get an exception. More specifically, a Thrift parsing "
-                 "exception on an encrypted page header structure.", seed=None)
+                 "exception on an encrypted page header structure.", seed=None, level=Level.MUST)
 SIGNED = cite(ENC, "5.5 Plaintext footer mode", "The plaintext footer is signed in order to prevent tampering with "
-              "the `FileMetaData` contents.", seed=None)
+              "the `FileMetaData` contents.", seed=None, level=Level.MUST)
 NOTE = ("Legacy readers read whole files here, so the file's encrypted column makes them reject it (a projection "
         "without `name` is readable: docs/spec-notes.md#encryption).")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import (
     FORMS,
     HEADER_NOTE,
@@ -25,13 +25,14 @@ from parquet_conformance.generators.parquet.mutations.pages import ExtendPageLev
 THRIFT = f"{PF} src/main/thrift/parquet.thrift (010f49b89eab98b498986709be5fedaaf2ea916f)"
 PAGE_INDEX = cite(f"{PF} PageIndex.md (8d31bff6)", "Technical Approach",
                   "The new index structures are stored separately from RowGroup, near the footer. ... The index "
-                  "structures' location and length are stored in ColumnChunk.", seed=None)
+                  "structures' location and length are stored in ColumnChunk.", seed=None, level=Level.MUST)
 LOCATION = cite(THRIFT, "struct PageLocation", "Size of the page, including header. Equal to the sum of the page's "
-                "PageHeader.compressed_page_size and the size of the serialized PageHeader.", seed=None)
+                "PageHeader.compressed_page_size and the size of the serialized PageHeader.", seed=None,
+                level=Level.MUST)
 BLOOM = cite(THRIFT, "struct BloomFilterHeader", "Bloom filter header is stored at beginning of Bloom filter data "
-             "of each column and followed by its bitset.", seed=None)
+             "of each column and followed by its bitset.", seed=None, level=Level.MUST)
 TOTALS = cite(THRIFT, "struct ColumnMetaData", "total byte size of all compressed, and potentially encrypted, pages "
-              "in this column chunk (including the headers)", seed=None)
+              "in this column chunk (including the headers)", seed=None, level=Level.MUST)
 
 # slug -> (struct, citation of where it lives); the unions are separate (docs/spec-notes.md#unions).
 STRUCTS = {

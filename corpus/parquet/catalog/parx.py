@@ -8,7 +8,7 @@ metadata_len, the head magic), both readings are in docs/spec-notes.md#parx."""
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import LAYOUT, MAGIC, PF, RECOVERY, cite
 from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
@@ -17,25 +17,26 @@ from parquet_conformance.generators.parquet.mutations.tail import DamageParxTail
 RFC = f"{PF} PR #588 ParxMagicNumber.md (d2f51623)"
 PARX_LAYOUT = cite(RFC, "File Layout", "A PARX file has the same overall structure as a standard Parquet file, with "
                    "two differences: the leading and trailing magic bytes are `PARX` instead of `PAR1/PARE`, and the "
-                   "trailing footer is 16 bytes instead of 8.", seed=None)
+                   "trailing footer is 16 bytes instead of 8.", seed=None, level=Level.MUST)
 PARX_TAIL = cite(RFC, "PARX Footer Tail — 16 bytes", "metadata_len i32 LE 0 | flags u32 LE 4 | crc32 u32 LE 8 | magic "
-                 "[u8; 4] 12: Always the bytes P A R X", seed=None)
+                 "[u8; 4] 12: Always the bytes P A R X", seed=None, level=Level.MUST)
 FLAGS = cite(RFC, "Feature Flags", "A reader **must** reject any file whose `flags` field contains bits that are not "
-             "recognized or not supported ... All other bits are reserved and must be zero.", seed=None)
+             "recognized or not supported ... All other bits are reserved and must be zero.", seed=None,
+             level=Level.MUST)
 PATH_FLAG = cite(RFC, "Feature Flags", "1 | `PATH_IN_SCHEMA_OMITTED` | Column `path_in_schema` fields are omitted from "
-                 "ColumnChunk metadata (this was a previously required field).", seed=None)
+                 "ColumnChunk metadata (this was a previously required field).", seed=None, level=Level.MUST)
 ENCRYPTED_FLAG = cite(RFC, "Feature Flags", "0 | ENCRYPTED_FOOTER | The `FileMetaData` block is encrypted (equivalent "
-                      "to the `PARE` format).", seed=None)
+                      "to the `PARE` format).", seed=None, level=Level.MUST)
 CRC = cite(RFC, "Integrity Check", "CRC-32 (ISO 3309 / ITU-T V.42 polynomial, the same used for page level CRC "
            "values) computed over ... 1. The raw `FileMetaData`/`Footer` bytes ... 2. The first 8 bytes of the footer "
-           "tail (metadata_len and flags bitmap)", seed=None)
+           "tail (metadata_len and flags bitmap)", seed=None, level=Level.MUST)
 ORDER = cite(RFC, "Integrity Check", "A reader should verify the checksum **before** decrypting the footer, and "
-             "**after** validating the feature flags", seed=None)
+             "**after** validating the feature flags", seed=None, level=Level.SHOULD)
 REQUIRED_PATH = cite(f"{PF} src/main/thrift/parquet.thrift (24102ed5)", "struct ColumnMetaData",
-                     "3: required list<string> path_in_schema", seed=None)
+                     "3: required list<string> path_in_schema", seed=None, level=Level.MUST)
 PROTOTYPE = cite("apache/arrow-rs PR #10177 parquet/src/file/metadata/footer_tail.rs (d5ed8a70)", "try_new_parx",
                  "let metadata_len = u32::from_le_bytes(slice[0..4].try_into().unwrap()); ... Flags are checked "
-                 "before CRC", seed=None)
+                 "before CRC", seed=None, level=Level.POLICY)
 LEGACY = ("A reader of today's spec reads the last 8 bytes and finds `PARX` where the README's layout has `PAR1`: "
           "it must reject the file, as the proposal intends.")
 PARX = "aware:parx"

@@ -3,7 +3,7 @@ and with a FlatBuffers footer. Their base cases (`base/all-types`, `base/int96-e
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import (
     FOOTER,
     FORMS,
@@ -19,7 +19,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
 
 LOGICAL = cite("apache/parquet-format LogicalTypes.md (24102ed5)", "Logical Types",
                "Logical types are used to extend the types that parquet can be used to store, by specifying how the "
-               "primitive types should be interpreted.", seed=None)
+               "primitive types should be interpreted.", seed=None, level=Level.MUST)
 TYPES_NOTE = ("A reader that lacks a type (e.g. rejects BSON or INTERVAL) rejects the file; one that represents a "
               "type differently shows it once on base/all-types, and is compared with its own reading of it here: "
               "docs/spec-notes.md#types.")

@@ -12,7 +12,7 @@ docs/spec-notes.md#unions has both readings of each."""
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import PF, cite
 from parquet_conformance.corpus.parquet.catalog.encryption import PLAINTEXT
 from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD
@@ -21,27 +21,29 @@ from parquet_conformance.generators.parquet.mutations.fields import SetUnion, Un
 THRIFT = f"{PF} src/main/thrift/parquet.thrift (24102ed5)"
 IDL = cite("apache/thrift doc/specs/idl.md (17aa4749)", "Union", "Unions are similar to structs, except that they "
            "provide a means to transport exactly one field of a possible set of fields, just like union {} in C++.",
-           seed=None)
+           seed=None, level=Level.MUST)
 COMPACT = cite("apache/thrift doc/specs/thrift-compact-protocol.md (c6c39e7b)", "Struct", "A *Union* is encoded "
                "exactly the same as a struct with the additional restriction that at most 1 field may be encoded.",
-               seed=None)
+               seed=None, level=Level.MUST)
 FORWARD = cite(f"{PF} CONTRIBUTING.md (24102ed5)", "Compatibility categories", "forward compatible means all data can "
                "be read back in an older version of the format. New logical types are considered forward compatible "
-               "despite the loss of semantic meaning.", seed=None)
+               "despite the loss of semantic meaning.", seed=None, level=Level.SHOULD)
 UNSUPPORTED = cite(f"{PF} LogicalTypes.md (PR #606, merged; 55010d6e)", "Unsupported Logical Types",
                    "readers should ignore both the logical type annotation and statistics for that column. Only the "
-                   "physical type information should be used to process the column's data.", seed=None)
+                   "physical type information should be used to process the column's data.", seed=None,
+                   level=Level.SHOULD)
 LOGICAL = cite(THRIFT, "union LogicalType", "1: StringType STRING ... 10: IntType INTEGER // use ConvertedType INT_* "
-               "or UINT_* ... 12: JsonType JSON // use ConvertedType JSON ... 19: FileType FILE", seed=None)
+               "or UINT_* ... 12: JsonType JSON // use ConvertedType JSON ... 19: FileType FILE", seed=None,
+               level=Level.MUST)
 TIME_UNIT = cite(THRIFT, "union TimeUnit", "1: MilliSeconds MILLIS 2: MicroSeconds MICROS 3: NanoSeconds NANOS",
-                 seed=None)
+                 seed=None, level=Level.MUST)
 ORDER = cite(THRIFT, "union ColumnOrder", "If the reader does not support the value of this union, min and max stats "
-             "for this column should be ignored.", seed=None)
+             "for this column should be ignored.", seed=None, level=Level.SHOULD)
 BLOOM = cite(THRIFT, "union BloomFilterAlgorithm, BloomFilterHash, BloomFilterCompression", "1: SplitBlockAlgorithm "
-             "BLOCK; ... 1: XxHash XXHASH; ... 1: Uncompressed UNCOMPRESSED;", seed=None)
+             "BLOCK; ... 1: XxHash XXHASH; ... 1: Uncompressed UNCOMPRESSED;", seed=None, level=Level.MUST)
 CRYPTO = cite(THRIFT, "union ColumnCryptoMetaData, EncryptionAlgorithm", "1: EncryptionWithFooterKey "
               "ENCRYPTION_WITH_FOOTER_KEY 2: EncryptionWithColumnKey ENCRYPTION_WITH_COLUMN_KEY ... 1: AesGcmV1 "
-              "AES_GCM_V1 2: AesGcmCtrV1 AES_GCM_CTR_V1", seed=None)
+              "AES_GCM_V1 2: AesGcmCtrV1 AES_GCM_CTR_V1", seed=None, level=Level.MUST)
 
 EMPTY = "00"  # an empty struct: every member struct of these unions but the parameterised ones has no field
 KEEP = None  # the member as the writer wrote it
@@ -62,9 +64,10 @@ def cases() -> list[Case]:
 
 
 def _case(slug: str, title: str, kind: str, base: str, step: SetUnion, expect: dict[str, str],
-          citations: tuple, notes: str) -> Case:
+          citations: tuple, notes: str, level: Level | None = None) -> Case:
+    """`level`: the legacy expectation's where the sentences' force is not its own (docs/spec-notes.md#levels)."""
     return Case(id=f"unions/{slug}", title=title, kind=kind, base=base, mutations=(step,), expect=expect,
-                citations=citations, notes=f"{notes} {SPEC_NOTE}")
+                citations=citations, notes=f"{notes} {SPEC_NOTE}", levels={"legacy": level} if level else {})
 
 
 I32 = 1  # SchemaElement 1 of 'flat': i32, INT32 without an annotation (a LogicalType is added to it)
@@ -83,7 +86,7 @@ def _logical_type() -> list[Case]:
               SetUnion("SchemaElement", lt, (_member("LogicalType"),), which=I32), {"legacy": "read"},
               (FORWARD, UNSUPPORTED, LOGICAL, COMPAT_OLD),
               f"One field in the union, which today's readers do not know: a newer writer's logical type. The spec "
-              f"says to read the physical type. {same}"),
+              f"says to read the physical type: readers *should* (LogicalTypes.md). {same}", Level.SHOULD),
         _case("logical-type/unknown-beside-known", f"a LogicalType holding INTEGER(32, signed) and member {unknown} "
               "(two fields) on the INT32 column i32 of 'flat'", "nonconforming", "flat",
               SetUnion("SchemaElement", lt, (UnionMember(10, INT32_SIGNED), _member("LogicalType")), which=I32),
@@ -137,7 +140,8 @@ def _column_order() -> list[Case]:
     return [
         _case("column-order/unknown-only", f"the ColumnOrder of the f64 column of 'flat' holds only member {unknown}",
               "golden", "flat", SetUnion("FileMetaData", "column_orders", (_member("ColumnOrder"),), index=f64),
-              {"legacy": "read"}, (ORDER, COMPAT_OLD), f"The spec: ignore the min and max statistics. {data}"),
+              {"legacy": "read"}, (ORDER, COMPAT_OLD),
+              f"The spec: the min and max statistics *should* be ignored. {data}", Level.SHOULD),
         _case("column-order/unknown-beside-known", f"the ColumnOrder of the f64 column of 'flat' holds TYPE_ORDER and "
               f"member {unknown}", "nonconforming", "flat",
               SetUnion("FileMetaData", "column_orders", (UnionMember(1, KEEP), _member("ColumnOrder")), index=f64),
@@ -161,7 +165,8 @@ def _bloom_filter() -> list[Case]:
             _case(f"{slug}/unknown-only", f"every {union} of 'page-index' holds only member {unknown}", "golden",
                   "page-index", SetUnion("BloomFilterHeader", field, (_member(union),), which="all"),
                   {"legacy": "read"}, (BLOOM, COMPAT_OLD),
-                  f"A bloom filter of a kind today's readers do not know: they can only not use it. {data}"),
+                  f"A bloom filter of a kind today's readers do not know: they can only not use it (the spec is "
+                  f"silent: this suite's reading). {data}", Level.POLICY),
             _case(f"{slug}/unknown-beside-known", f"every {union} of 'page-index' holds its one member and member "
                   f"{unknown}", "nonconforming", "page-index",
                   SetUnion("BloomFilterHeader", field, (UnionMember(1, KEEP), _member(union)), which="all"),

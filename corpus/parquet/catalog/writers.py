@@ -4,7 +4,7 @@ struct they write and in every struct they write outside the footer. Their base 
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case
+from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import (
     FORMS,
     HEADER_NOTE,
@@ -28,7 +28,7 @@ from parquet_conformance.generators.parquet.mutations.pages import ExtendPageLev
 
 FIXTURE = cite("generators/parquet/fixtures/provenance.json", "writer", "the rows of bases.writers_table, written by "
                "another implementation with its own field order, optional fields, statistics and page layout",
-               seed=None)
+               seed=None, level=Level.POLICY)
 PAGE_LEVEL = {**{s: slug for slug, (s, _) in PAGE_STRUCTS.items()}, "DataPageHeaderV2": "data-page-header-v2",
               "Statistics": "page-statistics"}
 UNIONS = ("BloomFilterAlgorithm", "BloomFilterHash", "BloomFilterCompression")

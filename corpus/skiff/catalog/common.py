@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parquet_conformance.corpus.model import Case, Citation
+from parquet_conformance.corpus.model import Case, Citation, Level
 from parquet_conformance.generators.skiff.bases import Base
 from parquet_conformance.generators.skiff.mutations import Mutation
 
@@ -21,11 +21,13 @@ NOTES = "docs/spec-notes.md#skiff"
 
 
 def seed(section: str, quote: str) -> Citation:
-    return Citation(SEED, section, quote, SEED_COPY)
+    """A sentence of seed 004: the format's definition, a `must` (its rules, layouts, examples and permissions)."""
+    return Citation(SEED, section, quote, SEED_COPY, level=Level.MUST)
 
 
 def upstream(source: str, section: str, quote: str) -> Citation:
-    return Citation(source, section, quote)
+    """Upstream code: evidence of a reading, never a requirement (`policy`, docs/spec-notes.md#levels)."""
+    return Citation(source, section, quote, level=Level.POLICY)
 
 
 def requiring(cites: Sequence[Citation], *, but: Sequence[Citation] = ()) -> list[Citation]:
@@ -218,16 +220,18 @@ class Entries:
     def add(self, name: str, op: str, title: str, cites: Sequence[Citation], *, format: Mapping[str, Any],
             rows: Sequence[Sequence[Any]] = (), kind: str = "golden", expect: str = "read",
             mutations: Sequence[Mutation] = (), notes: str = "", lenient: bool = False, stream: str | None = None,
-            streams: Sequence[str] | None = None, base: str | None = None) -> Case:
+            streams: Sequence[str] | None = None, base: str | None = None, level: Level | None = None) -> Case:
         """Case `skiff/<family>/<name>/<op>` with its own base `skiff-<family>-<name>-<op>` (unless `base` names
-        another): the format and rows, whose data (rows for decode, output streams for encode) a `read` returns."""
+        another): the format and rows, whose data (rows for decode, output streams for encode) a `read` returns.
+        `level`: the codec's expectation's where its sentences' force is not its own (docs/spec-notes.md#levels)."""
         case_id = f"skiff/{self.family}/{name}/{op}"
         if base is None:
             base = self.base(Base(name=f"skiff-{self.family}-{name.replace('/', '-')}-{op}", description=title,
                                   op=op, format=format, rows=[list(r) for r in rows],
                                   lenient=lenient, stream=stream, streams=tuple(streams) if streams else None))
         case = Case(id=case_id, title=title, kind=kind, base=base, mutations=tuple(mutations),
-                    expect={ROLE: expect}, citations=tuple(cites), notes=notes, op=op)
+                    expect={ROLE: expect}, citations=tuple(cites), notes=notes, op=op,
+                    levels={ROLE: level} if level else {})
         self.cases.append(case)
         return case
 

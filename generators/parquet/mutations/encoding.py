@@ -1,15 +1,18 @@
-"""The encoding extension of seed 001 "Encoding": new encodings first, old ones after, offsets in a
-ColumnMetaData extension."""
+"""Encodings: the encoding extension of seed 001 "Encoding" (new encodings first, old ones after, offsets in a
+ColumnMetaData extension), and a column's PLAIN data pages re-encoded as ALP (Encoding 10, parquet.thrift 2.13)."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
 
-from parquet_conformance.generators.parquet import profiles
+import numpy as np
+
+from parquet_conformance.generators.parquet import alp, profiles, thrift
 from parquet_conformance.generators.parquet.edits import Edit, apply_edits, extension_field, set_i64
-from parquet_conformance.generators.parquet.footer import StructRef, chunk_range, parse_file
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, register
+from parquet_conformance.generators.parquet.footer import StructRef, chunk_range, parse_file, read_footer
+from parquet_conformance.generators.parquet.layout import chunk_pages, move
+from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
 from parquet_conformance.generators.parquet.mutations.extension import Header
 
 
@@ -74,3 +77,75 @@ class AddEncodingExtension(Mutation):
         put(buf[pos:footer.footer_offset])
         edited = apply_edits(buf, edits)
         return b"".join(data) + edited[footer.footer_offset:]
+
+
+PLAIN, DATA_PAGE, UNCOMPRESSED = 0, 0, 0
+ALP_TYPES = {4: False, 5: True}  # parquet.thrift Type FLOAT, DOUBLE -> ALP's `double`
+
+
+@register("encode_alp")
+@dataclass(frozen=True)
+class EncodeAlp(Mutation):
+    """Every PLAIN v1 data page of the top-level FLOAT or DOUBLE column `column` (uncompressed, no page CRC)
+    re-encoded as ALP in vectors of 2^log_vector_size values (generators/parquet/alp.py): the page's values
+    replaced, its sizes and encoding rewritten, and the chunk's `encodings` and `encoding_stats` saying ALP where they
+    said PLAIN; the data after each page moves (layout.move)."""
+
+    column: str
+    log_vector_size: int = alp.LOG_VECTOR_SIZE
+
+    def check(self) -> None:
+        if not 3 <= self.log_vector_size <= 15:
+            raise MutationError(f"encode_alp: log_vector_size {self.log_vector_size} is not in [3, 15]")
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        footer, _ = read_footer(buf)
+        leaves = [el for el in footer.root.children("schema")[1:] if not el.value("num_children")]
+        leaf = next((el for el in leaves if el.value("name") == self.column.encode()), None)
+        if leaf is None or len(leaves) != len(footer.root.children("schema")) - 1:
+            raise ValueError(f"encode_alp: no top-level leaf column {self.column!r} in a flat schema")
+        optional = leaf.value("repetition_type") == 1
+        edits: list[Edit] = []
+        for rg in footer.row_groups():
+            for cc in rg.children("columns"):
+                md = cc.need("meta_data")
+                if md.value("path_in_schema") != [self.column.encode()]:
+                    continue
+                if md.value("type") not in ALP_TYPES or md.value("codec") != UNCOMPRESSED:
+                    raise ValueError(f"encode_alp: {md.path} is not an uncompressed FLOAT or DOUBLE chunk")
+                double = ALP_TYPES[md.value("type")]
+                edits += [e for page in chunk_pages(footer, md) or []
+                          for e in _page(buf, page.start, double, optional, self.log_vector_size)]
+                edits += _metadata(md)
+        if not edits:
+            raise ValueError(f"encode_alp: column {self.column!r} has no PLAIN data page")
+        return move(footer, edits)
+
+
+def _page(buf: bytes, start: int, double: bool, optional: bool, log_vector_size: int) -> list[Edit]:
+    header = StructRef("PageHeader", "", thrift.decode_struct(buf, start))
+    dph = header.child("data_page_header")
+    if header.value("type") != DATA_PAGE or dph is None or dph.value("encoding") != PLAIN:
+        return []
+    if header.get("crc") is not None:
+        raise ValueError("encode_alp: a page with a CRC (it would no longer match)")
+    body = header.node.end
+    end = body + header.value("compressed_page_size")
+    levels = 4 + int.from_bytes(buf[body:body + 4], "little") if optional else 0
+    values = np.frombuffer(buf[body + levels:end], "<f8" if double else "<f4")  # the bits as written
+    encoded = alp.encode(values, double, log_vector_size)
+    size = levels + len(encoded)
+    return [set_i64(header, "uncompressed_page_size", size), set_i64(header, "compressed_page_size", size),
+            set_i64(dph, "encoding", alp.ALP), Edit(body + levels, end, encoded)]
+
+
+def _metadata(md: StructRef) -> list[Edit]:
+    """PLAIN becomes ALP in the chunk's encodings (the list rewritten) and its data pages' encoding_stats."""
+    f = md.get("encodings")
+    assert f is not None  # required, and the chunk's pages were found through it
+    listed = [alp.ALP if e == PLAIN else e for e in f.value]
+    edits = [Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed)))]
+    for stats in md.children("encoding_stats") if md.get("encoding_stats") else []:
+        if stats.value("page_type") == DATA_PAGE and stats.value("encoding") == PLAIN:
+            edits.append(set_i64(stats, "encoding", alp.ALP))
+    return edits

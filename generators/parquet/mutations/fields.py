@@ -85,27 +85,43 @@ def _check_fields(struct: str, names: tuple[str, ...]) -> None:
 @dataclass(frozen=True)
 class AddTypedField(Mutation):
     """A field of any wire type under any id (long-form header) before the stop byte of the selected struct(s):
-    32767 with a type other than binary, or a field no parquet.thrift version defines. A struct only the page level
-    holds (the page index, bloom filter headers) is chosen in file order (layout.select)."""
+    32767 with a type other than binary, or a field no parquet.thrift version defines. With `hex` (the value's
+    encoded bytes, of `type`'s wire type): a field a later or proposed parquet.thrift defines, with its value (a
+    nan_count, FileMetaData field 10 of PR #581 or #582, SchemaElement.vector_length of PR #592), placed in id order
+    and the struct's headers written as a compact writer writes them, so that a field a writer wrote and the base
+    left out comes back byte for byte. A struct only the page level holds (the page index, bloom filter headers) is
+    chosen in file order (layout.select)."""
 
     struct: str
     type: TypedValue
     which: Which = 0
     field_id: int = EXTENSION_ID
     page: int = 0
+    hex: str | None = None
 
     def check(self) -> None:
         check_struct_name(self.struct)
         if not -(1 << 15) <= self.field_id < 1 << 15:
             raise MutationError(f"add_typed_field: field id {self.field_id} is not an i16")
+        if self.hex is not None:
+            try:
+                bytes.fromhex(self.hex)
+            except ValueError:
+                raise MutationError("add_typed_field: hex is not hexadecimal") from None
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         ftype, value = TYPED_VALUES[self.type]
+        if self.hex is not None:
+            value = bytes.fromhex(self.hex)
         footer, _ = read_footer(buf)
         added = FieldBytes(self.field_id, ftype, value)
 
         def add(ref: StructRef) -> list[Edit]:
-            return [rewrite_fields(buf, ref, [*field_list(buf, ref), added])]
+            fields = field_list(buf, ref)
+            if self.hex is None:
+                return [rewrite_fields(buf, ref, [*fields, added])]
+            at = next((i for i, f in enumerate(fields) if f.id > self.field_id), len(fields))
+            return [rewrite_fields(buf, ref, [*fields[:at], added, *fields[at:]], respell=True)]
 
         if _outside_footer(footer, self.struct):  # the page index, bloom filter headers: in file order
             from parquet_conformance.generators.parquet import layout

@@ -11,14 +11,19 @@ import java.util.List;
 import java.util.Set;
 
 public final class JavaErrors {
-  // The libraries' own code: a plain check it throws from here, with a message, is on purpose (Preconditions,
-  // ParquetFileReader.readFooter's "is not a Parquet file").
-  static final String[] LIBRARY = {"org.apache.parquet.", "org.apache.spark."};
-  // Declared refusals, subclasses included: I/O errors (Hadoop's and the codecs' are IOExceptions too), Thrift's,
+  // The libraries' own code, and the dependencies they call to decode (Thrift, the codecs): a plain check thrown from
+  // there, with a message, is on purpose (Preconditions, ParquetFileReader.readFooter's "is not a Parquet file"; a
+  // dependency's validation error is a refusal on the library's behalf, docs/adapters.md#error-taxonomy rule 4).
+  static final String[] LIBRARY = {"org.apache.parquet.", "org.apache.spark.", "org.apache.thrift.",
+      "shaded.parquet.org.apache.thrift.", "org.xerial.snappy.", "com.github.luben.zstd.", "io.airlift.compress.",
+      "net.jpountz.", "org.apache.hadoop.io.compress."};
+  // Declared refusals, subclasses included: I/O errors (Hadoop's and most codecs' are IOExceptions too), Thrift's,
   // parquet-java's own runtime exceptions, Spark's error classes (AnalysisException, SparkException).
   static final String[] REFUSALS = {"java.io.IOException", "java.io.UncheckedIOException",
       "org.apache.parquet.ParquetRuntimeException",
-      "org.apache.thrift.TException", "shaded.parquet.org.apache.thrift.TException", "org.apache.spark.SparkThrowable"};
+      "org.apache.thrift.TException", "shaded.parquet.org.apache.thrift.TException", "org.apache.spark.SparkThrowable",
+      // the codecs' own refusals of malformed input (a dependency's validation error)
+      "io.airlift.compress.MalformedInputException", "com.github.luben.zstd.ZstdException"};
   // Never refusals, even inside a class above.
   static final String[] NOT_REFUSALS = {"org.apache.parquet.ShouldNeverHappenException"};
   static final String INTERNAL = "[INTERNAL_ERROR";  // Spark's error class for its own bugs
@@ -40,6 +45,8 @@ public final class JavaErrors {
       if (c instanceof OutOfMemoryError) return "oom";
       if (c instanceof StackOverflowError) return "crash";
     }
+    // An assertion anywhere in the chain: never a refusal (rule 5; an Error, so no declaration covers it anyway).
+    for (Throwable c : chain) if (c instanceof AssertionError) return "unhandled-error";
     if (!refusal(t)) return "unhandled-error";
     for (Throwable c : chain.subList(1, chain.size())) {
       if (!refusal(c) && safetyNet(c)) return "unhandled-error";

@@ -15,13 +15,16 @@ const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
 console.log = console.error // nothing but answers on stdout
 
 // How parquetjs refuses a file on purpose (docs/adapters.md#error-taxonomy): plain Errors with its own messages (and
-// snappyjs'), Apache Thrift's exceptions, its varint decoder's RangeError, JSON.parse's SyntaxError on a JSON value.
-// A TypeError (a property of null, uuid's 'Stringified UUID is invalid') or Node's Buffer bounds checks (RangeError
-// [ERR_OUT_OF_RANGE]) are unhandled errors.
+// snappyjs'), Apache Thrift's exceptions, its varint decoder's RangeError, JSON.parse's SyntaxError on a JSON value,
+// and the validation error of the uuid package that Thrift's compact reader calls for a field of type 13 (uuid 14
+// `stringify` throws TypeError('Stringified UUID is invalid') on purpose when the bytes are no RFC 4122 UUID: a
+// dependency's own check, rule 4). Any other TypeError (a property of null) and Node's Buffer bounds checks
+// (RangeError [ERR_OUT_OF_RANGE]) are unhandled errors.
 const REFUSALS = [
   ['Error', /^(not a valid parquet file|not valid parquet file|invalid parquet version|invalid metadata size|Invalid ENUM value|Invalid Snappy bitstream|read failed|invalid encoding: |invalid compression method|invalid page type|invalid RLE encoding|unsupported type|invalid type|Invalid type: |out of bounds$|Missing RowGroup|Column .* Not Found|page offset and\/or size missing|buffer is empty|must be a multiple of 8|bitWidth is required|Unsupported time unit|TIME type must have a valid unit|Number exceeds)/],
   ['TProtocolException', /./], ['TException', /./], ['InputBufferUnderrunError', /./],
   ['RangeError', /^Could not decode varint$/],
+  ['TypeError', /^Stringified UUID is invalid$/],
   ['SyntaxError', /JSON/],
 ]
 
@@ -37,11 +40,12 @@ try {
 
 // DATE and TIMESTAMP_* would come back as JS Dates (ms: TIMESTAMP_MICROS would lose its µs): keep the raw
 // values. shred.js calls fromPrimitive through the exports object, so replacing it there is enough.
-if (parquet) {
+function keepRawTemporal(types) {
   const RAW = new Set(['DATE', 'TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS', 'TIME_MILLIS', 'TIME_MICROS'])
   const fromPrimitive = types.fromPrimitive
   types.fromPrimitive = (type, value, field) => (RAW.has(type) ? value : fromPrimitive(type, value, field))
 }
+if (parquet) keepRawTemporal(types)
 
 function bigFromBytes(buf) { // big-endian two's complement
   let v = 0n

@@ -3,23 +3,27 @@
 // the harness tagged for it.
 
 // The runtime's safety nets: what V8 and Node throw when code meets a state it did not expect (a property of
-// undefined, a typed array or DataView out of bounds, Buffer's ERR_OUT_OF_RANGE). Never a refusal in a cause chain.
+// undefined, a typed array or DataView out of bounds, Buffer's ERR_OUT_OF_RANGE). Never a refusal in a cause chain,
+// unless declared by class and message: a dependency's own validation error thrown on purpose (uuid's TypeError).
 const SAFETY_NETS = new Set(['TypeError', 'RangeError', 'ReferenceError'])
+// A language assertion (node:assert's AssertionError, ERR_ASSERTION) is never a refusal, declared or not: it claims a
+// state cannot occur, as Python's assert, Java's assert and Rust's assert! do (docs/adapters.md#error-taxonomy).
+const isAssertion = (e) => classOf(e) === 'AssertionError' || e?.code === 'ERR_ASSERTION'
 
 const messageOf = (e) => String(e?.message ?? e)
 const classOf = (e) => e?.constructor?.name ?? 'Error'
 
 // A worker's `refusals`: [class name, RegExp] pairs; an error of that very class (its constructor's name) whose
 // message matches is a refusal. An error is `rejected` when its own class and message are declared and no cause in
-// its chain (`e.cause`) is a safety net; `oom` and `crash` (out of memory, out of stack) anywhere in the chain;
-// `unhandled-error` otherwise.
+// its chain (`e.cause`) is a safety net or an assertion; `oom` and `crash` (out of memory, out of stack) anywhere in
+// the chain; `unhandled-error` otherwise.
 export function outcomeOf (e, refusals) {
   const chain = []
   for (let c = e; c !== undefined && c !== null && chain.length < 8 && !chain.includes(c); c = c.cause) chain.push(c)
   if (chain.some((c) => c instanceof RangeError && /Maximum call stack size exceeded/.test(messageOf(c)))) return 'crash'
   if (chain.some((c) => c instanceof RangeError && /allocat|memory|Array buffer/i.test(messageOf(c)))) return 'oom'
   const refused = (c) => refusals.some(([cls, re]) => classOf(c) === cls && re.test(messageOf(c)))
-  if (!refused(e)) return 'unhandled-error'
+  if (chain.some(isAssertion) || !refused(e)) return 'unhandled-error'
   if (chain.slice(1).some((c) => !refused(c) && SAFETY_NETS.has(classOf(c)))) return 'unhandled-error'
   return 'rejected'
 }
