@@ -427,7 +427,9 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
         # the metadata role is derived from the file itself (corpus/build.derived): our decoder rejects it too
         "expect": {"legacy": "reject", "aware:flatbuf": "either", "metadata": "reject"}, "decode": {},
         "citations": entry["citations"], "notes": "from a fuzzer", "extensions": None, "large": False, "op": "read",
-        "data_unknown": False, "expect_hash": {"metadata": case["expect_hash"]["metadata"]}}
+        "data_unknown": False, "expect_hash": {"metadata": case["expect_hash"]["metadata"]},
+        # no sentence carries a force: the expectations the user stated are held as required (spec-notes#levels)
+        "levels": {"legacy": "must", "aware:flatbuf": "must", "metadata": "must"}}
     assert re.fullmatch(r"[0-9a-f]{64}", case["expect_hash"]["metadata"])
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]

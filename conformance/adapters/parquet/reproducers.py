@@ -121,7 +121,7 @@ def node(name: str, worker: str, install: str, read: tuple[str, ...] = ()) -> Re
     """A Node skeleton (repro/NAME), with the worker's declared refusals (js/WORKER) and the rule (js/shared.mjs), the
     plain values (repro/plain.mjs, after shared.mjs's dateText), and `read`: the worker's own declarations that read
     the file and make its values tokens, copied in."""
-    rule = js_declarations(JS / "shared.mjs", ("SAFETY_NETS", "messageOf", "classOf", "outcomeOf"))
+    rule = js_declarations(JS / "shared.mjs", ("SAFETY_NETS", "isAssertion", "messageOf", "classOf", "outcomeOf"))
     refusals = js_declarations(JS / worker, ("REFUSALS",))
     plain = js_declarations(JS / "shared.mjs", ("dateText",)) + "\n\n" + (TEMPLATES / "plain.mjs").read_text()
     text = (TEMPLATES / name).read_text().replace("@@RULE@@", f"{refusals}\n\n{rule}").replace("@@PLAIN@@", plain)
