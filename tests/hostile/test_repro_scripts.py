@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters import get, names
+from parquet_conformance.conformance.adapters.reproducing import reproducer_of
 from parquet_conformance.conformance.app import upstream
 from parquet_conformance.conformance.app.upstream_readme import index
 from parquet_conformance.conformance.harness.model import Cell, Verdict
@@ -38,7 +39,7 @@ from tests.helpers import rendered
 MARKDOWN_TAGS = {"h1", "h2", "h3", "h4", "p", "a", "code", "pre", "em", "strong", "ul", "ol", "li", "table", "thead",
                  "tbody", "tr", "th", "td", "blockquote", "hr", "br"}
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-SCRIPTED = [n for n in names() if get(n).reproducer() is not None]
+SCRIPTED = [n for n in names() if reproducer_of(get(n)) is not None]
 # Text that ends a comment or a string in some language, or means something to Markdown or HTML.
 NASTY = ["\u2028", "\u2029", "\r", "\n", "\\u000a", "\\u0022", '"""', "*/", "`", "```", "</script>", "<img src=x>",
          "![x](http://evil.example/x.png)", "[a](javascript:alert(1))", "# heading", "- item", "| a | b |", "\x1b[31m",
@@ -94,7 +95,7 @@ def test_a_finding_with_any_text_stays_data(tmp_path_factory: pytest.TempPathFac
                                case, ["other/" + column])
     manifest = SimpleNamespace(bases={}, case=lambda _: case)
     for name in ("pyarrow", "hyparquet", "parquet-java", "spark"):
-        adapter, repro = get(name), get(name).reproducer()
+        adapter, repro = get(name), reproducer_of(get(name))
         folder = tmp_path_factory.mktemp("finding") / "f"
         upstream.write_finding(folder, finding, doc_of(case), manifest, root, adapter, repro)  # type: ignore[arg-type]
         scripts = [p for p in folder.iterdir() if p.name.startswith(("repro.", "Repro."))]
@@ -135,7 +136,7 @@ def test_the_list_of_findings_is_a_table_whatever_the_text(cause: str, case_id: 
 def test_the_python_script_reads_the_text_as_data(tmp_path_factory: pytest.TempPathFactory, title: str,
                                                   column: str) -> None:
     folder = tmp_path_factory.mktemp("script")
-    repro = get("pyarrow").reproducer()
+    repro = reproducer_of(get("pyarrow"))
     assert repro is not None
     data = {"title": title, "file": "case.parquet", "expect": "read", "columns": [column], "rows": 1,
             "timeout_s": 5, "refusals": {"classes": [], "messages": [], "unhandled": [], "oom": [],
@@ -148,19 +149,19 @@ def test_the_python_script_reads_the_text_as_data(tmp_path_factory: pytest.TempP
 
 @pytest.mark.parametrize("name", SCRIPTED)
 def test_every_python_skeleton_parses(name: str) -> None:
-    repro = get(name).reproducer()
+    repro = reproducer_of(get(name))
     assert repro is not None
     if repro.language == "Python":
         ast.parse(repro.text)
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("name", [n for n in SCRIPTED if get(n).reproducer().language == "JavaScript"])  # type: ignore[union-attr]
+@pytest.mark.parametrize("name", [n for n in SCRIPTED if reproducer_of(get(n)).language == "JavaScript"])  # type: ignore[union-attr]
 def test_every_node_skeleton_parses(name: str, tmp_path: Path) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("no node")
-    repro = get(name).reproducer()
+    repro = reproducer_of(get(name))
     assert repro is not None
     (tmp_path / repro.script).write_text(repro.text, encoding="utf-8")
     proc = subprocess.run([node, "--check", repro.script], cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -168,14 +169,14 @@ def test_every_node_skeleton_parses(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("name", [n for n in SCRIPTED if get(n).reproducer().language == "Java"])  # type: ignore[union-attr]
+@pytest.mark.parametrize("name", [n for n in SCRIPTED if reproducer_of(get(n)).language == "Java"])  # type: ignore[union-attr]
 def test_every_java_skeleton_compiles(name: str, tmp_path: Path) -> None:
     from parquet_conformance.conformance.adapters.parquet.parquet_java import pyspark_jars
 
     javac = shutil.which("javac")
     if javac is None:
         pytest.skip("no javac")
-    repro = get(name).reproducer()
+    repro = reproducer_of(get(name))
     assert repro is not None
     (tmp_path / repro.script).write_text(repro.text, encoding="utf-8")
     proc = subprocess.run([javac, "-cp", f"{pyspark_jars()}{os.sep}*", "-d", str(tmp_path / "classes"),
