@@ -26,8 +26,10 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character (CommonMark: escapable)
 # GFM's e-mail autolink is found in text after escapes are resolved (cmark-gfm's autolink extension post-processes
 # text nodes), so `a\@b\.co` still becomes a mailto: link. An empty HTML comment splits the text node before `@`:
-# it renders as nothing, and GitHub keeps or drops it, the text is the same either way.
-_AT = "<!-- -->\\@"
+# it renders as nothing, and GitHub keeps or drops it, the text is the same either way. Only after a character of
+# the text: at its start (or after its leading spaces) a comment would open an HTML block when the text begins a line,
+# and the whole line would vanish; there, no address can be made of the text's own characters.
+_AT = re.compile(r"(?<=\S)\\@")
 
 
 def visible(ch: str) -> str:
@@ -48,7 +50,7 @@ def markdown(text: str) -> str:
     """Safe as inline Markdown (CommonMark, GFM): one line, every ASCII punctuation character backslash-escaped, so no
     link, image, emphasis, code span, table pipe, HTML tag or entity can start, and no GFM autolink (`www.`,
     `https:`, e-mail) is recognised; unsafe characters as escapes."""
-    return _PUNCTUATION.sub(r"\\\1", terminal(text)).replace("\\@", _AT)
+    return _AT.sub("<!-- -->\\\\@", _PUNCTUATION.sub(r"\\\1", terminal(text)))
 
 
 class TerminalStream(io.TextIOBase):

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters import CommandAdapter
+from parquet_conformance.conformance.adapters.writing import Writer
 from parquet_conformance.conformance.app.imports import import_directory
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.conformance.harness.writing import write_one
@@ -220,10 +221,14 @@ def test_check_names_refuses_before_anything_is_written() -> None:
 # -- a writer's output ---------------------------------------------------------------------------------
 
 
+class FakeWriter(CommandAdapter, Writer):
+    """tests/hostile/worker.py as a writer (its --write= mode says what it leaves at the output path)."""
+
+
 @pytest.mark.parametrize("mode", ["dir", "link", "vanish", "sparse", "file"])
 def test_a_writers_output_that_is_no_file_is_one_cells_outcome(mode: str, tmp_path: Path) -> None:
     mark = token()
-    adapter = CommandAdapter()
+    adapter = FakeWriter()
     adapter.name = adapter.implementation = "fake-writer"
     worker = Worker(adapter, [*fake_command("none", mark), f"--write={mode}"], TRACK.normalize)
     table = pa.table({"x": [1, 2]})
