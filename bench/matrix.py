@@ -103,9 +103,10 @@ def limit_python(spec: AdapterSpec, corpus: Path, cases: list[CaseEntry], accoun
     while first < len(cases):
         read_fd, write_fd = os.pipe()
         argv = [python, "-I", str(LIMIT), *shim, adapter.name, *release, str(listing), str(first)]
+        # bash, not sh: the pipe's descriptor may be above 9, which dash cannot redirect ("Bad fd number")
         script = f'echo $$ > {account.path}/cgroup.procs && exec "$@" 3>&{write_fd}'
         log = (tmp / f"limit-{spec.name}.log").open("ab")
-        proc = subprocess.Popen(["sh", "-c", script, "sh", *argv], pass_fds=(write_fd,),
+        proc = subprocess.Popen(["bash", "-c", script, "bash", *argv], pass_fds=(write_fd,),
                                 stdout=log, stderr=log, start_new_session=True)
         log.close()
         os.close(write_fd)

@@ -254,9 +254,9 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         staging.flush()
         rows = staged()
         cells = judge.cells(rows)
-        for adapter, role in sorted(unjudged_roles(rows, cells)):  # said, not silently dropped
-            warn(f"adapter {adapter} announces role {role}, which no case of this run names: no cell judged it (each "
-                 "case names its roles; an aware reader meets the others in its first role)")
+        for adapter, role in sorted(unjudged_roles(rows, cells, manifest.cases)):  # said, not silently dropped
+            warn(f"adapter {adapter} announces role {role}, which no case of the corpus names: no cell judged it "
+                 "(each case names its roles; an aware reader meets the others in its first role)")
         timings.reused = sum(1 for c in cells if c.reused_from)
         matrix = None
         if opts.writers is not None:
@@ -321,10 +321,12 @@ class Staging:
         self.flush()
 
 
-def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell]) -> set[tuple[str, str]]:
-    """(adapter, role) of each role an adapter announced that no cell of the run was judged in."""
+def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell], cases: list[CaseEntry]) -> set[tuple[str, str]]:
+    """(adapter, role) of each role an adapter announced that no cell of the run was judged in and no case of the
+    corpus names (a misnamed role; one that only the cases left out by --only name is no news)."""
     judged = {(c.adapter, c.role) for c in cells}
-    return {(r.adapter, role) for r in rows for role in r.roles} - judged
+    named = {role for c in cases for role in c.expect}
+    return {(r.adapter, role) for r in rows for role in r.roles if role not in named} - judged
 
 
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:

@@ -61,7 +61,7 @@ def test_a_role_no_case_names_is_said(corpus: Path, tmp_path: Path) -> None:
     proc = cli("run", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--master", "none", "--adapter-cmd",
                f"odd={worker}")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "adapter odd announces role aware:y, which no case of this run names" in proc.stderr
+    assert "adapter odd announces role aware:y, which no case of the corpus names" in proc.stderr
     assert_nothing_left(mark)
 
 
