@@ -40,8 +40,8 @@ def progress_line(text: str) -> None:
     if sys.stderr.isatty():
         escape.control("\r")  # ours; the text after it passes through the terminal's escaper like any other
         print(f"{text[:160]:<160}", end="", file=sys.stderr, flush=True)
-    else:
-        print(text, file=sys.stderr, flush=True)
+    else:  # one write: lines of threads (preparations beside the corpus's generation) never run into each other
+        print(text + "\n", end="", file=sys.stderr, flush=True)
 
 
 class Heartbeat:
