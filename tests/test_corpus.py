@@ -49,6 +49,7 @@ def test_catalog_size_and_shape() -> None:
     assert any(m.name == "extend_page_header" for c in cases for m in c.mutations)
 
 
+@pytest.mark.slow  # every file rebuilt (.ci/run runs it after the default tests)
 def test_the_manifest_alone_rebuilds_every_file(corpus_dir: Path, manifest: dict) -> None:
     """Each entry's mutations, parsed back from JSON and replayed on its base with its seed, give its bytes."""
     # Skiff: tests/skiff/test_catalog.py; regressions are copied from their store (test_corpus_dist.py checks them)
@@ -123,6 +124,7 @@ def test_reference_reader_reacts_as_expected(case_id: str, corpus_dir: Path, man
         assert choice.new_encodings == (0 if "bad-offset" in case_id else len(entry["extensions"]))
 
 
+@pytest.mark.slow  # the whole corpus generated again (.ci/run runs it after the default tests)
 def test_generation_is_reproducible(corpus_dir: Path, tmp_path: Path) -> None:
     generate(tmp_path / "again")
     assert tree_digest(tmp_path / "again") == tree_digest(corpus_dir)

@@ -83,6 +83,7 @@ def test_results_dataset_reads_back_with_spark(run: Path) -> None:
         spark.stop()
 
 
+@pytest.mark.slow  # a run interrupted, then resumed (.ci/run runs it after the default tests)
 def test_resume_finishes_an_interrupted_run_without_redoing_cells(corpus: Path, tmp_path: Path) -> None:
     args = [*CLI, "run", "--corpus", str(corpus), "--out", str(tmp_path),
             "--run-id", "cut", "--master", "local[2]", "--adapter", "pyarrow", "--adapter", "parquet-java"]

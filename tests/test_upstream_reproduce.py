@@ -54,6 +54,11 @@ SAYS = {"fail:rejected-valid": "REPRODUCED: the reader refused", "fail:accepted-
         "control"}
 
 
+# slow (.ci/run runs it after the default tests): a run and every script of it, kept out of the default run's 15
+# minutes on 2 cores
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run started in its own folder with relative paths, as README's first command does (out/latest/corpus): its

@@ -14,6 +14,10 @@ from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import WriterVerdict
 from parquet_conformance.corpus import regression_store
 
+# slow (.ci/run runs it after the default tests): the module's writers and readers, kept out of the default run's
+# 15 minutes on 2 cores
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def matrix_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
