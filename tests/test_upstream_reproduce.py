@@ -23,6 +23,9 @@ from parquet_conformance.corpus.build import generate
 from parquet_conformance.reports.document import stored_document
 from tests.helpers import CLI
 
+# Readers whose loss of control on one file shows as a signal or as an error from one read to the next
+# (docs/adapters.md: fastparquet's Cython Thrift reader is memory-unsafe).
+MEMORY_UNSAFE = {"fastparquet"}
 ADAPTERS = ("pyarrow", "polars", "datafusion", "fastparquet", "hyparquet", "parquet-java", "clickhouse", "parquetjs")
 # Each of these gave a confirmed failure to one of the adapters when this test was written (pyarrow 26.0.1, polars
 # 2.1.0, DataFusion 55.0.0, fastparquet 2026.9.0, hyparquet 1.31.5, parquet-java 1.17.0, ClickHouse 4.4.0,
@@ -119,8 +122,9 @@ def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
                 (fresh / "node_modules").symlink_to(ensure(environment(get(adapter))) / "node_modules")
             proc = alone(fresh, script)
             said = proc.stdout + proc.stderr[-2000:]
-            if verdict == "fail:crash" and proc.returncode < 0:  # killed by a signal: the crash itself
-                pass
+            if proc.returncode < 0 and (verdict == "fail:crash" or (verdict == "fail:unhandled-error"
+                                                                   and adapter in MEMORY_UNSAFE)):
+                pass  # killed by a signal: the crash itself, or the same loss of control of a memory-unsafe reader
             elif verdict == "fail:hang" and "Timeout (" in proc.stderr:  # Python's faulthandler ended it (exit 1)
                 assert proc.returncode == 1, (folder, said)
             else:
