@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -32,3 +33,19 @@ def assert_nothing_left(mark: str, within_s: float = 10.0) -> None:
     while (left := survivors(mark)) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, f"processes left behind: {left}"
+
+
+def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+        timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """The command line in a new process, its streams captured."""
+    from tests.helpers import CLI
+
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    """A refusal as the brief wants it: exit `code`, one line on stderr, no traceback."""
+    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    return proc.stderr

@@ -14,18 +14,7 @@ import pytest
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
-from tests.hostile import WORKER, assert_nothing_left, token
-
-
-def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env={**os.environ, **(env or {})})
-
-
-def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
-    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    return proc.stderr
+from tests.hostile import WORKER, assert_nothing_left, cli, one_line, token
 
 
 @pytest.fixture(scope="module")

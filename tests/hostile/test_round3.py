@@ -16,18 +16,12 @@ import pytest
 
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
-from tests.helpers import CLI
-from tests.hostile import WORKER, assert_nothing_left, token
+from tests import hostile
+from tests.hostile import WORKER, assert_nothing_left, one_line, token
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=900, cwd=cwd)
-
-
-def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
-    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-    return proc.stderr
+    return hostile.cli(*args, cwd=cwd, timeout=900)
 
 
 @pytest.fixture(scope="module")
