@@ -491,6 +491,7 @@ def wide(out: Path) -> Path:
     return where / "report.html"
 
 
+@pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 @pytest.mark.parametrize(("width", "height"), [(1440, 900), (1024, 768)])
 def test_the_default_run_s_matrix_is_usable_at_1024_and_1440(browser: object, out: Path, wide: Path, width: int,
                                                               height: int) -> None:

@@ -68,6 +68,8 @@ def test_an_adapter_whose_confirmations_cost_more_than_a_share_is_cut_into_tasks
     assert len(tasks) > 2 and spent == sorted(spent, reverse=True)  # 'slow' cut; the costliest start first
     assert max(spent) <= sum(cost.values()) / 2
     assert len(confirmation_tasks(cells, m, seed=1, cost=cost, slots=1)) == 2  # one slot: one task per adapter
+    quick = {k: 0.05 for k in cost}  # reads of a fraction of a second: not worth a second worker's start
+    assert len(confirmation_tasks(cells, m, seed=1, cost=quick, slots=2)) == 2
 
 
 def test_a_confirmation_that_disagrees_is_re_run_alone_and_every_attempt_counts() -> None:

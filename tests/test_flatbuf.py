@@ -394,7 +394,7 @@ def test_comparable_agrees_with_pyarrow(name: str) -> None:
             assert has_bounds == (col.statistics.has_min_max and col.physical_type != "BOOLEAN")
 
 
-@pytest.mark.integration  # a scale test: seconds
+@pytest.mark.slow  # a scale test: seconds (.ci/run runs it after the default tests)
 def test_wide_table_of_10000_columns() -> None:
     start = time.monotonic()
     table = pa.table({f"c{i:05d}": pa.array([i], pa.int32()) for i in range(10_000)})

@@ -60,6 +60,7 @@ def test_generated_files(corpus_dir: Path, tmp_path: Path) -> None:
 ENCRYPTED = ("encrypted-footer", "plaintext-footer")
 
 
+@pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 def test_the_corpus_own_files_without_their_manifest(corpus_dir: Path, manifest: dict, tmp_path: Path) -> None:
     """Golden `read` cases come back `read` with their base's data; corrupt `reject` cases come back `reject`, but
     those crafted for readers that fold lengths as Thrift C++ does, which pyarrow reads (`either` by consensus)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from parquet_conformance.conformance.harness.execute import (
     PACE_FLOOR_S,
     PACE_MIN_CELLS,
@@ -53,6 +55,7 @@ def test_settled_attempts() -> None:
     assert not row("c", Timeout(5.0), previous=None, cut=True).settled  # not under the full limit
 
 
+@pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 def test_a_hang_after_enough_fast_cells_costs_the_adaptive_limit(tmp_path: Path) -> None:
     good, bad = tmp_path / "good.parquet", tmp_path / "bad.parquet"
     good.write_bytes(b"x")

@@ -71,6 +71,7 @@ def test_every_cell_has_one_verdict_everywhere(run: Path, corpus: Path) -> None:
     assert (panic.outcome, panic.verdict) == ("unhandled-error", "fail:unhandled-error")
 
 
+@pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 def test_results_dataset_reads_back_with_spark(run: Path) -> None:
     from pyspark.sql import SparkSession
 

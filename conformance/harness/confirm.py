@@ -24,7 +24,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
+from parquet_conformance.conformance.harness.execute import SPLIT_MIN_S, AdapterSpec, Attempt, Job
 from parquet_conformance.conformance.harness.judge import attempts, same_outcome
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.corpus.model import CaseEntry, Manifest
@@ -59,7 +59,8 @@ def confirmation_tasks(cells: set[tuple[str, str]], manifest: Manifest, seed: in
     for case_id, adapter in sorted(cells):
         by_adapter.setdefault(adapter, []).append(case_id)
     costs = cost or {}
-    share = sum(costs.get(c, 0.0) for c in cells) / slots if slots > 1 else float("inf")
+    # A task is cut only where each part is still worth a worker's start (a fraction of a second of reads is not).
+    share = max(SPLIT_MIN_S, sum(costs.get(c, 0.0) for c in cells) / slots) if slots > 1 else float("inf")
     tasks: list[tuple[float, list[Job]]] = []
     for adapter, case_ids in sorted(by_adapter.items()):
         random.Random(f"{seed}:{adapter}").shuffle(case_ids)

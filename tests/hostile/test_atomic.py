@@ -95,7 +95,10 @@ def case(corpus: Path, run_out: Path, tmp: Path, what: str) -> tuple[Path, Calla
     return out, old_site, ["report", "--site", str(out), "--results", str(run_out / "results")]
 
 
-@pytest.mark.parametrize("what", ["generate", "pack", "import", "report", "site"])
+# The three costliest (a corpus generated, packed, imported) run among the slow suites (.ci/run: after the default
+# tests, which stay within ~15 minutes on 2 cores).
+@pytest.mark.parametrize("what", [pytest.param(w, marks=pytest.mark.slow) for w in ("generate", "pack", "import")]
+                         + ["report", "site"])
 def test_an_interrupt_leaves_the_old_output_or_the_new_one(what: str, corpus: Path, run_out: Path,
                                                             tmp_path: Path) -> None:
     rng = random.Random(f"{SEED}:{what}")

@@ -99,6 +99,7 @@ def test_the_gate_works_for_skiff_adapters(adapter: str, local_run: Path, tmp_pa
             "skiff/corrupt/other-columns-list/decode", adapter][1] else 0)
 
 
+@pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 def test_spark_run_gives_the_same_verdicts(corpus: Path, local_run: Path, tmp_path: Path) -> None:
     proc = cli("run", "--corpus", str(corpus), "--out", str(tmp_path), "--master", "local[2]", "--only", FEW,
                "--track", "skiff", "--run-id", "spark")
