@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
@@ -237,7 +237,7 @@ class ResultsDocument:
     def parts(self) -> dict[str, Any]:
         """What a run keeps beside its cells (results/run=ID/_document.json), so that the document is rebuilt later
         from the results dataset alone: the cases' summaries, the data diffs, the skip overhead."""
-        out = self.to_json()
+        out = replace(self, adapters=[], cells=[]).to_json()  # not the cells: they are the dataset's rows
         return {k: out[k] for k in ("cases", "diffs", "overhead", "comparison", "roles", "reproduce", "writers")}
 
     @classmethod
