@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
 from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict, WriterCell
 from parquet_conformance.corpus.model import LEVELS, Citation, Expectation, Kind
+from parquet_conformance.kernel.documents import plain
 
 RESULTS_FORMAT = "parquet-conformance-results"
 # 7: `level` in cells, `levels` in scores; a failure's mark `new` only against a pass (flaky, skipped, not judged:
@@ -224,7 +225,7 @@ class ResultsDocument:
         return {c.id: c for c in self.cases}
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = plain(self)
         out["adapters"] = [{("pass" if k == "passed" else k): v for k, v in a.items()} for a in out["adapters"]]
         for a in out["adapters"]:
             a["levels"] = {name: {"pass": n["passed"], "fail": n["fail"]} for name, n in a["levels"].items()}

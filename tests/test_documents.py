@@ -153,3 +153,54 @@ def test_depth_is_the_deepest_nesting_and_stops_past_its_limit(value: object, st
     """The level-at-a-time walk (every value looked at once) against the plain recursive definition."""
     found, deepest = documents.depth(value, stop), _depth_by_recursion(value)
     assert found == deepest if deepest <= stop else found == stop + 1
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, and of the same types all the way down (a tuple stays a tuple)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)  # type: ignore[attr-defined]
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    return a == b or (a != a and b != b)  # NaN is itself here
+
+
+@pytest.mark.parametrize("record", ["Cell", "OutcomeRow", "RunInfo", "DataDiff", "AdapterScore"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_plain_is_asdict_without_the_copies(record: str, data: st.DataObject) -> None:
+    import dataclasses
+
+    from parquet_conformance.conformance.harness import model
+    from parquet_conformance.kernel.documents import plain
+    from parquet_conformance.reports import model as reports_model
+
+    cls = getattr(model, record, None) or getattr(reports_model, record)
+    value = data.draw(st.from_type(cls))
+    assert _same(plain(value), dataclasses.asdict(value))
+
+
+def test_plain_keeps_tuples_and_copies_what_it_does_not_know() -> None:
+    import collections
+    import dataclasses
+
+    from parquet_conformance.kernel.documents import plain
+
+    pair = collections.namedtuple("pair", "a b")
+
+    @dataclasses.dataclass
+    class Inner:
+        xs: list[int]
+
+    @dataclasses.dataclass
+    class Outer:
+        t: tuple[Any, ...]
+        p: Any
+        s: set[int]
+        inner: Inner
+
+    value = Outer((1, Inner([2])), pair(Inner([3]), "b"), {4}, Inner([5]))
+    out = plain(value)
+    assert _same(out, dataclasses.asdict(value))
+    assert out["s"] == {4} and out["s"] is not value.s  # deep-copied, as asdict does

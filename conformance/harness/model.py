@@ -11,11 +11,12 @@ their fields (conformance/harness/derived.py).
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
 from parquet_conformance.corpus.model import NAME, Expectation, Kind, Level, WriterFinding
+from parquet_conformance.kernel.documents import plain
 
 # When a run started: ISO 8601 with its offset, as the run job writes it (2026-11-01T09:00:00+00:00).
 STARTED = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2})?$"
@@ -210,7 +211,7 @@ class OutcomeRow:
                                    self.metadata, self.sample)
 
     def to_row(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Self:
@@ -260,7 +261,7 @@ class Cell:
                                    self.metadata, self.sample)
 
     def to_row(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Self:
@@ -364,7 +365,7 @@ class WriteRow:
         return f"{self.writer}/{self.profile}/{table}"
 
     def to_row(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Self:
@@ -418,7 +419,7 @@ class WriterCell:
     cases: list[str]  # the written corpus's cases of this file (as written first)
 
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = plain(self)
         out["findings"] = [f.to_json() for f in self.findings]
         return out
 
@@ -451,7 +452,7 @@ class Overhead:
         return "none" if size is None else f"{size >> 20} MiB" if size >= 1 << 20 else f"{size} B"
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Self:
@@ -492,7 +493,7 @@ class Finding:
         return self.implementation, str(self.verdict), self.signature
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -514,4 +515,4 @@ class FuzzReport:
     shrink_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)

@@ -24,7 +24,7 @@ import re
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA, RESU
 from parquet_conformance.conformance.harness.model import STARTED, Cell, OutcomeRow, RunInfo
 from parquet_conformance.corpus.model import CASE_ID, MAX_NAME, NAME_RE
 from parquet_conformance.kernel import documents, trees
-from parquet_conformance.kernel.documents import DocumentError
+from parquet_conformance.kernel.documents import DocumentError, plain
 
 RUN_RECORD = "_run.json"  # "_": dataset readers (pyarrow, Spark) skip it
 DOCUMENT = "_document.json"  # what a report draws besides the cells (reports/model.py ResultsDocument.parts)
@@ -53,7 +53,7 @@ class RunRecord:
     corpus_cases: list[str] = field(metadata={"schema": {"items": CASE_ID}})  # every case of the corpus it ran on
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return plain(self)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> RunRecord:
