@@ -395,6 +395,8 @@ class Counts:
         self.total: dict[str, int] = {}
         self.done: dict[str, int] = {}
         self.started: set[str] = set()
+        self._partial: dict[int, tuple[str, int]] = {}  # a running task's rows, until its result comes
+        self._ended: set[int] = set()
         self._lock = threading.Lock()
 
     def plan(self, tasks: list[CellTask]) -> None:
@@ -408,15 +410,27 @@ class Counts:
         with self._lock:
             self.started.add(adapter)
 
-    def add(self, adapter: str, n: int) -> None:
+    def add(self, adapter: str, n: int, task: CellTask | None = None) -> None:
         with self._lock:
             self.done[adapter] = self.done.get(adapter, 0) + n
+            if task is not None:
+                self._partial.pop(id(task), None)
+                self._ended.add(id(task))
+
+    def running(self, task: CellTask, n: int) -> None:
+        """Rows a task still under way has made (an executor that hands them over only at its end says so)."""
+        with self._lock:
+            if id(task) not in self._ended:
+                self._partial[id(task)] = (task.adapter, n)
 
     def line(self) -> str:
         with self._lock:
-            done, total = sum(self.done.values()), sum(self.total.values())
-            busy = [f"{a} {self.done.get(a, 0)}/{n}" for a, n in self.total.items()
-                    if self.done.get(a, 0) < n and (a in self.started or self.done.get(a, 0))]
+            now = dict(self.done)
+            for adapter, n in self._partial.values():
+                now[adapter] = now.get(adapter, 0) + n
+            done, total = sum(now.values()), sum(self.total.values())
+            busy = [f"{a} {now.get(a, 0)}/{n}" for a, n in self.total.items()
+                    if now.get(a, 0) < n and (a in self.started or now.get(a, 0))]
             finished = sum(1 for a, n in self.total.items() if self.done.get(a, 0) >= n)
         return (f"[{done}/{total}] {self.what}, {time.monotonic() - self.t0:.0f}s; {finished} of {len(self.total)} "
                 f"adapters done" + (f"; under way: {', '.join(busy)}" if busy else ""))
@@ -448,11 +462,12 @@ def run_cells(executor: Executor, jobs: list[Job], root: Path, specs: list[Adapt
     def done(task: CellTask, result: pa.Table) -> None:
         stage([OutcomeRow.from_row(r) for r in result.to_pylist()])
         if counts is not None:
-            counts.add(task.adapter, result.num_rows)
+            counts.add(task.adapter, result.num_rows, task)
 
     def table_of(task: CellTask) -> pa.Table:  # called as the task is taken up
         if counts is not None:
             counts.start(task.adapter)
         return cells_table(task, root, not executor.shared_disk, expected)
 
-    executor.run(planned, table_of, functools.partial(cells_in_task, specs=tuple(specs)), OUTCOME_SCHEMA, done)
+    executor.run(planned, table_of, functools.partial(cells_in_task, specs=tuple(specs)), OUTCOME_SCHEMA, done,
+                 tick=counts.running if counts is not None else None)

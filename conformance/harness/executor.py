@@ -39,9 +39,10 @@ class Executor(Protocol):
 
     def run(self, tasks: Iterable[Any], table_of: Callable[[Any], pa.Table], body: Body, schema: pa.Schema,
             done: Callable[[Any, pa.Table], None], more: Callable[[], bool] = always,
-            at_once: int | None = None) -> None:
+            at_once: int | None = None, tick: Callable[[Any, int], None] | None = None) -> None:
         """Every task (new ones taken while `more()`: `tasks` may be endless), at most `at_once` at a time (default:
-        the slots); `done(task, result)` as results come."""
+        the slots); `done(task, result)` as results come; `tick(task, rows)`, where an executor hands a task's
+        result over only at its end, the rows it has made so far (for progress; no row is handed over by it)."""
 
     def close(self) -> None: ...
 
@@ -70,8 +71,8 @@ class LocalExecutor:
 
     def run(self, tasks: Iterable[T], table_of: Callable[[T], pa.Table], body: Body, schema: pa.Schema,
             done: Callable[[T, pa.Table], None], more: Callable[[], bool] = always,
-            at_once: int | None = None) -> None:
-        lock = threading.Lock()
+            at_once: int | None = None, tick: Callable[[T, int], None] | None = None) -> None:
+        lock = threading.Lock()  # no tick: each batch is handed over as the body yields it
 
         def one(task: T) -> None:
             for batch in body(iter(table_of(task).to_batches())):

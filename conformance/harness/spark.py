@@ -12,8 +12,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import os
+import shutil
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -124,6 +128,62 @@ def parallelism_of(spark: Any) -> int:
         return int(spark.conf.get("spark.default.parallelism", None) or os.cpu_count() or 1)
 
 
+def ticking(batches: Iterator[pa.RecordBatch], body: Body, path: str) -> Iterator[pa.RecordBatch]:
+    """A task's body, a line appended to `path` with the rows of each batch it yields: Spark keeps a task's rows
+    until it ends, and the driver on this machine reads the lines meanwhile (Ticks)."""
+    with open(path, "a", encoding="ascii") as f:
+        for batch in body(batches):
+            f.write(f"{batch.num_rows}\n")
+            f.flush()
+            yield batch
+
+
+class Ticks:
+    """The rows each running task of an embedded session has made, read every TICK_S from the files its body
+    (`ticking`) appends to, and told to `tick(task, rows)`: a count per adapter that moves while Spark keeps the rows.
+    A cluster's executors have no disk of ours: there a task's count moves when it ends."""
+
+    TICK_S = 1.0
+
+    def __init__(self, tick: Callable[[Any, int], None]) -> None:
+        self.tick = tick
+        self.folder = Path(tempfile.mkdtemp(prefix="pqc-ticks-"))
+        self._running: dict[int, tuple[Any, Path]] = {}
+        self._ids = itertools.count()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="pqc-ticks", daemon=True)
+
+    def __enter__(self) -> Ticks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @contextlib.contextmanager
+    def noted(self, task: Any) -> Iterator[str]:
+        key = next(self._ids)
+        path = self.folder / f"task-{key}"
+        with self._lock:
+            self._running[key] = (task, path)
+        try:
+            yield str(path)
+        finally:
+            with self._lock:
+                del self._running[key]
+
+    def _read(self) -> None:
+        while not self._stop.wait(self.TICK_S):
+            with self._lock:
+                running = list(self._running.values())
+            for task, path in running:
+                with contextlib.suppress(OSError, ValueError):  # not yet written, or a line half written
+                    self.tick(task, sum(int(n) for n in path.read_text("ascii").split()))
+
+
 class SparkExecutor:
     """Tasks as Spark jobs (the module's doc). `started_s`: the seconds the session took to start (0 until then).
     An embedded session (`local[...]`) runs its executors on this machine: their tasks read its files by path."""
@@ -154,18 +214,25 @@ class SparkExecutor:
 
     def run(self, tasks: Iterable[T], table_of: Callable[[T], pa.Table], body: Body, schema: pa.Schema,
             done: Callable[[T, pa.Table], None], more: Callable[[], bool] = always,
-            at_once: int | None = None) -> None:
+            at_once: int | None = None, tick: Callable[[T, int], None] | None = None) -> None:
         from pyspark.sql.pandas.types import from_arrow_schema
 
         spark = self.session
         spark_schema = from_arrow_schema(schema)
+        ticks = Ticks(tick) if tick is not None and self.shared_disk else None
 
         def one(task: T) -> pa.Table:
             df = spark.createDataFrame(table_of(task)).coalesce(1)
-            return df.mapInArrow(body, spark_schema).toArrow()
+            if ticks is None:
+                return df.mapInArrow(body, spark_schema).toArrow()
+            with ticks.noted(task) as path:
+                return df.mapInArrow(functools.partial(ticking, body=body, path=path), spark_schema).toArrow()
 
         width = max(1, min(self.slots, at_once or self.slots))
-        with ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-spark") as pool:
+        with contextlib.ExitStack() as stack, ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-spark") \
+                as pool:
+            if ticks is not None:
+                stack.enter_context(ticks)
             loop(pool, tasks, one, width, more, done)
 
     def close(self) -> None:
