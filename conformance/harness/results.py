@@ -226,7 +226,7 @@ def read_partition(results: Path, run_id: str) -> list[Cell]:
     folder = results / f"run={check_run_id(run_id)}"
     try:
         rows = _partition_table(folder).to_pylist()
-    except (pa.ArrowException, OSError) as e:
+    except (pa.ArrowException, OSError, trees.TreeError) as e:
         raise ResultsError(f"{folder}: a damaged partition, not readable ({_first_line(e)})") from None
     try:
         return [Cell.from_row(r) for r in rows]
@@ -236,13 +236,15 @@ def read_partition(results: Path, run_id: str) -> list[Cell]:
 
 def _partition_table(folder: Path) -> pa.Table:
     """Every Parquet file of a partition (as a dataset reader sees it: a name starting with "." or "_" is not data),
-    each conformed to RESULT_SCHEMA (a column an older run lacks is null). Not pyarrow.dataset: importing it imports
-    pandas, a third of a second of every command that reads results."""
+    each conformed to RESULT_SCHEMA (a column an older run lacks is null), opened with no link followed (a link or
+    anything but a file there is damage: TreeError). Not pyarrow.dataset: importing it imports pandas, a third of a
+    second of every command that reads results."""
     tables = []
     for path in sorted(folder.iterdir()):
         if path.name.startswith((".", "_")):
             continue
-        table = pq.ParquetFile(path).read()
+        with trees.open_below(folder, path.name) as f:
+            table = pq.ParquetFile(f).read()
         tables.append(pa.Table.from_arrays(
             [table.column(f.name).cast(f.type) if f.name in table.column_names else pa.nulls(len(table), f.type)
              for f in RESULT_SCHEMA], schema=RESULT_SCHEMA))

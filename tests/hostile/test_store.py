@@ -109,3 +109,15 @@ def test_history_and_check_commands_with_a_damaged_partition(store: Store, tmp_p
                            text=True, timeout=300)
     assert check.returncode == 0, check.stderr
     assert "base/nested" in lists.read_text()  # r3's crash: the latest run was checked, r1 never read
+
+
+def test_a_partition_whose_data_file_is_a_link_is_damaged_and_the_link_is_not_followed(
+        store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    elsewhere = tmp_path / "elsewhere.parquet"
+    (store.results / "run=r2" / "cells.parquet").rename(elsewhere)  # a readable results file, outside the store
+    (store.results / "run=r2" / "cells.parquet").symlink_to(elsewhere)
+    history = load_history(store.results)
+    assert [p.run for p in history.runs] == ["r1", "r3"] and len(history.skipped) == 1
+    assert "run=r2" in history.skipped[0] and "damaged" in history.skipped[0]
+    with pytest.raises(ResultsError, match="symbolic link"):
+        read_cells(store.results, "r2")
