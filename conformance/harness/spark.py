@@ -147,7 +147,7 @@ class Ticks:
 
     def __init__(self, tick: Callable[[Any, int], None]) -> None:
         self.tick = tick
-        self.folder = Path(tempfile.mkdtemp(prefix="pqc-ticks-"))
+        self.folder = Path(tempfile.mkdtemp(prefix="pqc-ticks-"))  # removed on leaving: make it as the `with` begins
         self._running: dict[int, tuple[Any, Path]] = {}
         self._ids = itertools.count()
         self._lock = threading.Lock()
@@ -219,20 +219,18 @@ class SparkExecutor:
 
         spark = self.session
         spark_schema = from_arrow_schema(schema)
-        ticks = Ticks(tick) if tick is not None and self.shared_disk else None
-
-        def one(task: T) -> pa.Table:
-            df = spark.createDataFrame(table_of(task)).coalesce(1)
-            if ticks is None:
-                return df.mapInArrow(body, spark_schema).toArrow()
-            with ticks.noted(task) as path:
-                return df.mapInArrow(functools.partial(ticking, body=body, path=path), spark_schema).toArrow()
-
         width = max(1, min(self.slots, at_once or self.slots))
-        with contextlib.ExitStack() as stack, ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-spark") \
-                as pool:
-            if ticks is not None:
-                stack.enter_context(ticks)
+        with contextlib.ExitStack() as stack:  # left in reverse: the tasks end, then the ticks' reader and folder
+            ticks = stack.enter_context(Ticks(tick)) if tick is not None and self.shared_disk else None
+
+            def one(task: T) -> pa.Table:
+                df = spark.createDataFrame(table_of(task)).coalesce(1)
+                if ticks is None:
+                    return df.mapInArrow(body, spark_schema).toArrow()
+                with ticks.noted(task) as path:
+                    return df.mapInArrow(functools.partial(ticking, body=body, path=path), spark_schema).toArrow()
+
+            pool = stack.enter_context(ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-spark"))
             loop(pool, tasks, one, width, more, done)
 
     def close(self) -> None:
