@@ -54,3 +54,18 @@ def test_the_rows_a_spark_task_yields_reach_the_driver_before_it_ends(tmp_path: 
     assert [b.num_rows for b in out] == [2, 3, 1]  # the body's batches pass through unchanged
     assert not ticks.folder.exists()  # the tick files go with the run
     assert told == sorted(told)  # a count never goes back
+
+
+def test_the_heartbeat_speaks_only_after_a_silence_of_its_own_length() -> None:
+    """A command refused in its first seconds prints its one error line, and no heartbeat before it: silence counts
+    from the heartbeat's start, not from the process's (CI once saw "verifying the corpus, 0s" before a refusal)."""
+    from parquet_conformance.conformance.app import console
+
+    beat = console.Heartbeat(None, every=4.0)
+    beat.now("verifying the corpus")
+    start = beat._started
+    assert beat.due(start + 3.9) is None
+    assert (line := beat.due(start + 4.0)) is not None and line.startswith("verifying the corpus, ")
+    console.progress_line("a line of the run's own")  # resets the silence
+    assert beat.due(console._LAST[0] + 3.9) is None
+    assert beat.due(console._LAST[0] + 4.0) is not None

@@ -51,7 +51,7 @@ class Heartbeat:
     def __init__(self, say: Callable[[str], None] | None, every: float = HEARTBEAT_S) -> None:
         self.say, self.every = say, every
         self.line: Callable[[], str] = lambda: ""
-        self._since = time.monotonic()
+        self._started = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="heartbeat", daemon=True)
 
@@ -60,12 +60,20 @@ class Heartbeat:
         if callable(what):
             self.line = what
         else:
-            self._since = t0 = time.monotonic()
+            t0 = time.monotonic()
             self.line = lambda: f"{what}, {time.monotonic() - t0:.0f}s"
+
+    def due(self, now: float) -> str | None:
+        """The line to print at `now` (time.monotonic), if the run was silent for `every` seconds: silence counts
+        from the last progress line or from the heartbeat's start, whichever came later, so that a command refused
+        within its first seconds prints its one error line and nothing else."""
+        if now - max(_LAST[0], self._started) < self.every:
+            return None
+        return self.line() or None
 
     def _beat(self) -> None:
         while not self._stop.wait(0.5):
-            if self.say and time.monotonic() - _LAST[0] >= self.every and (text := self.line()):
+            if self.say and (text := self.due(time.monotonic())):
                 self.say(text)
 
     def __enter__(self) -> Heartbeat:
