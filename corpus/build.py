@@ -227,6 +227,4 @@ def copy_tree(src: Path, out: Path) -> None:
     trees.separate(out, {"the corpus": src}, replaces="a corpus")
     files, _ = trees.files_below(src)
     with trees.replaced(out, may_replace="a corpus") as staging:
-        for rel in files:
-            with trees.open_below(src, rel) as f:
-                trees.write_below(staging, rel, f)
+        trees.copy_files(src, staging, files)

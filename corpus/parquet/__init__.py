@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
-from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import bases, mutations, written
 from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
@@ -74,6 +73,9 @@ class ParquetTrack:
                        "decoder's summary of the same file (the case's expect_hash)"}
 
     def cases(self) -> Sequence[Case]:
+        from parquet_conformance.corpus.parquet.catalog import all_cases  # on use: a run on a generated corpus
+        # needs no catalog (a fifth of a second of imports before anything runs)
+
         return all_cases()
 
     def upstream_pins(self) -> list[upstream.Pin]:

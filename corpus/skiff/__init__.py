@@ -13,8 +13,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from parquet_conformance.corpus.model import Case, Mutation
-from parquet_conformance.corpus.skiff.catalog import all_bases, all_cases
-from parquet_conformance.generators.skiff import mutations, reference, tokens
+from parquet_conformance.generators.skiff import reference, tokens
+
+
+def _bases() -> Mapping[str, Any]:
+    """The catalog's bases. The catalog is imported on use, as the Parquet track's: a run on a generated corpus needs
+    none of it."""
+    from parquet_conformance.corpus.skiff.catalog import all_bases
+
+    return all_bases()
 
 
 class SkiffTrack:
@@ -26,30 +33,36 @@ class SkiffTrack:
                  "encodes rows into the job's output streams (op encode)"}
 
     def cases(self) -> Sequence[Case]:
+        from parquet_conformance.corpus.skiff.catalog import all_cases
+
         return all_cases()
 
     def bases(self) -> Sequence[str]:
-        return list(all_bases())
+        return list(_bases())
 
     def base_description(self, name: str) -> str:
-        return all_bases()[name].description
+        return _bases()[name].description
 
     def base_file(self, name: str) -> bytes:
-        return all_bases()[name].file()
+        return _bases()[name].file()
 
     def base_expected(self, name: str) -> object:
-        return all_bases()[name].expected()
+        return _bases()[name].expected()
 
     def baseline_case(self, name: str) -> str | None:
         return None  # exact data only: no representation of Skiff values is forgiven
 
     def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:
+        from parquet_conformance.generators.skiff import mutations
+
         steps = [m for m in case.mutations if isinstance(m, mutations.Mutation)]
         if len(steps) != len(case.mutations):
             raise ValueError(f"case {case.id}: a mutation that is not a Skiff mutation")
         return mutations.apply(self.base_file(case.base), steps, seed), None
 
     def parse_mutation(self, obj: Mapping[str, Any]) -> Mutation:
+        from parquet_conformance.generators.skiff import mutations
+
         return mutations.parse(obj)
 
     def normalize(self, answer: Mapping[str, Any]) -> object:

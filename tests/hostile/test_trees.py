@@ -7,6 +7,7 @@ file a per-cell outcome. In process (the fast tier); the command lines are in te
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -123,6 +124,36 @@ def test_write_below_never_writes_through_a_link(tmp_path: Path) -> None:
     with pytest.raises(trees.TreeError):
         trees.write_below(root, "b/victim", b"theirs")
     assert victim.read_bytes() == b"mine"
+
+
+def test_copy_files_copies_every_byte_and_follows_no_link_in_either_tree(small: Path, tmp_path: Path) -> None:
+    """The corpus cache's copy into OUT/corpus (corpus/build.py copy_tree): threads, folder fds, the kernel's copy;
+    a link in the source (a file or a folder) or in the target is refused, and nothing is written through it."""
+    files, _ = trees.files_below(small)
+    out = tmp_path / "out"
+    out.mkdir()
+    trees.copy_files(small, out, files)
+    assert trees.files_below(out)[0] == files
+    assert all((out / rel).read_bytes() == (small / rel).read_bytes() for rel in files)
+    victim, elsewhere = tmp_path / "victim", tmp_path / "elsewhere"
+    victim.write_bytes(b"mine")
+    elsewhere.mkdir()
+    linked = tmp_path / "linked"
+    (linked / "a").mkdir(parents=True)
+    (linked / "a" / "f").symlink_to(victim)
+    (linked / "b").symlink_to(tmp_path, target_is_directory=True)
+    for rel in ("a/f", "b/victim"):
+        (tmp_path / "copy").mkdir()
+        with pytest.raises(trees.TreeError):
+            trees.copy_files(linked, tmp_path / "copy", [rel])
+        assert not (tmp_path / "copy" / rel).exists()
+        shutil.rmtree(tmp_path / "copy")
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / files[0].split("/")[0]).symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(trees.TreeError):
+        trees.copy_files(small, target, files)
+    assert victim.read_bytes() == b"mine" and not any(elsewhere.iterdir())
 
 
 @pytest.mark.parametrize("where", ["inside the corpus", "the corpus", "inside results", "inside the source"])
