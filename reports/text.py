@@ -24,6 +24,7 @@ from markupsafe import Markup, escape
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
 from parquet_conformance.corpus.model import NAME_RE, Level
+from parquet_conformance.kernel.cache import cache_dir
 from parquet_conformance.kernel.escape import markdown, terminal
 from parquet_conformance.reports.datadiff import describe, headline
 from parquet_conformance.reports.model import CellMark, Comparison, DataDiff, Mark, ResultsDocument
@@ -431,10 +432,21 @@ def html_visible(value: object) -> object:
     return terminal(str(value), keep_newlines=True)
 
 
+def _compiled() -> jinja2.BytecodeCache | None:
+    """Where compiled templates are kept; none where the cache folder cannot be made (a read-only home)."""
+    try:
+        return jinja2.FileSystemBytecodeCache(str(cache_dir("templates")))
+    except OSError:
+        return None
+
+
 def environment() -> jinja2.Environment:
+    """The templates' environment. Compiled templates are kept in the cache folder (jinja2's bytecode cache, keyed by
+    each template's source): compiling them again is a tenth of a second of every run's reports."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("parquet_conformance.reports", "templates"),
                              autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
-                             undefined=jinja2.StrictUndefined, finalize=html_visible)
+                             undefined=jinja2.StrictUndefined, finalize=html_visible,
+                             bytecode_cache=_compiled())
     env.globals.update(symbol=SYMBOL, css=css_class, verdicts=list(Verdict), meaning=MEANING, percent=percent,
                        plural=plural, citation_url=citation_url, expectations=EXPECTATIONS, terms=TERMS)
     env.filters["linked"] = linked
