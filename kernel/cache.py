@@ -1,5 +1,6 @@
 """The cache folder: what parquet-conformance can make again and keeps between runs (release environments, compiled
-workers, generated corpora), under $XDG_CACHE_HOME or ~/.cache, each entry built behind a lock of its own."""
+workers, generated corpora, compiled report templates), under $XDG_CACHE_HOME or ~/.cache, each entry built behind a
+lock of its own."""
 
 from __future__ import annotations
 
