@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from parquet_conformance.corpus.model import Case, Mutation
 from parquet_conformance.generators.skiff import reference, tokens
 
+if TYPE_CHECKING:
+    from parquet_conformance.generators.skiff.bases import Base
 
-def _bases() -> Mapping[str, Any]:
+
+def _bases() -> Mapping[str, Base]:
     """The catalog's bases. The catalog is imported on use, as the Parquet track's: a run on a generated corpus needs
     none of it."""
     from parquet_conformance.corpus.skiff.catalog import all_bases
