@@ -122,21 +122,37 @@ def open_below(root: Path, rel: str, limit: int | None = None) -> BinaryIO:
     *folders, name = _parts(rel)
     fd = _folder_fd(root, folders, create=False)
     try:
-        try:
-            file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise TreeError(f"{root / rel}: a symbolic link; no link is followed in a tree") from None
-            raise
+        file_fd, _ = _open_regular(fd, name, root / rel, limit)
     finally:
         os.close(fd)
+    os.set_blocking(file_fd, True)
+    return os.fdopen(file_fd, "rb")
+
+
+def _open_regular(folder_fd: int, name: str, path: Path, limit: int | None = None) -> tuple[int, int]:
+    """(fd, size) of the regular file `name` in the open folder, of at most `limit` bytes, opened without following a
+    link (and without blocking on a FIFO); TreeError naming `path` and what it is otherwise."""
+    try:
+        file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise TreeError(f"{path}: a symbolic link; no link is followed in a tree") from None
+        raise
     st = os.fstat(file_fd)
     if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
         os.close(file_fd)
         what = "not a regular file" if not stat.S_ISREG(st.st_mode) else f"{st.st_size} bytes, over {limit}"
-        raise TreeError(f"{root / rel}: {what}")
-    os.set_blocking(file_fd, True)
-    return os.fdopen(file_fd, "rb")
+        raise TreeError(f"{path}: {what}")
+    return file_fd, st.st_size
+
+
+def _create_new(folder_fd: int, name: str, path: Path) -> int:
+    """An fd of the new file `name` in the open folder, never through a link or over an existing file."""
+    try:
+        return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                       dir_fd=folder_fd)
+    except FileExistsError:
+        raise TreeError(f"{path}: exists already (two names map to it, or something else wrote it)") from None
 
 
 def read_below(root: Path, rel: str, limit: int) -> bytes:
@@ -260,9 +276,7 @@ def write_below(root: Path, rel: str, data: bytes | IO[bytes], limit: int | None
     *folders, name = _parts(rel)
     fd = _folder_fd(root, folders, create=True)
     try:
-        file_fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd)
-    except FileExistsError:
-        raise TreeError(f"{root / rel}: exists already (two names map to it, or something else wrote it)") from None
+        file_fd = _create_new(fd, name, root / rel)
     finally:
         os.close(fd)
     with os.fdopen(file_fd, "wb") as f:
@@ -327,23 +341,11 @@ class _FolderStack:
 
 
 def _copy_file(src: Path, dst: Path, rel: str, name: str, src_fd: int, dst_fd: int) -> None:
+    fd_in, size = _open_regular(src_fd, name, src / rel)
     try:
-        fd_in = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=src_fd)
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise TreeError(f"{src / rel}: a symbolic link; no link is followed in a tree") from None
-        raise
-    try:
-        st = os.fstat(fd_in)
-        if not stat.S_ISREG(st.st_mode):
-            raise TreeError(f"{src / rel}: not a regular file")
+        fd_out = _create_new(dst_fd, name, dst / rel)
         try:
-            fd_out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                             dir_fd=dst_fd)
-        except FileExistsError:
-            raise TreeError(f"{dst / rel}: exists already (two names map to it, or something else wrote it)") from None
-        try:
-            _copy_fd(fd_in, fd_out, st.st_size)
+            _copy_fd(fd_in, fd_out, size)
         finally:
             os.close(fd_out)
     finally:
