@@ -79,8 +79,17 @@ class Level(StrEnum):
         """0 for the strongest (must), 2 for policy: `check --level L` enforces every level of rank <= L's."""
         return LEVELS.index(self)
 
+    @property
+    def words(self) -> str:
+        """Whose word the expectation is, as every report and README says it (LEVEL_WORDS)."""
+        return LEVEL_WORDS[self]
+
 
 LEVELS = (Level.MUST, Level.SHOULD, Level.POLICY)  # strongest first
+# The one wording of a level, before the sentence it rests on: the reports (reports/text.py level_text) and the
+# upstream READMEs say it alike.
+LEVEL_WORDS = {Level.MUST: "the spec requires", Level.SHOULD: "the spec recommends",
+               Level.POLICY: "this suite's reading"}
 
 
 def expectation_levels(expect: Mapping[str, Expectation], citations: Iterable[Citation],
@@ -96,6 +105,20 @@ def expectation_levels(expect: Mapping[str, Expectation], citations: Iterable[Ci
         forces = [c.level for c in cites if role in c.requires and c.level is not None]
         out[role] = Level((stated or {}).get(role) or min(forces, key=LEVELS.index, default=Level.MUST))
     return out
+
+
+def level_sentence(citations: Iterable[Citation], role: str, level: Level) -> Citation | None:
+    """The sentence a role's level rests on, as the reports quote it beside a verdict: the case's citation that
+    requires the role's expectation with that force; else one of that force (the sentence a case states its level
+    from); else one that requires it with another force (this suite's reading of it, or a case that states a weaker
+    level than its sentence's); for a must, else the first sentence of that force the case rests on. None: no
+    sentence (a policy whose reason is the case's notes)."""
+    cites = list(citations)
+    for fits in (lambda c: role in c.requires and c.level == level, lambda c: c.level == level,
+                 lambda c: role in c.requires):
+        if found := next((c for c in cites if fits(c)), None):
+            return found
+    return next((c for c in cites if c.level in (None, Level.MUST)), None) if level == Level.MUST else None
 
 
 class Kind(StrEnum):

@@ -27,7 +27,9 @@ from typing import Any
 from urllib.parse import urlencode
 
 from parquet_conformance.conformance.harness.chains import cut, root_cause
+from parquet_conformance.conformance.harness.gate import enforced
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
+from parquet_conformance.corpus.model import LEVELS, Citation, Level, expectation_levels, level_sentence
 from parquet_conformance.reports.clusters import Cluster, clusters
 from parquet_conformance.reports.datadiff import describe
 from parquet_conformance.reports.focus import Failure, failing_families, failures, fixed
@@ -140,6 +142,16 @@ def sharing_text(shared: list[str]) -> str:
         f"shared with {len(shared)}: {', '.join(shared)} fail this case too")
 
 
+def gate_text(cell: Cell) -> str:
+    """A failure's level and what the gate makes of it (the sentence the level rests on is the case's, shown above
+    the detail: page_data's `cases`)."""
+    said = f"level {cell.level} ({cell.level.words}): "
+    if not cell.verdict.weighed:
+        return said + "the gate fails on this at every level (a crash, a hang, an unhandled error or other data)"
+    return said + ("the gate fails on it by default" if enforced(cell) else
+                   f"the gate does not fail on it by default (check --level {cell.level} does)")
+
+
 def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set[str]]) -> str:
     """What the detail panel shows for one (case, adapter): each role judged with what happened, the root cause of
     its error first, the error, the attempts, the data diff; its mark and whether other implementations share it."""
@@ -154,6 +166,7 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
         if mark is not None and doc.comparison is not None:
             lines.append(f"  {mark_text(mark, doc.comparison)}")
         if c.verdict.is_failure:
+            lines.append(f"  {gate_text(c)}")
             own = family_name(c.adapter, c.version)
             lines.append(f"  {sharing_text(sorted(families.get(c.case, set()) - {own}))}")
         message = c.error_message or ""
@@ -233,9 +246,11 @@ def page_data(doc: ResultsDocument, order: list[Column], rows: list[tuple[CaseSu
         codes.append("".join(VERDICT_CODES[list(Verdict).index(row[c.adapter][0])] if c.adapter in row else "."
                              for c in order))
         details.append([strings(row[c.adapter][2]) if c.adapter in row else -1 for c in order])
-        expects = [[role, str(e), int(role in case.judged_on_file)] for role, e in case.expect.items()]
-        cited = [cites(json.dumps([c.source, c.section, c.quote, c.seed or "",
-                                   citation_url(c.source, c.section) or ""])) for c in case.citations]
+        cited = [cites(cite_key(c)) for c in case.citations]
+        levels = case_levels(case, row)
+        expects = [[role, str(e), int(role in case.judged_on_file), str(levels[role]),
+                    cites(cite_key(said)) if (said := level_sentence(case.citations, role, levels[role])) else -1]
+                   for role, e in case.expect.items()]
         cases.append([case.title, str(case.kind), case.op, expects, cited, notes_parts(case.notes), case.file,
                       case.expected_data, links.case(case.id) if links.case else ""])
     impl: dict[str, list[list[Any]]] = {}
@@ -252,9 +267,23 @@ def page_data(doc: ResultsDocument, order: list[Column], rows: list[tuple[CaseSu
                                            for v in Verdict],
             "roles": doc.roles, "words": {op: {e: expectation_words(e, op) for e in ("read", "reject", "either")}
                                           for op in sorted({c.op for c, _ in rows} | {"read"})},
+            "levelWords": {str(lv): lv.words for lv in LEVELS},
             "codes": codes, "details": details, "texts": strings.texts, "cases": cases,
             "cites": [json.loads(c) for c in cites.texts], "impl": impl,
             "compared": doc.comparison.what if doc.comparison else ""}
+
+
+def cite_key(c: Citation) -> str:
+    """A citation as page_data's `cites` holds it: source, section, quote, seed, URL (each distinct one once)."""
+    return json.dumps([c.source, c.section, c.quote, c.seed or "", citation_url(c.source, c.section) or ""])
+
+
+def case_levels(case: CaseSummary, row: dict[str, Any]) -> dict[str, Level]:
+    """Each role's level in the case, as its cells were judged (a run's cells carry it; a role no cell of this row
+    judged: the levels the case's sentences give)."""
+    judged = {c.role: c.level for _, cells, _ in row.values() for c in cells}
+    derived = expectation_levels(case.expect, case.citations)
+    return {role: judged.get(role, derived[role]) for role in case.expect}
 
 
 VERDICT_CODES = "0123456789abcdefghijklmnopqrstuvwxyz"  # a verdict's place in Verdict, one character

@@ -1,7 +1,8 @@
 """junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message, drawn for CI tools'
 list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
 cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), and a
-cell not judged is an error. As `check` does by default, a failure to read or to refuse where the expectation rests
+cell not judged is an error. A failure's message names its level and the sentence that level rests on (reports/text.py
+cell_level: "must: the spec requires “…” (source, section)"). As `check` does by default, a failure to read or to refuse where the expectation rests
 on a `should` or a `policy` is skipped with type "below-level" (its level in the message); a crash, a hang, an
 unhandled error or other data is a failure at every level. The suite's properties name the implementation, its
 version, the run, the corpus, the scores per level, how many verdicts were reused from an earlier run, and what the
@@ -17,6 +18,7 @@ from parquet_conformance.conformance.harness.gate import enforced
 from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.model import Mark, ResultsDocument, reuse
 from parquet_conformance.reports.text import (
+    cell_level,
     corpus_href,
     detail,
     file_name,
@@ -28,6 +30,7 @@ from parquet_conformance.reports.text import (
 )
 
 MESSAGE = 500  # characters of a message attribute
+LEVEL_QUOTE = 150  # characters of the sentence a level rests on, in a message
 
 
 def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
@@ -61,6 +64,7 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
                 ET.SubElement(cp, "property", name=name, value=xml_text(value))
         diff = doc.diff_of(c)
         line = what_happened(c, diff)
+        level = cell_level(doc, c, LEVEL_QUOTE)
         if c.verdict == Verdict.SKIP:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", message=xml_text(shorten(c.error_message or "unavailable", MESSAGE)))
@@ -76,19 +80,20 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
         elif c.verdict.is_failure and listed and mark is not None and mark.mark == Mark.KNOWN:
             counts["skipped"] += 1  # an expected failure, as pytest writes an xfail
             ET.SubElement(case, "skipped", type="xfail", message=xml_text(shorten(
-                f"known failure, listed: {c.verdict}: {line}", MESSAGE)))
+                f"known failure, listed: {c.verdict} ({level}): {line}", MESSAGE)))
         elif c.verdict.is_failure and not enforced(c) and (mark is None or not listed):
             counts["skipped"] += 1  # what `check` reports below its default level, and does not fail on
             ET.SubElement(case, "skipped", type="below-level", message=xml_text(shorten(
                 f"{c.verdict} of a {c.level} expectation (not enforced by default; check --level {c.level}): "
-                f"{line}", MESSAGE)))
+                f"{line}; {level}", MESSAGE)))
         elif c.verdict != Verdict.PASS:
             counts["failures"] += 1
             said = f"{mark.mark.upper() if mark.mark == Mark.NEW else mark.mark}: " if mark else ""
-            text = detail(c, diff) + (f"\n{mark_text(mark, doc.comparison)}" if mark and doc.comparison else "")
+            text = detail(c, diff) + f"\nlevel {cell_level(doc, c)}" + (
+                f"\n{mark_text(mark, doc.comparison)}" if mark and doc.comparison else "")
             command = repro_command(doc, c, corpus)
             text += f"\nreproduce it (from the folder of report.html): {command}" if command else ""
-            ET.SubElement(case, "failure", message=xml_text(shorten(f"{said}{c.verdict}: {line}", MESSAGE)),
+            ET.SubElement(case, "failure", message=xml_text(shorten(f"{said}{c.verdict} ({level}): {line}", MESSAGE)),
                           type=c.verdict.value).text = xml_text(text)
     root.attrib.update({k: str(v) for k, v in counts.items()})
     ET.indent(root)

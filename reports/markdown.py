@@ -18,6 +18,7 @@ from parquet_conformance.reports.text import (
     MARKS_LEGEND,
     MEANING,
     SYMBOL,
+    cell_level,
     cell_text,
     html_text,
     mark_text,
@@ -32,6 +33,7 @@ PER_ADAPTER = 20
 CLUSTERS = 8  # clusters listed per adapter
 NEW_SHOWN = 30  # new and changed failures listed at the top
 WHY = 200  # characters of a reason in a table
+LEVEL_QUOTE = 80  # characters of the sentence a level rests on (the source and section follow)
 
 
 def impl_link(adapter: str) -> str:
@@ -62,7 +64,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
             for m in loud[:NEW_SHOWN]:
                 c = cells[(m.case, m.adapter, m.role)]
                 what = shorten(what_happened(c, doc.diff_of(c)), WHY)
-                lines.append(f"| {cell_text(c.adapter)} | {cell_text(c.case)} | {cell_text(c.role)} | {c.level} | "
+                lines.append(f"| {cell_text(c.adapter)} | {cell_text(c.case)} | {cell_text(c.role)} | "
+                             f"{cell_text(cell_level(doc, c, LEVEL_QUOTE))} | "
                              f"{c.verdict} | {cell_text(mark_text(m, k))} | {cell_text(what)} |")
             if len(loud) > NEW_SHOWN:
                 lines.append(f"| … {len(loud) - NEW_SHOWN} more: report.html#view=changes | | | | | | |")
@@ -131,7 +134,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
         for c in failing[:per_adapter]:
             said = doc.mark_of(c)
             mark = (f" {said.mark if said else ''} |" if k else "")
-            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {c.level} | {c.verdict} |{mark} "
+            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {cell_text(cell_level(doc, c, LEVEL_QUOTE))} | "
+                         f"{c.verdict} |{mark} "
                          f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
             more = cell_text(impl_link(a.adapter))  # a link's text, not a link: the name in it is outside text

@@ -23,7 +23,7 @@ from markupsafe import Markup, escape
 
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import Cell, Overhead, Verdict
-from parquet_conformance.corpus.model import NAME_RE, Level
+from parquet_conformance.corpus.model import NAME_RE, Citation, Level, level_sentence
 from parquet_conformance.kernel.cache import cache_dir
 from parquet_conformance.kernel.escape import markdown, terminal
 from parquet_conformance.reports.datadiff import describe, headline
@@ -58,6 +58,23 @@ def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     if diff is not None:
         text += "\n" + describe(diff)
     return text
+
+
+def level_text(level: Level, sentence: Citation | None, notes: str = "", limit: int = 240) -> str:
+    """An expectation's level and the sentence it rests on, in one line: `must: the spec requires “…” (source,
+    section)`; a level that rests on no sentence gives the case's notes (which say why), `limit` characters of each."""
+    said = f"{level}: {level.words}"
+    if sentence is not None:
+        return f"{said} “{shorten(sentence.quote, limit)}” ({sentence.source}, {sentence.section})"
+    return f"{said}: {shorten(notes, limit)}" if notes.strip() else f"{said} (the case cites no sentence)"
+
+
+def cell_level(doc: ResultsDocument, cell: Cell, limit: int = 240) -> str:
+    """A cell's level and its sentence (level_text), from its case in the document."""
+    case = doc.case_of(cell.case)
+    if case is None:
+        return level_text(cell.level, None, limit=limit)
+    return level_text(cell.level, level_sentence(case.citations, cell.role, cell.level), case.notes, limit)
 
 
 def file_name(name: str) -> str:

@@ -171,3 +171,50 @@ def test_every_format_shows_the_levels_apart(tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text()
     assert f'<td class="levels">{text}</td>' in html and "1 reused from run r0" in html
     assert text in summary_table(cells)
+
+
+def test_every_place_a_verdict_is_shown_names_its_level_and_sentence(tmp_path: Path) -> None:
+    """Issue 39 item 1: the level and the sentence it rests on (its quote and source, in the words Level.words gives
+    every report) beside every failing verdict: report.html's panel (the cell's detail, the case's part), summary.md,
+    the JUnit message."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    from parquet_conformance.conformance.harness.model import RunInfo
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, CaseSummary, ResultsDocument
+
+    required = Citation("apache/parquet-format Encryption.md (24102ed5)", "File Format",
+                        "Parquet readers start file parsing by reading and checking the magic string",
+                        requires=("legacy",), level=Level.MUST)
+    context = Citation("apache/parquet-format README.md (24102ed5)", "File format", "4-byte magic number", level=Level.MUST)
+    cells = [cell(Verdict.REJECTED_VALID, Level.MUST, "c/b"), cell(Verdict.REJECTED_VALID, Level.POLICY, "c/p")]
+    cases = [CaseSummary(id="c/b", track="parquet", title="b", group="c", kind=Kind.GOLDEN,
+                         expect={"legacy": Expectation.READ}, citations=[context, required], notes=""),
+             CaseSummary(id="c/p", track="parquet", title="p", group="c", kind=Kind.GOLDEN,
+                         expect={"legacy": Expectation.READ}, citations=[context],
+                         notes="Readers document limits; that they must read it is this suite's reading.")]
+    run = RunInfo("r1", "0", 0, "none", "", None, ["parquet"], "0" * 64)
+    write_reports(ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells), tmp_path)
+    must = ("must: the spec requires “Parquet readers start file parsing by reading and checking the magic string” "
+            "(apache/parquet-format Encryption.md (24102ed5), File Format)")
+    policy = "policy: this suite's reading: Readers document limits; that they must read it is this suite's reading."
+    assert Level.MUST.words == "the spec requires" and Level.SHOULD.words == "the spec recommends"
+    summary = md_text((tmp_path / "summary.md").read_text())
+    assert f"| c/b | legacy | {must} |" in summary and f"| c/p | legacy | {policy} |" in summary
+    suite = ET.parse(tmp_path / "junit" / "a.xml").getroot()
+    failure = suite.find("testcase[@name='c/b [legacy]']/failure")
+    assert failure is not None and must in failure.get("message", "")
+    below = suite.find("testcase[@name='c/p [legacy]']/skipped")
+    assert below is not None and policy in below.get("message", "")
+    html = (tmp_path / "report.html").read_text()
+    data = json.loads(re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html,
+                                re.S).group(1))  # type: ignore[union-attr]
+    detail = data["texts"][data["details"][0][0]]
+    assert "level must (the spec requires): the gate fails on it by default" in detail
+    [[role, expect, _, level, said]] = data["cases"][0][3]
+    assert (role, level, data["levelWords"][level]) == ("legacy", "must", "the spec requires")
+    assert data["cites"][said][:3] == [required.source, required.section, required.quote]
+    assert data["cases"][1][3][0][4] == -1  # a policy that rests on the case's notes: no sentence quoted
+    policy_detail = data["texts"][data["details"][1][0]]
+    assert "level policy (this suite's reading): the gate does not fail on it by default" in policy_detail
