@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import unicodedata
 from typing import TextIO
 
 # What a terminal, a Markdown renderer or a line-oriented reader may act on instead of showing: C0 and C1 controls,
@@ -23,13 +24,28 @@ from typing import TextIO
 # and the byte-order mark (a renderer drops it at the start of a document: it would vanish from the text).
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                      "\ud800-\udfff\ufeff\ufffe\uffff]")
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character (CommonMark: escapable)
+# What GitHub's renderer (cmark-gfm: CommonMark, tables, strikethrough, autolinks; and its math) would read as syntax
+# in text, and nothing else: the rest stays as it is, so that a summary reads the same raw (a CI log, a terminal) as
+# rendered. Anywhere in the text:
+_SYNTAX = re.compile(r"[`|$]"  # a code span, a table cell's end, math
+                     r"|\\(?=[!-/:-@\[-`{-~]|$)"  # a backslash that would escape what follows (ours, at the end)
+                     r"|<(?=[A-Za-z/!?])"  # a tag, a comment, an autolink
+                     r"|&(?=#|[A-Za-z0-9]+;)"  # an entity
+                     r"|\](?=[(\[])"  # a link's text ending
+                     r"|(?:(?<=http)|(?<=https)|(?<=ftp)):(?=//)|(?<=mailto):|(?<=xmpp):"  # GFM's autolinks,
+                     r"|(?<=www)\.", re.IGNORECASE)  # and www.
+# Delimiters of emphasis and strikethrough: escaped unless they can neither open nor close one (CommonMark's flanking
+# rules: between spaces; `_` also between two letters or digits). At the text's ends, what is beside them is unknown.
+_DELIMITERS = "*_~"
+# At the start of the text, which may start a line: a heading, a quote, a list item, a thematic break or setext
+# underline, a link reference or footnote definition (a fence's ` and ~ are escaped anywhere).
+_LEADING = re.compile(r"#{1,6}(?=[ \t]|$)|>|[-+](?=[ \t]|$)|(?:-+|=+)[ \t]*$|\[(?=.*\]:)|\d{1,9}[.)](?=[ \t]|$)")
 # GFM's e-mail autolink is found in text after escapes are resolved (cmark-gfm's autolink extension post-processes
 # text nodes), so `a\@b\.co` still becomes a mailto: link. An empty HTML comment splits the text node before `@`:
-# it renders as nothing, and GitHub keeps or drops it, the text is the same either way. Only after a character of
-# the text: at its start (or after its leading spaces) a comment would open an HTML block when the text begins a line,
-# and the whole line would vanish; there, no address can be made of the text's own characters.
-_AT = re.compile(r"(?<=\S)\\@")
+# it renders as nothing, and GitHub keeps or drops it, the text is the same either way. Only where an address would
+# be (a local part before, a domain with a dot after): the `@` is then after a character of the text, where a comment
+# cannot open an HTML block (at a line's start it would swallow the line).
+_AT = re.compile(r"(?<=[A-Za-z0-9.+_-])@(?=[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]*[A-Za-z0-9])")
 
 
 def visible(ch: str) -> str:
@@ -47,10 +63,31 @@ def terminal(text: str, keep_newlines: bool = False) -> str:
 
 
 def markdown(text: str) -> str:
-    """Safe as inline Markdown (CommonMark, GFM): one line, every ASCII punctuation character backslash-escaped, so no
-    link, image, emphasis, code span, table pipe, HTML tag or entity can start, and no GFM autolink (`www.`,
-    `https:`, e-mail) is recognised; unsafe characters as escapes."""
-    return _AT.sub("<!-- -->\\\\@", _PUNCTUATION.sub(r"\\\1", terminal(text)))
+    """Safe as inline Markdown (CommonMark, GFM): one line in which no link, image, emphasis, code span, table pipe,
+    HTML tag, entity, math or GFM autolink (`www.`, `https:`, e-mail) can start, nor a block where the text starts a
+    line; unsafe characters as escapes. Only what would be read as syntax is escaped (a backslash before it), so that
+    the text reads the same raw as rendered (tests/test_reports.py compares a summary's text both ways). What follows
+    it in the document must not be `(` or `[` (a link's destination or label after a `]` of the text)."""
+    line = terminal(text).lstrip(" \t")  # leading spaces: an indented code block where the text starts a line
+    escaped = {m.start() for m in _SYNTAX.finditer(line)}
+    escaped |= {i for i, ch in enumerate(line) if ch in _DELIMITERS and not _inert(line, i)}
+    if lead := _LEADING.match(line):  # its first character, or an ordered list item's `.` or `)`
+        escaped.add(len(lead.group().rstrip(" \t")) - 1 if lead.group()[0].isdigit() else 0)
+    at = {m.start() for m in _AT.finditer(line)}
+    return "".join(("\\" if i in escaped else "<!-- -->" if i in at else "") + ch for i, ch in enumerate(line))
+
+
+def _space(ch: str) -> bool:
+    return ch == "\t" or unicodedata.category(ch) == "Zs"
+
+
+def _inert(line: str, i: int) -> bool:
+    """Whether the delimiter at `i` can neither open nor close emphasis or strikethrough (both neighbours in the text:
+    spaces; for `_`, also letters or digits)."""
+    if i == 0 or i == len(line) - 1:
+        return False
+    before, after = line[i - 1], line[i + 1]
+    return (_space(before) and _space(after)) or (line[i] == "_" and before.isalnum() and after.isalnum())
 
 
 class TerminalStream(io.TextIOBase):
