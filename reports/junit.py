@@ -1,13 +1,14 @@
 """junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message, drawn for CI tools'
 list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
 cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), and a
-cell not judged is an error. A failure's message names its level and the sentence that level rests on (reports/text.py
-cell_level: "must: the spec requires “…” (source, section)"). As `check` does by default, a failure to read or to refuse where the expectation rests
-on a `should` or a `policy` is skipped with type "below-level" (its level in the message); a crash, a hang, an
-unhandled error or other data is a failure at every level. The suite's properties name the implementation, its
-version, the run, the corpus, the scores per level, how many verdicts were reused from an earlier run, and what the
-run is compared with; against an expected-failure list a known failure is skipped with type "xfail" (as pytest
-writes an expected failure), against a previous run it stays a failure whose message says it is known."""
+cell not judged is an error. A failure's message names its level and the sentence that level rests on
+(reports/text.py cell_level: "must: the spec requires “…” (source, section)"). As `check` does by default, a failure to
+read or to refuse where the expectation rests on a `should` or a `policy` is skipped with type "below-level" (its
+level in the message); a crash, a hang, an unhandled error or other data is a failure at every level. The suite's
+properties name the implementation, its version, the run, the corpus, the scores per level, how many verdicts were
+reused from an earlier run, and what the run is compared with; against an expected-failure list a known failure is
+skipped with type "xfail" (as pytest writes an expected failure), against a previous run it stays a failure whose
+message says it is known."""
 
 from __future__ import annotations
 

@@ -134,8 +134,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
         for c in failing[:per_adapter]:
             said = doc.mark_of(c)
             mark = (f" {said.mark if said else ''} |" if k else "")
-            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | {cell_text(cell_level(doc, c, LEVEL_QUOTE))} | "
-                         f"{c.verdict} |{mark} "
+            lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | "
+                         f"{cell_text(cell_level(doc, c, LEVEL_QUOTE))} | {c.verdict} |{mark} "
                          f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
             more = cell_text(impl_link(a.adapter))  # a link's text, not a link: the name in it is outside text

@@ -187,7 +187,8 @@ def test_every_place_a_verdict_is_shown_names_its_level_and_sentence(tmp_path: P
     required = Citation("apache/parquet-format Encryption.md (24102ed5)", "File Format",
                         "Parquet readers start file parsing by reading and checking the magic string",
                         requires=("legacy",), level=Level.MUST)
-    context = Citation("apache/parquet-format README.md (24102ed5)", "File format", "4-byte magic number", level=Level.MUST)
+    context = Citation("apache/parquet-format README.md (24102ed5)", "File format", "4-byte magic number",
+                       level=Level.MUST)
     cells = [cell(Verdict.REJECTED_VALID, Level.MUST, "c/b"), cell(Verdict.REJECTED_VALID, Level.POLICY, "c/p")]
     cases = [CaseSummary(id="c/b", track="parquet", title="b", group="c", kind=Kind.GOLDEN,
                          expect={"legacy": Expectation.READ}, citations=[context, required], notes=""),
@@ -212,7 +213,7 @@ def test_every_place_a_verdict_is_shown_names_its_level_and_sentence(tmp_path: P
                                 re.S).group(1))  # type: ignore[union-attr]
     detail = data["texts"][data["details"][0][0]]
     assert "level must (the spec requires): the gate fails on it by default" in detail
-    [[role, expect, _, level, said]] = data["cases"][0][3]
+    [[role, _, _, level, said]] = data["cases"][0][3]
     assert (role, level, data["levelWords"][level]) == ("legacy", "must", "the spec requires")
     assert data["cites"][said][:3] == [required.source, required.section, required.quote]
     assert data["cases"][1][3][0][4] == -1  # a policy that rests on the case's notes: no sentence quoted
