@@ -99,6 +99,27 @@ def test_adapters_command_lists_every_adapter() -> None:
     assert not rows["ghost"]["available"] and "No such file" in rows["ghost"]["reason"]
 
 
+def test_adapters_says_which_write_and_with_which_profiles() -> None:
+    """Issue 39 item 9: a user picks a `--writer` from `adapters` (text and --json), without reading code: which
+    adapters write, with which profiles, which only by name, and what each profile asks."""
+    from parquet_conformance.corpus import track
+
+    names = ["--adapter", "pyarrow", "--adapter", "parquet-wasm", "--adapter", "rugo"]
+    proc = subprocess.run([*CLI, "adapters", "--json", *names], capture_output=True, text=True, check=True)
+    rows = {r["adapter"]: r for r in json.loads(proc.stdout)}
+    assert rows["pyarrow"]["writes"] == {"profiles": list(adapters.get("pyarrow").profiles), "default": True}
+    assert "zstd" in rows["pyarrow"]["writes"]["profiles"]
+    assert rows["parquet-wasm"]["writes"]["default"] is False and rows["rugo"]["writes"] is None
+    text = subprocess.run([*CLI, "adapters", *names], capture_output=True, text=True, check=True).stdout
+    lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
+    assert "writes 7 profiles" in lines["pyarrow"] and "by name" in lines["parquet-wasm"]
+    assert "no writer" in lines["rugo"]
+    assert "  pyarrow: default, zstd, v2, no-dictionary, no-statistics, page-index, row-groups" in text
+    assert "(only with --writer parquet-wasm)" in text
+    for profile, what in track.get("parquet").write_profiles().items():  # type: ignore[attr-defined]
+        assert f"  {profile}: {what}" in text
+
+
 def test_run_with_an_external_adapter(tmp_path: Path) -> None:
     """The Node worker plugged in by command line only, as an implementer would plug theirs."""
     try:

@@ -166,9 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
     ins.set_defaults(handler="commands:inspect")
     add_extend(sub)
 
-    ada = sub.add_parser("adapters", help="list the adapters: track, implementation, engine, version, roles",
+    ada = sub.add_parser("adapters", help="list the adapters: track, implementation, engine, version, roles, what "
+                                          "they write",
                          description="Start each adapter's worker once and report what it is, or why it is "
-                                     "unavailable (a missing library or runtime never fails a run). Adapters come "
+                                     "unavailable (a missing library or runtime never fails a run), and which "
+                                     "adapters write (`run --writers`, `--writer NAME`) with which profiles, and what "
+                                     "each profile asks (--json: `writes`, null for a reader only). Adapters come "
                                      "from the entry-point group parquet_conformance.adapters: installed packages "
                                      "add theirs.")
     add_adapter_options(ada)

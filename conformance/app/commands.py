@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from parquet_conformance.conformance.app.console import (
     end_progress,
@@ -72,14 +73,26 @@ def inspect(args: argparse.Namespace) -> int:
     return 0 if report["valid"] and not (args.strict and report.get("findings")) else 1
 
 
+def writing(adapter: object) -> dict[str, Any] | None:
+    """What `run --writers` can ask of an adapter (conformance/adapters/writing.py): the profiles it writes with,
+    and whether it writes without being named (`--writer NAME`); None: it does not write."""
+    from parquet_conformance.conformance.adapters.writing import writes
+
+    if not writes(adapter):
+        return None
+    return {"profiles": list(getattr(adapter, "profiles", ())), "default": bool(getattr(adapter, "default_writer",
+                                                                                         True))}
+
+
 def adapters(args: argparse.Namespace) -> int:
     from parquet_conformance.conformance.harness.execute import describe
+    from parquet_conformance.corpus import track as tracks
 
     rows = []
     chosen = specs(args)
     for i, spec in enumerate(chosen):
         progress_line(f"[{i + 1}/{len(chosen)}] starting {spec.name}")
-        rows.append(describe(spec))
+        rows.append({**describe(spec), "writes": writing(spec.build())})
     end_progress()
     if args.json:
         print(json.dumps(rows, indent=1))
@@ -87,8 +100,23 @@ def adapters(args: argparse.Namespace) -> int:
     for r in rows:
         state = f"{r['version']}" if r["available"] else f"unavailable: {r['reason']}"
         engine = f" [{r['engine']}]" if r.get("engine") else ""
+        w = r["writes"]
+        writes = "no writer" if w is None else (f"writes {len(w['profiles'])} profiles"
+                                                + ("" if w["default"] else ", by name"))
         print(f"{r['adapter']:<13} {r['track']:<8} {r['implementation'] + engine:<40} {','.join(r['roles']):<16} "
-              f"{state}")
+              f"{writes:<20} {state}")
+    for name in sorted({r["track"] for r in rows if r["writes"]}):
+        track = tracks.get(name)
+        if not isinstance(track, tracks.Writable):
+            continue
+        print(f"\nWriters of {name} (run --writers [--writer NAME ...]; without --writer, every one not marked "
+              "\"by name\"), and the profiles each writes with:")
+        for r in (r for r in rows if r["track"] == name and r["writes"]):
+            print(f"  {r['adapter']}: {', '.join(r['writes']['profiles'])}"
+                  + ("" if r["writes"]["default"] else " (only with --writer " + r["adapter"] + ")"))
+        print("Profiles:")
+        for profile, what in track.write_profiles().items():
+            print(f"  {profile}: {what}")
     return 0
 
 
