@@ -23,6 +23,7 @@ import fcntl
 import itertools
 import json
 import os
+import re
 import secrets
 import select
 import shutil
@@ -59,6 +60,13 @@ REAPER = Path(__file__).with_name("reaper.py")
 OOM_MARKERS = ("MemoryError", "std::bad_alloc", "memory allocation of", "OutOfMemoryError",
                "Cannot allocate memory", "out of memory", "JavaScript heap out of memory")
 STDERR_TAIL = 4000  # of stderr in a crash's message
+# What a process says when the kernel refuses it memory: under the address-space limit (RLIMIT_AS, reaper.py) that
+# limit is why (rugo: "cannot reserve the slab address space"; Rust: "memory allocation of 3200 bytes failed"), where
+# without it the same file may crash otherwise or grow much further: the crash says so (limit_text). Not Java's or
+# V8's own heap limits (a JVM runs without RLIMIT_AS), nor a request beyond the limit by itself.
+REFUSED_MEMORY = ("memory allocation of", "std::bad_alloc", "MemoryError", "Cannot allocate memory", "address space",
+                  "out of memory", "failed to allocate", "Out of memory")
+ALLOCATION_SIZE = re.compile(r"(?:memory allocation of|failed to allocate) (\d+) bytes")
 STDERR_KEEP = 64 << 10  # of stderr kept in memory; the rest is read and dropped
 Normalize = Callable[[Mapping[str, Any]], object]
 
@@ -388,10 +396,25 @@ class Worker:
             how = "closed its output and did not exit"
         else:
             how = f"exited with code {rc}"
+        if rc != -signal.SIGKILL and at_the_limit(tail, self.adapter.memory_limit_bytes):
+            how += f" at the {limit_text(self.adapter.memory_limit_bytes or 0)} address-space limit"
         error = Error(how, protocol.clean(tail[-STDERR_TAIL:] or how))
         if rc == -signal.SIGKILL or any(m in tail for m in OOM_MARKERS):
             return OutOfMemory(error)
         return Crash(error)
+
+
+def at_the_limit(said: str, limit: int | None) -> bool:
+    """Whether a dead worker's last words say the kernel refused it memory under the address-space limit: an allocation
+    failed, and none it names asked for the limit or more by itself (that would fail without the limit too)."""
+    if not limit or not any(m in said for m in REFUSED_MEMORY):
+        return False
+    return all(int(n) < limit for n in ALLOCATION_SIZE.findall(said))
+
+
+def limit_text(limit: int) -> str:
+    """An address-space limit as a crash names it: `8 GiB`, `512 MiB`."""
+    return f"{limit / 2**30:g} GiB" if limit >= 2**30 else f"{limit / 2**20:g} MiB"
 
 
 class Box:

@@ -81,6 +81,22 @@ def test_unbounded_allocation_is_oom() -> None:
     assert isinstance(good.outcome, Read)
 
 
+def test_a_crash_at_the_address_space_limit_says_so() -> None:
+    """Issue 39 item 7: the limit changes what a crash says (rugo's "cannot reserve the slab address space", daft's
+    "memory allocation of 3200 bytes failed", where without it the same files segfault or grow to 24 GB): a worker
+    the kernel refuses memory under the limit is "killed by SIGABRT at the 1 GiB address-space limit"; one that asked
+    for more than the limit at once, or that has no limit, is killed by SIGABRT, no more."""
+    bad, good = bad_then_good("native-alloc", memory=1 << 30)
+    assert isinstance(bad.outcome, OutOfMemory), bad.outcome
+    assert bad.outcome.error.cls == "killed by SIGABRT at the 1 GiB address-space limit"
+    assert "memory allocation of 67108864 bytes failed" in bad.outcome.error.message
+    assert isinstance(good.outcome, Read)
+    bad, _ = bad_then_good("huge-alloc", memory=1 << 30)
+    assert isinstance(bad.outcome, OutOfMemory) and bad.outcome.error.cls == "killed by SIGABRT"
+    bad, _ = bad_then_good("huge-alloc", memory=None)
+    assert isinstance(bad.outcome, OutOfMemory) and bad.outcome.error.cls == "killed by SIGABRT"
+
+
 def test_a_worker_whose_child_holds_stdout_is_a_crash_at_once() -> None:
     """The worker exits, its child keeps the pipe open: not a 60 s timeout, and the child is killed."""
     bad, _ = bad_then_good("child-holds-stdout")  # with the 60 s timeout: a wait for the pipe would be a Timeout

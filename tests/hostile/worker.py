@@ -6,7 +6,8 @@ worker is a reader whose verdicts mean something; `--version=V`, `--engine=E`, `
 `--implementation-json=J`, `--version-json=J` (any text, as JSON) go in its start answer;
 `--plan=TEXT:MODE,TEXT:MODE` gives each file whose path contains TEXT its own mode (one worker, every way).
 
-Modes, per file: segfault, abort, hang, alloc, garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
+Modes, per file: segfault, abort, hang, alloc, native-alloc (malloc until NULL, Rust's words, an abort),
+huge-alloc (one malloc of 2**61 bytes, the same), garbage, bad-rows, big-line, surrogate, nul, bad-utf8, mismatched
 (an answer for another id first), twice (the answer twice in one write), stray-later (the answer, then a line
 unasked a moment later), child-holds-stdout, setsid-holds-stdout, surviving-child, setsid-child, double-fork,
 child-then-hang, exit-after-read, exit-after-answer, kill-reaper and stop-reaper (a daemon first), sigkill,
@@ -185,6 +186,14 @@ def bad(req: dict, mode: str) -> dict | None:
         hoard = []
         while True:
             hoard.append(bytearray(64 << 20))
+    if mode in ("native-alloc", "huge-alloc"):  # as a Rust reader dies when malloc returns NULL: its words, an abort
+        libc = ctypes.CDLL(None)
+        libc.malloc.restype = ctypes.c_void_p
+        size = 1 << 61 if mode == "huge-alloc" else 64 << 20
+        while libc.malloc(ctypes.c_size_t(size)):  # the kernel refuses only at the address-space limit (or beyond it)
+            pass
+        print(f"memory allocation of {size} bytes failed", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGABRT)
     if mode == "garbage":
         out("not json at all")
         return None
