@@ -186,9 +186,10 @@ def shorten(text: str, limit: int) -> str:
     cut = line[:limit - 1]
     if " " in cut[limit // 2:]:
         cut = cut[:cut.rindex(" ")]
-    return cut.rstrip(" ,;:") + "…"
+    return cut.rstrip(" ,;:").removesuffix(" /").rstrip(" ,;:") + "…"  # nor a " / " between lines
 
 
+AT_THE_LIMIT = re.compile(r"at the ([\d.]+ [GM]iB) address-space limit")  # conformance/harness/workers.py says it
 SIGNALS = {"SIGSEGV": "a segmentation fault: it touched memory it does not own",
            "SIGABRT": "an abort: it stopped itself on a failed check, a failed allocation or a panic",
            "SIGILL": "an illegal instruction, usually a deliberate trap such as an assertion",
@@ -223,6 +224,9 @@ def failure_text(cell: Cell) -> str:
     meaning = SIGNALS.get(signal.group(), "") if signal else ""
     text = ("ran out of memory" + (f" ({how})" if how != "oom" else "") if cell.outcome == "oom" else
             how + (f" ({meaning})" if meaning else ""))
+    if AT_THE_LIMIT.search(how):
+        text += (": the limit the harness sets on each worker's memory, where the kernel refused an allocation "
+                 "(without it the same read may crash otherwise or grow much further)")
     said = last_words(cell)
     return text + (f"; its last words: {said}" if said else "")
 

@@ -249,3 +249,178 @@ def test_every_script_is_the_same_in_every_process() -> None:
     assert len(seen) == 1
     here = {n: hashlib.sha256(r.text.encode()).hexdigest() for n in names() if (r := reproducer_of(get(n)))}
     assert str(here) == seen.pop().strip()
+
+
+# -- issue 39 item 3: scripts whose exit status is their contract, READMEs that name only files their folder has ----
+
+
+def script_folder(tmp_path: Path, name: str) -> Path:
+    """A folder with an adapter's script (and the files it runs) and a finding.json, as report --upstream writes."""
+    repro = reproducer_of(get(name))
+    assert repro is not None
+    folder = tmp_path / name
+    folder.mkdir()
+    for file, text in [(repro.script, repro.text), *repro.companions.items()]:
+        (folder / file).write_text(text, encoding="utf-8")
+    (folder / "finding.json").write_text(json.dumps({**finding_json(name), "version": "1.0"}))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with nothing installed."""
+    where = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    return where / "bin" / "python"
+
+
+def cannot_judge(proc: subprocess.CompletedProcess, *says: str) -> None:
+    """Exit 2 and one line that says what to install; no traceback."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr[-2000:])
+    [line] = proc.stdout.splitlines()
+    assert line.startswith("CANNOT JUDGE: ") and all(s in line for s in says), line
+    assert "Traceback" not in proc.stderr and "Error:" not in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", [n for n in names() if (r := reproducer_of(get(n))) and r.language == "Python"])
+def test_a_python_script_without_its_library_cannot_judge(tmp_path: Path, name: str, bare_python: Path) -> None:
+    """In a bare venv a script stops at its first import: that is no verdict on the reader (exit 1 would say the
+    finding reproduces), so it exits 2 and names what to install, as its README's Reproduce section does."""
+    folder = script_folder(tmp_path, name)
+    repro = reproducer_of(get(name))
+    assert repro is not None
+    proc = subprocess.run([str(bare_python), "-I", repro.script], cwd=folder, capture_output=True, text=True,
+                          timeout=120, env={"PATH": os.defpath})
+    cannot_judge(proc, "the Python module ", repro.install.format(version="1.0").splitlines()[0])
+
+
+def test_the_polars_script_with_polars_alone_names_pyarrow(tmp_path: Path) -> None:
+    """Issue 39's case: a venv with only polars==2.1.0 installed (its package and runtime linked into a bare venv)
+    stopped the polars scripts at ModuleNotFoundError: pyarrow, exit 1, "reproduces"."""
+    import polars
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    [site] = venv.glob("lib/python*/site-packages")
+    installed = Path(polars.__file__).parent.parent
+    for entry in installed.iterdir():
+        if "polars" in entry.name.lower():
+            (site / entry.name).symlink_to(entry)
+    python = venv / "bin" / "python"
+    assert subprocess.run([str(python), "-I", "-c", "import polars"], capture_output=True).returncode == 0
+    folder = script_folder(tmp_path, "polars")
+    proc = subprocess.run([str(python), "-I", "repro.py"], cwd=folder, capture_output=True, text=True, timeout=120,
+                          env={"PATH": os.defpath})
+    cannot_judge(proc, "the Python module pyarrow is missing here", "pip install polars==1.0 pyarrow")
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name", [n for n in names() if (r := reproducer_of(get(n))) and r.language != "Python"])
+def test_a_node_or_java_script_without_its_library_cannot_judge(tmp_path: Path, name: str) -> None:
+    """Node with no node_modules, Java without the jars: exit 2 and what to install, not a verdict (Java's source
+    launcher fails to compile a program whose imports are missing, exit 1: Repro.java checks the classpath first)."""
+    import shutil
+
+    folder = script_folder(tmp_path, name)
+    repro = reproducer_of(get(name))
+    assert repro is not None
+    runtime = "node" if repro.language == "JavaScript" else "java"
+    if shutil.which(runtime) is None:
+        pytest.skip(f"no {runtime}")
+    proc = subprocess.run([runtime, repro.script], cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={"PATH": os.defpath})
+    install = repro.install.format(version="1.0").splitlines()[0].split("  #")[0]
+    cannot_judge(proc, "not installed here" if runtime == "node" else "the classpath lacks ", install)
+
+
+def readme_files(folder: Path) -> set[str]:
+    """The file names a README names (in code spans: `expected.json`)."""
+    import re
+
+    return set(re.findall(r"`([\w-]+\.(?:json|parquet|py|mjs|java))`", (folder / "README.md").read_text()))
+
+
+FINDINGS = [(Verdict.CRASH, e) for e in ("read", "either", "reject")] + [
+    (v, e) for v in (Verdict.UNHANDLED, Verdict.REJECTED_VALID, Verdict.WRONG_DATA) for e in ("read", "either")] + [
+    (Verdict.ACCEPTED_INVALID, "reject")]
+
+
+def folder_of(tmp_path: Path, name: str, verdict: Verdict, expected: str, stated: bool = True,
+              error_class: str | None = None) -> Path:
+    """The folder report --upstream writes for one finding of an adapter (a case of a corpus made here, its base's
+    data stated or not)."""
+    root = tmp_path / name / "corpus"
+    (root / "cases").mkdir(parents=True)
+    (root / "expected").mkdir()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1, None]}), root / "cases" / "c.parquet")
+    (root / "expected" / "b.json").write_text(json.dumps({"columns": ["a"], "rows": [[{"int": "1"}], [None]]}))
+    case = CaseEntry.from_json({**case_entry("c/d", expected).to_json(), "file": "cases/c.parquet",
+                                "data_unknown": not stated})
+    base = SimpleNamespace(expected="expected/b.json", baseline_case="base/b", file="cases/c.parquet", columns=["a"])
+    the_cell = dataclasses.replace(cell("c/d", verdict, expected, sample=sample([[{"int": "2"}, "x"]])),
+                                   outcome="read" if verdict in (Verdict.WRONG_DATA, Verdict.ACCEPTED_INVALID) else
+                                   "crash" if verdict == Verdict.CRASH else "rejected")
+    doc = SimpleNamespace(cases=[], roles={"legacy": "a reader"}, reproduce={}, diff_of=lambda c: None, cells=[],
+                          run=SimpleNamespace(id="r1", generator_version="0.2.0", seed=0, corpus_digest="ab" * 32))
+    manifest = SimpleNamespace(bases={"b": base}, case=lambda _: case)
+    folder = tmp_path / name / f"{verdict.value.removeprefix('fail:')}-{expected}"
+    the_cell = dataclasses.replace(the_cell, adapter=name, error_class=error_class or the_cell.error_class)
+    upstream.write_finding(folder, upstream.Finding(name, verdict, "cause", the_cell, case, []), doc,
+                           manifest, root, get(name), reproducer_of(get(name)))  # type: ignore[arg-type]
+    return folder
+
+
+@pytest.mark.parametrize(("verdict", "expected"), FINDINGS)
+@pytest.mark.parametrize("stated", [True, False])
+def test_a_readme_names_only_files_its_folder_has(tmp_path: Path, verdict: Verdict, expected: str,
+                                                  stated: bool) -> None:
+    """The polars READMEs of regression/fuzz/polars/crash-4d833257bbb3 and evolution/geography/pyarrow said
+    "compare with expected.json", which their folders did not have: a case whose data no reference states (a
+    fuzzed file, data_unknown) gets no expected.json, and then its README names none."""
+    for name in ("polars", "hyparquet", "parquet-java", "rugo"):
+        folder = folder_of(tmp_path, name, verdict, expected, stated)
+        has = {p.name for p in folder.iterdir()}
+        assert readme_files(folder) <= has, (name, readme_files(folder) - has)
+        assert ("expected.json" in has) <= stated
+
+
+def test_a_crash_at_the_address_space_limit_says_how_to_read_under_it(tmp_path: Path) -> None:
+    """Issue 39 item 7: the run's workers read under an 8 GiB address-space limit, the scripts without one: a
+    finding killed at the limit says so, and how to read the file under the same limit."""
+    at = "killed by SIGABRT at the 8 GiB address-space limit"
+    readme = (folder_of(tmp_path, "polars", Verdict.CRASH, "either", error_class=at) / "README.md").read_text()
+    assert "under the 8 GiB address-space limit" in readme and "(ulimit -v 8388608; python repro.py)" in readme
+    readme = (folder_of(tmp_path / "r", "rugo", Verdict.CRASH, "either", error_class=at) / "README.md").read_text()
+    assert "`parquet-conformance read` reads it under the same limit" in readme
+    readme = (folder_of(tmp_path / "s", "polars", Verdict.CRASH, "either", error_class="killed by SIGABRT") /
+              "README.md").read_text()
+    assert "ulimit" not in readme and "address-space limit" not in readme
+
+
+def test_titles_are_cut_at_a_word() -> None:
+    """A fuzz finding's case title names its signature cut at a word with "…" (one was "…memory allocation of H
+    bytes failed / sta)"), and so do the regression store's."""
+    import re
+
+    from parquet_conformance.conformance.app.fuzz import regression_title
+    from parquet_conformance.conformance.harness.judge import normalise
+    from parquet_conformance.conformance.harness.model import Finding, OutcomeKind
+    from parquet_conformance.corpus import regression_store
+
+    signature = "killed by SIGABRT: memory allocation of H bytes failed / stack backtrace:"
+    finding = Finding("polars", "polars (polars-parquet, Rust)", "2.1.0", "legacy", "either", Verdict.CRASH,
+                      OutcomeKind.CRASH, signature, signature, "flat", {}, 0, 0, 0)  # type: ignore[arg-type]
+    assert regression_title(finding) == ("fuzz: polars (polars-parquet, Rust) fail:crash (killed by SIGABRT: memory "
+                                         "allocation of H bytes failed…)")
+    for entry in regression_store.load():
+        said = re.fullmatch(r"fuzz: .* \((.*)\)", entry["title"])
+        if said:
+            message = re.search(r": fail:[a-z-]+ \((.*)\)$", entry["citations"][0]["quote"])
+            assert message is not None
+            full = normalise(message.group(1))
+            kept = said.group(1).removesuffix("…")
+            assert said.group(1) == full or (said.group(1).endswith("…") and full.startswith(kept)
+                                             and not full[len(kept)].isalnum()), entry["title"]  # at a word's end

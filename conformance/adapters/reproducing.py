@@ -21,6 +21,9 @@ class Reproducer:
     # column -> why the script cannot read it (a type the library hands over in a form its language cannot): never
     # compared, and a finding that differs only there gets no script
     not_compared: dict[str, str] = field(default_factory=dict)
+    # other files the script runs, written beside it (file name -> text; the same for every finding too): Java's
+    # launcher checks the classpath, then compiles and runs the program that reads
+    companions: dict[str, str] = field(default_factory=dict)
 
 
 class Reproducing:

@@ -57,6 +57,7 @@ from parquet_conformance.corpus.model import (
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.reports.text import shorten
 
 BATCH = 25  # examples per Hypothesis run: a Spark task of a few seconds
 SHRINK_TIMEOUT_S = 10.0  # a hang is shrunk with this limit per attempt (its confirmation had the full one)
@@ -440,7 +441,8 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
               "verdict": str(finding.verdict), "signature": finding.signature}
     cites = [Citation("parquet-conformance fuzz (docs/fuzzing.md)",
                       f"run seed {opts.seed}, batch {finding.batch}, example {finding.example}",
-                      f"{finding.implementation} {finding.version}: {finding.verdict} ({finding.message[:160]})",
+                      f"{finding.implementation} {finding.version}: {finding.verdict} "
+                      f"({shorten(finding.message, 160)})",
                       level=Level.POLICY),  # where the file comes from: provenance, not a spec
              *fuzzer.citations(oracle.expect)]
     notes = (f"Found by `parquet-conformance fuzz --seed {opts.seed}`; {finding.implementation} {finding.version} "
@@ -451,10 +453,15 @@ def save(finding: Finding, chain: Any, opts: FuzzOptions) -> Finding:
         path = Path(tmp) / f"minimal{track.suffix}"
         path.write_bytes(data)
         regression_store.add(path, case_id, {r: str(e) for r, e in oracle.expect.items()}, cites,
-                             title=f"fuzz: {finding.implementation} {finding.verdict} ({finding.signature[:60]})",
+                             title=regression_title(finding),
                              notes=notes, base=finding.base, track=opts.track, root=store(opts), found_by=origin,
                              data_unknown=oracle.other_data)
     return replace(done, regression=case_id)
+
+
+def regression_title(finding: Finding) -> str:
+    """A saved finding's case title: its implementation, verdict and signature, the signature cut at a word."""
+    return f"fuzz: {finding.implementation} {finding.verdict} ({shorten(finding.signature, 60)})"
 
 
 def steps_of(chain_json: dict[str, Any]) -> int:

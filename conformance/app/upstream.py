@@ -377,8 +377,9 @@ def write_finding(folder: Path, finding: Finding, doc: ResultsDocument, manifest
     why_not = script_judges(finding, cmp) if repro is not None else None
     script = repro if repro is not None and why_not is None else None
     if script is not None:
-        (folder / script.script).write_text(script.text, encoding="utf-8")
-        files.insert(0, script.script)
+        for name, text in reversed([(script.script, script.text), *script.companions.items()]):
+            (folder / name).write_text(text, encoding="utf-8")
+            files.insert(0, name)
     files.insert(0, "README.md")
     (folder / "README.md").write_text(readme(finding, doc, script, cmp, adapter, files, read_line(doc, finding, file),
                                              why_not), encoding="utf-8")

@@ -19,11 +19,19 @@ from pathlib import Path
 from parquet_conformance.conformance.adapters import Adapter
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
 from parquet_conformance.conformance.app.upstream import Comparison, Finding, safe_word, shown
-from parquet_conformance.conformance.harness.model import Verdict
+from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.corpus.model import Citation, Expectation, Kind
 from parquet_conformance.kernel.escape import markdown
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import MEANING, anchor, docs_base, failure_text, pinned_url, shorten
+from parquet_conformance.reports.text import (
+    AT_THE_LIMIT,
+    MEANING,
+    anchor,
+    docs_base,
+    failure_text,
+    pinned_url,
+    shorten,
+)
 
 KIND_WORDS = {
     Kind.GOLDEN: "a valid file: parquet-conformance's strict decoder accepts it (the suite calls such files golden)",
@@ -36,6 +44,13 @@ EXPECT_WORDS = {
     Expectation.REJECT: "refuse the file with an error it raises on purpose",
     Expectation.EITHER: "either read exactly the data in `expected.json` or refuse the file with an error; never "
                         "return other data",
+}
+# Where no expected.json goes with the folder (the case states no data: a file found by fuzzing, a type no reference
+# reader decodes), the words name no file the folder does not have.
+UNSTATED_WORDS = {
+    Expectation.READ: "read the file and return its data (the case states no data to compare: any it returns counts)",
+    Expectation.REJECT: EXPECT_WORDS[Expectation.REJECT],
+    Expectation.EITHER: "either read the file or refuse it with an error (the case states no data to compare)",
 }
 ANY_EXPECTATION = (Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG)
 CONFIRMED = ("confirmed: the run read the file again in a fresh process of the reader, which had read nothing else "
@@ -122,8 +137,9 @@ def quote(c: Citation, urls: list[str], requires: str) -> list[str]:
 
 
 def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Expectation,
-                citations: list[Citation], notes: str) -> list[str]:
-    """Why the reader must do what the case expects: the sentences anyone can open, or our reading."""
+                citations: list[Citation], notes: str, stated: bool = True) -> list[str]:
+    """Why the reader must do what the case expects: the sentences anyone can open, or our reading. `stated`: the
+    folder has expected.json."""
     quotable = [(c, links(c)) for c in citations]
     quotable = [(c, u) for c, u in quotable if u]
     requiring = [(c, u) for c, u in quotable if role in c.requires and getattr(c, "level", None) != "policy"]
@@ -135,16 +151,17 @@ def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Ex
         out += our_reading(TAXONOMY)
     if on_base:
         out += ["The file is one of the corpus's unmodified bases: a valid file, which every reader must read. The "
-                "data it must return is the values the file holds, by the spec's types and logical types; "
-                "`expected.json` is that data as our strict reference reader decodes it. This is "
-                "parquet-conformance's own reading:", ""]
+                "data it must return is the values the file holds, by the spec's types and logical types"
+                + ("; `expected.json` is that data as our strict reference reader decodes it" if stated else "")
+                + ". This is parquet-conformance's own reading:", ""]
         out += our_reading(BASELINE)
         out += ["A difference on such a file may be a way the library chose to represent a value (a NaN for a null "
                 "float where pandas has no null float, say) rather than a bug: whether it is one is yours to say. "
                 f"{doc_ref(REPRESENTATION)} lists those we know.", ""]
     elif requiring:
         out += [f"The sentence{'s' if len(requiring) > 1 else ''} that require{'' if len(requiring) > 1 else 's'} "
-                f"a `{role}` reader to {EXPECT_WORDS[expected].split(' and ')[0]}:", ""]
+                f"a `{role}` reader to {(EXPECT_WORDS if stated else UNSTATED_WORDS)[expected].split(' and ')[0]}:",
+                ""]
         for c, u in requiring:
             out += quote(c, u, "")
     elif finding_verdict not in ANY_EXPECTATION:
@@ -196,7 +213,8 @@ def readme(finding: Finding, doc: ResultsDocument, script: Reproducer | None, cm
     version = cell.version or "unknown"
     summary = next((c for c in doc.cases if c.id == case.id), None)
     citations = summary.citations if summary else case.citations
-    file = files[1 + (script is not None)]
+    file = next(f for f in files if f.startswith("case."))
+    stated = "expected.json" in files  # the data a read must return goes with the folder
     role_words = doc.roles.get(cell.role, "")
     lines = [f"# {e(cell.implementation)} {e(version)}: {e(case.title)}", "",
              f"parquet-conformance found this: **{e(cell.verdict.value)}**: {e(MEANING.get(cell.verdict, ''))}. "
@@ -204,13 +222,14 @@ def readme(finding: Finding, doc: ResultsDocument, script: Reproducer | None, cm
              f"failure was {CONFIRMED}."
              + (f" {len(finding.others)} other cases fail the same way (listed below)." if finding.others else ""),
              "", "## What the reader must do", "",
-             f"Read as a `{e(cell.role)}` reader ({e(role_words)}), it must {EXPECT_WORDS[cell.expected]}."
+             f"Read as a `{e(cell.role)}` reader ({e(role_words)}), it must "
+             f"{(EXPECT_WORDS if stated else UNSTATED_WORDS)[cell.expected]}."
              + (" Whatever a case expects, it must not crash, hang or lose control."
                 if cell.verdict in ANY_EXPECTATION else ""), "",
              "## What it did", ""]
     lines += [f"- {line}" for line in observed(finding, doc)]
     lines += ["", "## Why this is required", ""]
-    lines += requirement(cell.verdict, finding.on_base, cell.role, cell.expected, citations, case.notes)
+    lines += requirement(cell.verdict, finding.on_base, cell.role, cell.expected, citations, case.notes, stated)
     if case.notes and not finding.on_base:
         lines += ["About the case: " + with_doc_refs(case.notes), ""]
     lines += ["## Reproduce", ""]
@@ -237,7 +256,8 @@ FILE_WORDS = {"README.md": "this page", "case": "the file that shows the failure
               "base": "the file the case was made from, unmodified: the control",
               "finding": "this finding as data (what the script reads: the expectation, the columns it compares, the "
                          "time limit, how the library refuses a file on purpose)",
-              "repro": "the script", "Repro": "the program"}
+              "repro": "the script", "Repro": "the program (it checks the classpath, then runs ReproRead.java)",
+              "ReproRead": "the program that reads the file with parquet-java"}
 
 
 def reproduce(finding: Finding, script: Reproducer | None, cmp: Comparison, adapter: Adapter, version: str,
@@ -253,8 +273,8 @@ def reproduce(finding: Finding, script: Reproducer | None, cmp: Comparison, adap
                 "does what the spec requires (the bug is fixed); **1**: the failure reproduces"
                 + {Verdict.CRASH: " (or the process dies of it)",
                    Verdict.HANG: f" (a hang: it stops the reader after {timeout_s} s)"}.get(cell.verdict, "")
-                + "; **2**: the script cannot judge (it could not turn what the reader returned into plain values, "
-                "or the runtime lacks part of the library).", ""]
+                + "; **2**: the script cannot judge (a module, a jar or the runtime it needs is missing here, and "
+                "it says what to install; or it could not turn what the reader returned into plain values).", ""]
         if cmp.columns:
             out += [f"It compares the row count and the columns {e(', '.join(cmp.columns))} with `expected.json`."
                     + (f" ({e(cmp.note)})" if cmp.note else ""), ""]
@@ -263,6 +283,7 @@ def reproduce(finding: Finding, script: Reproducer | None, cmp: Comparison, adap
         if cmp.control:
             out += [f"`base{Path(file).suffix}` is the file the case was made from, which {e(cell.adapter)} reads as "
                     f"expected: `{script.run} base{Path(file).suffix}` exits 0.", ""]
+        out += under_the_limit(cell, adapter, f"`{script.run}`", script.run)
     else:
         if why_not:
             out += [f"No script: {e(why_not)}.", ""]
@@ -270,7 +291,24 @@ def reproduce(finding: Finding, script: Reproducer | None, cmp: Comparison, adap
             out += [f"No script in {e(cell.implementation)}'s own API yet. parquet-conformance reproduces it:", ""]
         out += ["```", f"pip install parquet-conformance=={safe_word(finding_version(), 'VERSION')}", read_line, "```",
                 "", "It prints the reader's outcome and the verdict (add `--json` for the whole answer).", ""]
+        out += under_the_limit(cell, adapter, "`parquet-conformance read`", None)
     return out
+
+
+def under_the_limit(cell: Cell, adapter: Adapter, what: str, run: str | None) -> list[str]:
+    """For a crash at the harness's address-space limit (conformance/harness/workers.py names it): that the run read
+    the file under it, what the reproduction does, and how to read under the same limit."""
+    found = AT_THE_LIMIT.search(cell.error_class or "")
+    limit = adapter.memory_limit_bytes
+    if found is None or not limit:
+        return []
+    out = [f"The run read the file under the {found.group(1)} address-space limit parquet-conformance sets on each "
+           "reader's process, and the kernel refused the reader an allocation there: that ended it. Without the "
+           "limit, the same file may crash it otherwise (a segmentation fault) or make it take far more memory."]
+    if run is None:
+        return [*out, f"{what} reads it under the same limit, as the run did.", ""]
+    return [*out, f"{what} runs without a limit; to read the file as the run did, give it the same limit (in KiB):", "",
+            "```", f"(ulimit -v {limit // 1024}; {run})", "```", ""]
 
 
 def finding_version() -> str:

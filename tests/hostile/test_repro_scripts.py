@@ -99,8 +99,9 @@ def test_a_finding_with_any_text_stays_data(tmp_path_factory: pytest.TempPathFac
         folder = tmp_path_factory.mktemp("finding") / "f"
         upstream.write_finding(folder, finding, doc_of(case), manifest, root, adapter, repro)  # type: ignore[arg-type]
         scripts = [p for p in folder.iterdir() if p.name.startswith(("repro.", "Repro."))]
-        if scripts:  # the skeleton, byte for byte
+        if scripts:  # the skeleton, byte for byte, and the files it runs
             assert repro is not None and [p.read_text(encoding="utf-8") for p in scripts] == [repro.text]
+            assert all((folder / f).read_text(encoding="utf-8") == text for f, text in repro.companions.items())
         # a script where one can judge: not for wrong data when no data is stated (this corpus has none)
         assert bool(scripts) == (repro is not None and verdict in upstream.SCRIPTED and verdict != Verdict.WRONG_DATA)
         data = json.loads((folder / "finding.json").read_text(encoding="utf-8"))
@@ -178,7 +179,8 @@ def test_every_java_skeleton_compiles(name: str, tmp_path: Path) -> None:
         pytest.skip("no javac")
     repro = reproducer_of(get(name))
     assert repro is not None
-    (tmp_path / repro.script).write_text(repro.text, encoding="utf-8")
+    for name, text in [(repro.script, repro.text), *repro.companions.items()]:  # the launcher and its program
+        (tmp_path / name).write_text(text, encoding="utf-8")
     proc = subprocess.run([javac, "-cp", f"{pyspark_jars()}{os.sep}*", "-d", str(tmp_path / "classes"),
-                           repro.script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                           repro.script, *repro.companions], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

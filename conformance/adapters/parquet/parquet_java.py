@@ -85,14 +85,15 @@ class ParquetJava(CommandAdapter, Writer, Reproducing):
                 "ParquetJavaWorker", version]
 
     def reproducer(self) -> Reproducer:
-        """repro/parquet-java.tmpl reads as the worker's `read` does: a single-file program (JEP 330, Java 17) on
-        pyspark's jars, which hold parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
+        """repro/parquet-java-read.tmpl reads as the worker's `read` does, run by repro/parquet-java.tmpl (Repro.java,
+        Java 17's source launcher, JEP 330), which checks the classpath first: pyspark's jars, which hold
+        parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
         try:
             pyspark = f"pyspark=={metadata.version('pyspark')}"
         except metadata.PackageNotFoundError:
             pyspark = "pyspark"
         return reproducers.java(
-            "parquet-java.tmpl",
+            "parquet-java",
             f"pip install {pyspark}  # its jars hold parquet-hadoop {{version}}, Hadoop's client and Jackson (or any\n"
             "# classpath with parquet-hadoop, Hadoop's client, Jackson, SLF4J's API, JTS and the file's codecs)\n"
             "JARS=\"$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')/jars/*\"",

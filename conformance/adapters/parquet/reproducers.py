@@ -11,6 +11,7 @@ workers apply: the Java rule's class and the Node rule's functions are copied in
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -55,7 +56,8 @@ def python(library: str, imports: str, version: str, read: str, install: str, ar
     the taxonomy's rule (a library whose errors carry another runtime's, as Spark's carry the JVM's, redefines
     `lost_control` there)."""
     text = (TEMPLATES / "python.tmpl").read_text()
-    text = text.replace("@@DATA@@", data.replace("@@ARROW@@", arrow)).replace("@@IMPORTS@@", imports)
+    text = text.replace("@@DATA@@", data.replace("@@ARROW@@", arrow)).replace("@@IMPORTS@@", _indent(imports))
+    text = text.replace("@@INSTALL@@", repr(install.splitlines()[0]))
     text = text.replace("@@READ@@", _indent(read)).replace("@@LIBRARY@@", library).replace("@@ERRORS@@", errors)
     text = text.replace("{VERSION}", "{" + version + "}")
     return Reproducer(language="Python", script="repro.py", text=text, install=install, run="python repro.py",
@@ -112,9 +114,15 @@ def lost_control(error):
 
 
 def java(name: str, install: str, run: str) -> Reproducer:
-    """A Java skeleton (repro/NAME), with the JVM's error rule (java/JavaErrors.java) as a nested class."""
-    text = (TEMPLATES / name).read_text().replace("@@JAVA_ERRORS@@", java_errors())
-    return Reproducer(language="Java", script="Repro.java", text=text, install=install, run=run)
+    """A Java program in two files: the launcher (repro/NAME.tmpl, Repro.java), which checks the classpath for what
+    the reading program imports (exit 2 naming what to install: Java's source launcher would fail to compile, exit 1,
+    a missing jar's "reproduces") and runs it; and the reading program (repro/NAME-read.tmpl, ReproRead.java), with the
+    JVM's error rule (java/JavaErrors.java) as a nested class."""
+    first = install.splitlines()[0].split("  #")[0]  # the install command, without its comment
+    launcher = (TEMPLATES / f"{name}.tmpl").read_text().replace("@@INSTALL@@", json.dumps(first))
+    program = (TEMPLATES / f"{name}-read.tmpl").read_text().replace("@@JAVA_ERRORS@@", java_errors())
+    return Reproducer(language="Java", script="Repro.java", text=launcher, install=install, run=run,
+                      companions={"ReproRead.java": program})
 
 
 def node(name: str, worker: str, install: str, read: tuple[str, ...] = ()) -> Reproducer:
@@ -125,7 +133,7 @@ def node(name: str, worker: str, install: str, read: tuple[str, ...] = ()) -> Re
     refusals = js_declarations(JS / worker, ("REFUSALS",))
     plain = js_declarations(JS / "shared.mjs", ("dateText",)) + "\n\n" + (TEMPLATES / "plain.mjs").read_text()
     text = (TEMPLATES / name).read_text().replace("@@RULE@@", f"{refusals}\n\n{rule}").replace("@@PLAIN@@", plain)
-    text = text.replace("@@READ@@", js_declarations(JS / worker, read))
+    text = text.replace("@@READ@@", js_declarations(JS / worker, read)).replace("@@INSTALL@@", json.dumps(install))
     return Reproducer(language="JavaScript", script="repro.mjs", text=text, install=install, run="node repro.mjs")
 
 

@@ -124,7 +124,12 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
             "    for key, value in {'spark.sql.session.timeZone': 'UTC', 'spark.sql.files.ignoreCorruptFiles': 'false',"
             " 'spark.driver.memory': '2g'}.items():\n        builder = builder.config(key, value)\n"
             "    if JVM_RULE:\n        builder = builder.config('spark.driver.extraClassPath', JVM_RULE)\n"
-            "    SESSION = builder.getOrCreate()\n    SESSION.sparkContext.setLogLevel('ERROR')\n"
+            "    try:\n        SESSION = builder.getOrCreate()\n"
+            "    except Exception as e:  # no Java here, or none Spark can start with: not the reader's doing\n"
+            "        first = (str(e).strip().splitlines() or [type(e).__name__])[0]\n"
+            "        print(f'CANNOT JUDGE: Spark did not start here ({first}); it needs Java 17: {INSTALL}')\n"
+            "        sys.exit(2)\n"
+            "    SESSION.sparkContext.setLogLevel('ERROR')\n"
             "return SESSION.read.parquet('file://' + path).toArrow()",
             "pip install pyspark=={version} pyarrow  # and Java 17 (a JDK: javac compiles the error rule)",
             errors=errors)
