@@ -398,6 +398,12 @@ def test_a_crash_at_the_address_space_limit_says_how_to_read_under_it(tmp_path: 
     readme = (folder_of(tmp_path / "s", "polars", Verdict.CRASH, "either", error_class="killed by SIGABRT") /
               "README.md").read_text()
     assert "ulimit" not in readme and "address-space limit" not in readme
+    from parquet_conformance.reports.text import failure_text
+
+    crashed = dataclasses.replace(cell("c/d", Verdict.CRASH), outcome="crash", error_class=at)
+    assert failure_text(crashed).startswith(f"{at} (an abort: it stopped itself on a failed check, a failed "
+                                            "allocation or a panic): the limit the harness sets on each worker's "
+                                            "memory, where the kernel refused an allocation")
 
 
 def test_titles_are_cut_at_a_word() -> None:
