@@ -411,6 +411,51 @@ def test_the_keyboard_reaches_every_cell_and_esc_closes(browser: object, out: Pa
     assert by_id(browser, "impl-page:toy-1.0").is_displayed()
 
 
+def test_closing_a_cell_adds_no_history_entry_and_gives_it_the_focus(browser: object, out: Path) -> None:
+    """Issue 39 item 5: Esc added a history entry (Back reopened the cell), and after a mouse click then Esc the
+    focus went to the page's body. Now closing adds none, and the focus is on the cell after any way of closing:
+    Esc, the close button, Back."""
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, (out / "report.html").as_uri())
+    next(a for a in css(browser, ".tabs a") if a.get_attribute("data-view") == "matrix").click()  # an entry of the page
+    active = lambda: browser.switch_to.active_element  # type: ignore[attr-defined]  # noqa: E731
+    cell_id = "cell:ext/file-metadata/flat/spec-header:toy-1.0"
+    for close in ("esc", "button", "back"):
+        click(browser, by_id(browser, cell_id))  # a mouse click: the cell was no tab stop
+        assert by_id(browser, "detail").is_displayed()
+        if close == "esc":
+            active().send_keys(Keys.ESCAPE)
+        elif close == "button":
+            by_id(browser, "detail-close").click()
+        else:
+            browser.back()  # type: ignore[attr-defined]
+        wait_for(lambda: not by_id(browser, "detail").is_displayed(), f"the panel closed ({close})")
+        assert "cell=" not in fragment(browser), close
+        assert active().get_attribute("id") == cell_id, (close, active().get_attribute("id"))
+    browser.back()  # type: ignore[attr-defined]  # to before the tab's click: no entry left with the cell open
+    assert not by_id(browser, "detail").is_displayed() and fragment(browser) == ""
+    shot(browser, out, "closed-focus")
+
+
+def test_a_skip_link_reaches_the_matrix(browser: object, out: Path) -> None:
+    """Issue 39 item 5: 34 Tab presses reached the matrix of the default run; now the first Tab shows a link that
+    takes the focus to the matrix's tab stop."""
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, (out / "report.html").as_uri())
+    active = lambda: browser.switch_to.active_element  # type: ignore[attr-defined]  # noqa: E731
+    css(browser, "body")[0].send_keys(Keys.TAB)
+    link = active()
+    assert link.get_attribute("id") == "skip-to-matrix" and link.is_displayed() and "matrix" in link.text
+    assert link.rect["x"] >= 0 and link.rect["y"] >= 0
+    link.send_keys(Keys.ENTER)
+    assert browser.execute_script("return !!arguments[0].closest('#matrix')", active())  # type: ignore[attr-defined]
+    assert active().get_attribute("class") == "case" and active().text.startswith("base/flat")
+    active().send_keys(Keys.ARROW_RIGHT)
+    assert active().get_attribute("id") == "cell:base/flat:moody"
+
+
 def test_the_detail_panel_never_covers_the_clicked_cell(browser: object, out: Path) -> None:
     open_page(browser, (out / "report.html").as_uri())
     td = by_id(browser, "cell:corrupt/footer-length/bit-31-before-start:pyarrow")
@@ -475,7 +520,7 @@ def test_new_and_fixed_and_the_legend(browser: object, out: Path) -> None:
 SCREENSHOTS = ["matrix", "filtered", "detail-data-diff", "pruned", "clusters", "cluster-filter", "track-skiff",
                "site-index", "site-implementation-history", "site-case", "implementation", "detail-chained-error",
                "skiff-cell-link", "keyboard-detail", "detail-above-panel", "narrow-scrolled-sticky", "new-and-fixed",
-               "legend",
+               "legend", "closed-focus", "path-1440", "path-1024",
                "wide-1440", "wide-1440-detail", "wide-1024", "wide-1024-detail"]
 
 
@@ -491,13 +536,26 @@ def wide(out: Path) -> Path:
     return where / "report.html"
 
 
+# What of the scores table is cut or beyond the window: an element wider than the window (or left of it), one whose
+# content overflows a box that hides it, or an ellipsis that would hide a number.
+CLIPPED = """const w = innerWidth;
+return [...document.querySelectorAll('#scores, #scores *')].filter((e) => {
+  const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+  return r.right > w + 0.5 || r.left < -0.5 || (s.overflowX !== 'visible' && e.clientWidth > 0
+    && e.scrollWidth > e.clientWidth + 1) || (s.textOverflow === 'ellipsis' && s.overflowX !== 'visible');
+}).map((e) => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 40));"""
+
+
 @pytest.mark.slow  # .ci/run runs it after the default tests (which stay within ~15 minutes on 2 cores)
 @pytest.mark.parametrize(("width", "height"), [(1440, 900), (1024, 768)])
 def test_the_default_run_s_matrix_is_usable_at_1024_and_1440(browser: object, out: Path, wide: Path, width: int,
                                                               height: int) -> None:
-    """Issue 32: every Parquet column in view beside the case column, score rows of one line, and with a cell open,
-    the matrix's frame above the panel with rows to see, the cell among them, and the panel's title and close button
-    in sight however far its text is scrolled. Screenshots: OUT/screenshots/wide-*.png."""
+    """Issue 32: every Parquet column in view beside the case column, score rows of one line at 1440, and with a cell
+    open, the matrix's frame above the panel with rows to see, the cell among them, and the panel's title and close
+    button in sight however far its text is scrolled. Issue 39 item 5: nothing of the scores cut at either size (at
+    1024 px the table was 290 px wider than the window and its failures column hidden; at 1440 px "acc…" hid
+    numbers in 7 rows): a row may wrap at 1024 px; only the rows around the frame's view are laid out, and a scroll
+    to the frame's end lays out its last row. Screenshots: OUT/screenshots/wide-*.png."""
     size(browser, width, height)
     try:
         open_page(browser, wide.as_uri())
@@ -505,11 +563,27 @@ def test_the_default_run_s_matrix_is_usable_at_1024_and_1440(browser: object, ou
         print(f"{width}x{height}: usable after {ready:.0f} ms (loaded; a measurement, not asserted)")
         heads = [th for th in css(browser, "#matrix tr.versions th") if th.is_displayed()]
         assert len(heads) == 19 and all(th.rect["x"] + th.rect["width"] <= width for th in heads)
-        assert max(r.rect["height"] for r in css(browser, "#scores tr.score-row")) <= 20
+        assert browser.execute_script(CLIPPED) == []  # type: ignore[attr-defined]
+        lines = max(r.rect["height"] for r in css(browser, "#scores tr.score-row"))
+        assert lines <= (20 if width >= 1440 else 50), lines  # one line at 1440 px; at 1024, at most three
         assert len([r for r in css(browser, "#scores tr.score-row") if r.is_displayed()]) == 21  # Skiff's rows too
         if width >= 1440:  # the matrix's first rows in the first screen
             first = css(browser, "#matrix tr.case-row")[0]
             assert first.rect["y"] + first.rect["height"] <= height
+        cut = browser.execute_script(  # type: ignore[attr-defined]  # a verdict's word cut in its cell ("wron")
+            "return [...document.querySelectorAll('#matrix tr.case-row:not(.far):not(.hidden) td.cell')].filter((td) =>"
+            " getComputedStyle(td).visibility === 'visible' && td.scrollWidth > td.clientWidth + 1)"
+            ".map((td) => td.id + ': ' + td.textContent)")
+        assert cut == [], cut[:5]
+        laid = "return document.querySelectorAll('#matrix tr.case-row:not(.far):not(.hidden)').length"
+        assert 20 <= browser.execute_script(laid) <= 200  # type: ignore[attr-defined]  # of 779 shown
+        browser.execute_script("const w = document.getElementById('matrix-wrap'); w.scrollTop = w.scrollHeight")  # type: ignore[attr-defined]
+        last = [tr for tr in css(browser, "#matrix tr.case-row") if tr.get_attribute("data-track") == "parquet"][-1]
+        wait_for(last.is_displayed, "the last row laid out once the frame is scrolled to it")  # type: ignore[arg-type]
+        assert browser.execute_script(  # type: ignore[attr-defined]
+            "const w = document.getElementById('matrix-wrap').getBoundingClientRect(), r = arguments[0]"
+            ".getBoundingClientRect(); return w.top <= r.top && r.bottom <= w.bottom", last)
+        browser.execute_script("document.getElementById('matrix-wrap').scrollTop = 0")  # type: ignore[attr-defined]
         shot(browser, out, f"wide-{width}")
         target = "cell:family-20/struct-9/case-20:velox"
         click(browser, by_id(browser, target))
@@ -528,3 +602,95 @@ def test_the_default_run_s_matrix_is_usable_at_1024_and_1440(browser: object, ou
         shot(browser, out, f"wide-{width}-detail")
     finally:
         size(browser, WIDTH, HEIGHT)
+
+
+# -- the maintainer's path (issue 39 item 5): a real run of pyarrow on cases it fails ------------------------------
+
+PATH_ONLY = "base/flat,base/int96-extremes,corrupt/extension/length-2pow32-plus-payload,evolution/timestamp-on-flba12"
+
+
+@pytest.fixture(scope="module")
+def path_run(browser: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pyarrow's run on a few cases it fails (other data on base/int96-extremes: a red cell), in a folder of its own."""
+    where = tmp_path_factory.mktemp("path")
+    proc = subprocess.run([*CLI, "run", "--master", "none", "--only", PATH_ONLY, "--adapter", "pyarrow", "--out",
+                           "out", "--run-id", "path"], cwd=where, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return where / "out"
+
+
+def red_cell(browser: object, run: Path) -> tuple[object, str, str]:
+    """The report of the run, opened; its red cell (other data), opened: (the cell, its case, its command)."""
+    open_page(browser, (run / "report.html").as_uri())
+    red = [td for td in css(browser, "#matrix td.cell.fail-wrong-data") if td.is_displayed()]
+    assert red, "a red cell in sight"
+    td = red[0]
+    click(browser, td)
+    assert by_id(browser, "detail").is_displayed()
+    by_id(browser, "detail-copy").click()
+    return td, td.get_attribute("id").split(":")[1], by_id(browser, "detail-cmd").get_attribute("value")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1440, 900), (1024, 768)])
+def test_the_maintainer_s_path(browser: object, out: Path, path_run: Path, tmp_path: Path, width: int,
+                               height: int) -> None:
+    """Open the report, find a red cell, read its level and the sentence it rests on, copy the command and run it,
+    open the implementation's upstream folder for that case and run its script in a clean environment: in the run's
+    Python with nothing of ours and an empty environment it reproduces; in a bare venv it cannot judge and says what
+    to install. At 1440x900 and 1024x768, the cell and the panel in the window."""
+    import json
+    import shlex
+    import shutil
+    import sys
+
+    from tests.test_upstream_reproduce import NOT_OURS
+
+    size(browser, width, height)
+    try:
+        td, case, command = red_cell(browser, path_run)
+        assert case == "base/int96-extremes" and td.rect["x"] + td.rect["width"] <= width  # type: ignore[attr-defined]
+        level = css(browser, '#detail-case p.level[data-role="legacy"]')[0]  # the role pyarrow is judged as
+        assert level.is_displayed() and level.text.startswith("Level for a legacy reader: must, the spec requires")
+        assert "apache/parquet-format" in level.text and "“" in level.text  # the sentence, quoted, and its source
+        assert "level must (the spec requires): the gate fails on" in by_id(browser, "detail-text").text
+        assert by_id(browser, "detail-copy").text in ("copied", "selected: copy it")
+        shot(browser, out, f"path-{width}")
+        proc = subprocess.run([*CLI, *shlex.split(command)[1:], "--json"], cwd=path_run, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 0 and json.loads(proc.stdout)["outcome"] == "read", proc.stderr[-2000:]
+        upstream = tmp_path / "upstream"
+        proc = subprocess.run([*CLI, "report", "--results", str(path_run / "results"), "--upstream", "pyarrow",
+                               str(upstream)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        folder = next(f for f in sorted(upstream.iterdir()) if f.is_dir()
+                      and json.loads((f / "finding.json").read_text())["case"] == case)
+        assert "## Reproduce" in (folder / "README.md").read_text() and (folder / "repro.py").is_file()
+        copy = tmp_path / "elsewhere" / folder.name  # a vendor's copy of the folder
+        shutil.copytree(folder, copy)
+        clean = subprocess.run([sys.executable, "-I", "-c", NOT_OURS, "repro.py"], cwd=copy, capture_output=True,
+                               text=True, timeout=300, env={"PATH": os.defpath})
+        assert clean.returncode == 1 and "REPRODUCED: the reader returned other data" in clean.stdout, clean.stdout
+        bare = tmp_path / "bare"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+        alone = subprocess.run([str(bare / "bin" / "python"), "-I", "repro.py"], cwd=copy, capture_output=True,
+                               text=True, timeout=120, env={"PATH": os.defpath})
+        assert alone.returncode == 2 and alone.stdout.startswith("CANNOT JUDGE: the Python module pyarrow") and \
+            "pip install pyarrow==" in alone.stdout, (alone.stdout, alone.stderr)
+    finally:
+        size(browser, WIDTH, HEIGHT)
+
+
+@pytest.mark.xfail(strict=True, reason="the panel's command runs from the report's folder today; another branch of "
+                                       "issue 39 makes it run from any folder: after that merge this passes, and "
+                                       "this mark goes")
+def test_the_panel_s_command_runs_from_another_folder(browser: object, path_run: Path, tmp_path: Path) -> None:
+    """The maintainer's path: the command copied from the panel, run from another folder than the report's, reads
+    the cell's file with the same outcome."""
+    import json
+    import shlex
+
+    _, _, command = red_cell(browser, path_run)
+    (tmp_path / "elsewhere").mkdir()
+    proc = subprocess.run([*CLI, *shlex.split(command)[1:], "--json"], cwd=tmp_path / "elsewhere",
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["outcome"] == "read", proc.stderr[-2000:]

@@ -96,3 +96,37 @@ def test_the_focus_ring_shows_on_every_cell() -> None:
     assert len(set(cells)) >= 10
     bad = [b for b in cells if max(contrast(r, b) for r in rings) < NON_TEXT]
     assert not bad, bad
+
+
+def indicator(selector: str) -> tuple[list[str], list[str]]:
+    """(the colours that draw an indicator, its ring's colours) from the rules for `selector` (and, for a mark's dot,
+    the rule all the dots share)."""
+    css = (TEMPLATES / "style.css.j2").read_text()
+    shared = [d for s, d in rules(css) if s.startswith("td.mark-new::after, td.mark-changed::after")]
+    found = [d for s, d in rules(css) if s == selector]
+    assert found, selector
+    decls = {k: v for d in [*shared, *found] for k, v in d.items()} if selector.endswith("::after") else found[0]
+    core = decls.get("border", "") or decls.get("outline", "") or decls.get("background", "")
+    return COLOUR.findall(core), COLOUR.findall(decls.get("box-shadow", ""))
+
+
+def test_non_text_indicators_show_on_every_cell() -> None:
+    """Issue 39 item 5 (WCAG 1.4.11, 3:1): a mark's dot (new, changed, unseen, fixed), the cluster's outline and the
+    selected cell's outline in a ring, one of the two at 3:1 or more against every cell's background and each against
+    the other (the changed ring #1155cc on dark cells was 1.06 to 1.52, the unseen dot #999 1.29 to 2.91, the cluster's
+    outline on wrong-data and hang cells under 3); the pass-rate bar's two parts 3:1 apart (green on pink was 1.62),
+    its frame 3:1 against the page."""
+    cells = {b for s, _, b in pairs() if re.search(r"\.(pass|fail-[\w-]+|flaky|skip|harness-error)\b", s)}
+    assert len(cells) >= 10
+    for selector in ("td.mark-new::after", "td.mark-changed::after", "td.mark-unseen::after",
+                     "td.mark-fixed::after", ".matrix td.hl", ".matrix td.selected, .matrix tr.selected td.case"):
+        core, ring = indicator(selector)
+        assert core and ring, selector
+        assert min(contrast(c, r) for c in core for r in ring) >= NON_TEXT, (selector, core, ring)
+        bad = [b for b in cells if max(contrast(c, b) for c in core + ring) < NON_TEXT]
+        assert not bad, (selector, bad)
+    css = (TEMPLATES / "style.css.j2").read_text()
+    bar = next(d for s, d in rules(css) if s == ".bar")
+    fill = next(d for s, d in rules(css) if s == ".bar > span")
+    assert contrast(COLOUR.findall(bar["background"])[0], COLOUR.findall(fill["background"])[0]) >= NON_TEXT
+    assert all(contrast(COLOUR.findall(bar["border"])[0], s) >= NON_TEXT for s in SURFACES)
