@@ -260,7 +260,7 @@ def script_folder(tmp_path: Path, name: str) -> Path:
     assert repro is not None
     folder = tmp_path / name
     folder.mkdir()
-    for file, text in [(repro.script, repro.text), *repro.companions.items()]:
+    for file, text in [(repro.script, repro.text), *getattr(repro, "companions", {}).items()]:
         (folder / file).write_text(text, encoding="utf-8")
     (folder / "finding.json").write_text(json.dumps({**finding_json(name), "version": "1.0"}))
     return folder
