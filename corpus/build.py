@@ -56,7 +56,7 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
-        large=case.large, op=case.op, data_unknown=case.data_unknown, levels=dict(case.levels))
+        large=case.large, op=case.op, data_unknown=case.data_unknown)
     return derived(track, entry, data), data
 
 

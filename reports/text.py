@@ -104,9 +104,11 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
     Verdict.HARNESS_ERROR: "not judged: parquet-conformance failed here, not the implementation",
 }
 LEVEL_MEANING = {  # what an expectation's level says (docs/spec-notes.md#levels)
-    Level.MUST: "a MUST or required sentence of the spec, parquet.thrift or the Thrift protocol; the gate enforces it",
+    Level.MUST: "a requirement of the format's released or main-line text (a MUST, the Error recovery rule, the "
+                "definition of a Parquet file); the gate enforces it",
     Level.SHOULD: "a SHOULD, a recommendation; the gate enforces it when asked (check --level should)",
-    Level.POLICY: "this suite's own reading (docs/spec-notes.md says why); enforced when asked (check --level policy)",
+    Level.POLICY: "this suite's own reading, a proposal or upstream code (docs/spec-notes.md says why); enforced when "
+                  "asked (check --level policy)",
 }
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "

@@ -145,7 +145,7 @@ class Judge:
 
     def level(self, case: CaseEntry, role: str) -> Level:
         """The force of that expectation (the manifest's `levels`), taken where the expectation is."""
-        return case.levels.get(role if role in case.expect else self.default_role(case.track), Level.MUST)
+        return case.levels.get(role if role in case.expect else self.default_role(case.track), Level.POLICY)
 
     def roles(self, case: CaseEntry, adapter_roles: list[str]) -> list[str]:
         """The roles a case speaks to among the adapter's; an aware reader meets other files in its first role."""
