@@ -87,10 +87,10 @@ def test_python_a_step_of_ours_is_a_harness_error(where: str, error: Exception) 
 
 
 def test_ours_keeps_an_adapter_error_and_names_the_step() -> None:
-    with pytest.raises(AdapterError, match="^a probe: KeyError"):
+    with pytest.raises(AdapterError, match=r"^a probe: KeyError"):
         with ours("a probe"):
             raise KeyError("x")
-    with pytest.raises(AdapterError, match="^as it was$"):
+    with pytest.raises(AdapterError, match=r"^as it was$"):
         with ours("a probe"):
             raise AdapterError("as it was")
 
