@@ -7,10 +7,12 @@ import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { WRITE_REFUSALS, dateText, errorOf, outcomeOf, revive } from './shared.mjs'
+import { WRITE_REFUSALS, dateText, errorOf, libraryError, revive } from './shared.mjs'
 
 const root = join(process.argv[2], 'node_modules', 'hyparquet')
 const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
+// hyparquet's own parsers (not exported by its index): what a user's call runs where ours cannot take a value
+const { DEFAULT_PARSERS } = await import(pathToFileURL(join(root, 'src', 'convert.js')).href)
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
 console.log = console.error // nothing but answers on stdout
@@ -23,12 +25,33 @@ const REFUSALS = [
   ['RangeError', /^parquet row/],
 ]
 
-// Keep full precision where hyparquet's defaults would round to a JS Date.
+// Keep full precision where hyparquet's defaults would round to a JS Date. These run inside the library's call, so
+// they never decide its outcome: a value they do not take (not an integer: a TIMESTAMP on bytes) goes to hyparquet's
+// own parser, as a user's call would (its failure is the library's), and what that returns is no value of ours
+// (Unconverted: our conversion of it fails, a harness error).
+class Unconverted {
+  constructor (value) { this.value = value }
+  toJSON () { throw new Error(`no token for ${String(this.value)}, which hyparquet's own parser made`) }
+}
+const integer = (v) => {
+  if (typeof v !== 'bigint' && !Number.isSafeInteger(v)) throw new TypeError('not an integer')
+  return BigInt(v)
+}
+const ours = (own, library) => (v) => {
+  let token
+  try {
+    token = own(v)
+  } catch {
+    return new Unconverted(library(v))
+  }
+  return token
+}
 const parsers = {
-  timestampFromMilliseconds: (ms) => ({ ts_ms: BigInt(ms).toString() }),
-  timestampFromMicroseconds: (us) => ({ ts_us: BigInt(us).toString() }),
-  timestampFromNanoseconds: (ns) => ({ ts_ns: BigInt(ns).toString() }),
-  dateFromDays: (days) => ({ date: dateText(days) }), // any int32: a JS Date would throw beyond +-100M days
+  timestampFromMilliseconds: ours((ms) => ({ ts_ms: integer(ms).toString() }), DEFAULT_PARSERS.timestampFromMilliseconds),
+  timestampFromMicroseconds: ours((us) => ({ ts_us: integer(us).toString() }), DEFAULT_PARSERS.timestampFromMicroseconds),
+  timestampFromNanoseconds: ours((ns) => ({ ts_ns: integer(ns).toString() }), DEFAULT_PARSERS.timestampFromNanoseconds),
+  // any int32: a JS Date would throw beyond +-100M days
+  dateFromDays: ours((days) => ({ date: dateText(Number(integer(days))) }), DEFAULT_PARSERS.dateFromDays),
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -36,6 +59,7 @@ const float = (x) => (Object.is(x, -0) ? '-0.0' : String(x))
 
 function token(value, node) {
   if (value === null || value === undefined) return null
+  if (value instanceof Unconverted) value.toJSON()
   const el = node.element
   if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
     const item = node.children[0].children.length === 1 ? node.children[0].children[0] : node.children[0]
@@ -98,7 +122,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     try {
       result = await read(req.path)
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, REFUSALS), library_s: (performance.now() - t0) / 1000 })
       continue
     }
     const libraryS = (performance.now() - t0) / 1000
@@ -123,7 +147,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
         library_s: (performance.now() - t0) / 1000 })
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, WRITE_REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, WRITE_REFUSALS), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)
