@@ -229,6 +229,9 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
     """What the cell shows, in one line: the expectation, the outcome and the error or the data."""
     if cell.verdict == Verdict.FLAKY:
         got = f"attempts that disagree: {cell.disagreement or cell.outcome}"
+    elif cell.verdict == Verdict.REPRESENTATION:  # not other data: the form the library documents
+        got = (f"{cell.rows} rows in the form its library documents ({', '.join(cell.representations)})"
+               + (f": {headline(diff)}" if diff is not None else ""))
     elif diff is not None and cell.expected == "reject":  # judged wrong data: it read other data than the base's
         got = f"{diff.returned_rows} rows from a file it must reject, and not the base's data: {headline(diff)}"
     elif diff is not None:

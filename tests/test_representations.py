@@ -12,7 +12,7 @@ import pytest
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.gate import Entry, Status, decide
 from parquet_conformance.conformance.harness.judge import Judge, Represented
-from parquet_conformance.conformance.harness.model import OutcomeRow, Read, Verdict
+from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, Read, Verdict
 from parquet_conformance.corpus.model import MANIFEST_VERSION, Manifest
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.generators.representations import Representation, represent, variants
@@ -161,3 +161,12 @@ def test_the_libraries_that_document_one_declare_it() -> None:
     are documented nowhere, and stay wrong data."""
     declared = {n: {d.representation for d in adapters.get(n).representations} for n in adapters.names()}
     assert {n: r for n, r in declared.items() if r} == {"fastparquet": {NAN, LEAVES}, "hyper": {MICROS}}
+
+
+def test_a_cell_stored_before_representations_reads_back(tmp_path: Path) -> None:
+    root, manifest = corpus(tmp_path, ["base/b"])
+    [cell] = Judge.of(manifest, root, {"fp": (NAN,)}).cells([read("base/b", "fp", with_nan(EXPECTED))])
+    row = cell.to_row()
+    assert row["representations"] == ["null-float-as-nan"] and row["sample"] is None  # Read() above kept none
+    del row["representations"]  # a partition written before the field
+    assert Cell.from_row(row).representations == []

@@ -296,7 +296,8 @@ class RunInfo:
 
 def _present(cls: type, row: dict[str, Any]) -> dict[str, Any]:
     """A row's values for the record's fields; a field with a default may be absent (rows written before it)."""
-    return {f.name: row[f.name] for f in fields(cls) if f.name in row or f.default is MISSING}
+    return {f.name: row[f.name] for f in fields(cls)
+            if f.name in row or (f.default is MISSING and f.default_factory is MISSING)}
 
 
 def outcome_fields(outcome: Outcome) -> dict[str, Any]:
