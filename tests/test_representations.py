@@ -13,6 +13,7 @@ from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.gate import Entry, Status, decide
 from parquet_conformance.conformance.harness.judge import Judge, Represented
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, Read, Verdict
+from parquet_conformance.conformance.harness.sample import sample_of
 from parquet_conformance.corpus.model import MANIFEST_VERSION, Manifest
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.generators.representations import Representation, represent, variants
@@ -65,7 +66,7 @@ def test_variants_hash_each_subset_that_changes_the_data() -> None:
 
 def corpus(tmp_path: Path, cases: list[str]) -> tuple[Path, Manifest]:
     """A corpus folder with base `b`'s expected data (EXPECTED) and a manifest of `cases` (all `read`) over it."""
-    (tmp_path / "expected").mkdir()
+    (tmp_path / "expected").mkdir(parents=True)
     (tmp_path / "expected" / "b.json").write_text(json.dumps(EXPECTED))
     manifest = Manifest.from_json({
         "format": "parquet-conformance-manifest", "manifest_version": MANIFEST_VERSION,
@@ -82,7 +83,8 @@ def corpus(tmp_path: Path, cases: list[str]) -> tuple[Path, Manifest]:
 
 
 def read(case: str, adapter: str, data: dict[str, object]) -> OutcomeRow:
-    return OutcomeRow.of(case, adapter, adapter, "1", ["legacy"], Read(data_hash(data), 3), 0.0)
+    return OutcomeRow.of(case, adapter, adapter, "1", ["legacy"], Read(data_hash(data), 3, sample=sample_of(data)),
+                         0.0)
 
 
 def test_a_documented_transform_is_representation_an_undocumented_loss_wrong_data(tmp_path: Path) -> None:
@@ -167,6 +169,35 @@ def test_a_cell_stored_before_representations_reads_back(tmp_path: Path) -> None
     root, manifest = corpus(tmp_path, ["base/b"])
     [cell] = Judge.of(manifest, root, {"fp": (NAN,)}).cells([read("base/b", "fp", with_nan(EXPECTED))])
     row = cell.to_row()
-    assert row["representations"] == ["null-float-as-nan"] and row["sample"] is None  # Read() above kept none
+    assert row["representations"] == ["null-float-as-nan"] and row["sample"]  # its sample is kept, as wrong data's
     del row["representations"]  # a partition written before the field
     assert Cell.from_row(row).representations == []
+
+
+def test_every_report_draws_it_apart(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from parquet_conformance.conformance.harness.model import RunInfo
+    from parquet_conformance.reports import write_reports
+    from parquet_conformance.reports.document import results_document
+
+    root, manifest = corpus(tmp_path / "corpus", ["base/b", "ext/x"])
+    cells = Judge.of(manifest, root, {"fp": (NAN,)}).cells(
+        [read("base/b", "fp", with_nan(EXPECTED)), read("ext/x", "fp", {"columns": [], "rows": []})])
+    run = RunInfo("r1", "0", 0, "none", str(root), None, ["parquet"], "0" * 64, "2026-11-28T06:00:00Z")
+    doc = results_document(cells, manifest, run, root)
+    out = tmp_path / "out"
+    out.mkdir()
+    write_reports(doc, out)
+    suite = ET.parse(out / "junit" / "fp.xml").getroot()
+    skipped = suite.find("testcase/skipped[@type='representation']")
+    assert skipped is not None and "null-float-as-nan" in skipped.get("message", "")
+    assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
+    summary = (out / "summary.md").read_text()
+    assert "| repr. |" in summary and "| fp |" in summary
+    results = json.loads((out / "results.json").read_text())
+    assert results["adapters"][0]["representation"] == 1 and results["results_version"] == 8
+    [diff] = [d for d in results["diffs"] if d["case"] == "base/b"]
+    assert "null-float-as-nan" in diff["note"] and diff["differing_columns"] == ["f"]
+    assert {c["id"]: c["baseline"] for c in results["cases"]} == {"base/b": "base/b", "ext/x": "base/b"}
+    assert "rows in the form its library documents" in (out / "report.html").read_text()
