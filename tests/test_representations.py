@@ -201,3 +201,11 @@ def test_every_report_draws_it_apart(tmp_path: Path) -> None:
     assert "null-float-as-nan" in diff["note"] and diff["differing_columns"] == ["f"]
     assert {c["id"]: c["baseline"] for c in results["cases"]} == {"base/b": "base/b", "ext/x": "base/b"}
     assert "rows in the form its library documents" in (out / "report.html").read_text()
+
+
+def test_the_pytest_plugin_skips_it_as_check_reports_it() -> None:
+    from parquet_conformance.conformance.app.pytest_plugin import item_outcome
+
+    assert item_outcome({Status.REPRESENTATION}) == "representation"
+    assert item_outcome({Status.REPRESENTATION, Status.PASS}) == "representation"
+    assert item_outcome({Status.REPRESENTATION, Status.UNEXPECTED_FAILURE}) == "fail"
