@@ -32,6 +32,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from parquet_conformance.conformance.adapters.representations import Documented
 from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
 from parquet_conformance.conformance.adapters.writing import writes
 from parquet_conformance.generators.canonical import ArrowData
@@ -87,6 +88,9 @@ class Adapter:
     # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
     # error. Applied in the Python worker; a worker in another language applies the same rule itself.
     refusals: Refusals = GENERIC
+    # The forms of data its library documents (docs/adapters.md#documented-representations): a read in such a form is
+    # `representation`, not wrong data; the harness hashes each base's expected data under them.
+    representations: tuple[Documented, ...] = ()
 
     def command(self) -> list[str]:
         """The worker's command line (a release's is envs.py's: conformance/harness/envs.py worker_command)."""
