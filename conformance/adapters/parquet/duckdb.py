@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
@@ -45,6 +49,10 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
             return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
         finally:
             con.close()
+
+    def canonical(self, result: object) -> Mapping[str, Any]:
+        """Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`, unshredded) decoded."""
+        return arrow_data(result)
 
     def write(self, source: str, path: str, profile: str) -> None:
         con = self.load().connect(config={"memory_limit": "4GB"})
