@@ -5,8 +5,8 @@ held to (docs/spec-notes.md#variant).
 
 The normal form keeps a variant's value, not its encoding: an int8, int16, int32 or int64 is `{"int": ...}`; a float
 or a double `{"float": ...}` (a float widened exactly); a decimal4/8/16 `{"dec": ...}` at its scale; a date, a
-time and the four timestamps their tokens (nanoseconds: a timestamp with and without a zone alike); string,
-binary, UUID and boolean theirs; a Variant null `null`; an object `{"struct": {name: value}}` with only the fields it
+time and the four timestamps their tokens (nanoseconds: a timestamp with and without a zone alike); a UUID its
+lowercase hyphenated text (as readers hand it over); string, binary and boolean theirs; a Variant null `null`; an object `{"struct": {name: value}}` with only the fields it
 has (a missing field is absent, a field holding Variant null is null); an array a list. Written from the spec's text
 alone; tests/test_variant.py holds it against every `.variant.bin` of apache/parquet-testing's shredded_variant."""
 
@@ -189,6 +189,8 @@ def tokens(v: Value) -> object:
         return {"ts_ns": str(int(x) * _NS[v.kind])}  # type: ignore[call-overload]
     if v.kind == "time":
         return {"time_ns": str(int(x) * 1000)}  # type: ignore[call-overload]
+    if v.kind == "uuid":
+        return str(x)  # its text: readers hand a UUID over as text (hyparquet), and text it stays
     return canonical_value(x)
 
 
@@ -255,6 +257,8 @@ def _construct(names: tuple[str, ...], value: object, typed: object, wins: str |
     if isinstance(typed, list):
         # "If a Variant is missing in a context where a value is required, readers must return a Variant null"
         return [None if e is MISSING else e for e in (_construct(names, *_pair(e), wins) for e in typed)]
+    if isinstance(typed, dict) and "uuid" in typed:
+        return typed["uuid"]  # a UUID's text, as decoded ones are
     return typed  # a shredded primitive: its Parquet type's token is the normal form's
 
 
