@@ -275,7 +275,7 @@ def _shredded() -> list[Case]:
             alternatives = (_variant_alternative(base, f"the {label} reading ({sentence.quote[:60]}...)", "typed",
                                                  label),) if sentence else ()
             rule = NOT_BOTH if c.number in (40, 42) else SHREDDED_TYPES if c.number in (127, 137) else INVALID_OBJECT
-            out.append(_case(f"variant/shredded-{c.stem}", title, "nonconforming", base, (), "either",
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
                              (NEW_TYPES, UNSUPPORTED, quote, rule, *(() if sentence is None else (sentence,))),
                              f"{physical} cases.json expects a reader of VARIANT to fail: \"{c.text}\". "
                              + (f"Read as VariantShredding.md's other sentence gives it ({label}), the data is "
@@ -285,7 +285,7 @@ def _shredded() -> list[Case]:
                              alternatives=alternatives))
         elif c.notes:
             both = c.number != 84  # 84: optional field groups, where the spec says required
-            out.append(_case(f"variant/shredded-{c.stem}", title, "nonconforming", base, (), "either",
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
                              (NEW_TYPES, UNSUPPORTED, quote, INCONSISTENT if both else SHREDDED_TYPES),
                              f"{physical} cases.json: \"{c.notes}\"; the variant it states when read is the "
                              "alternative" + (", and, since a field is both in value and shredded, reads \"may be "
