@@ -12,7 +12,7 @@ import struct
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -315,7 +315,7 @@ def _evolution_bases() -> list[Base]:
              "FIXED_LEN_BYTE_ARRAY(12) columns of 96-bit counts of ms, us and ns (six instants from year 1 to 9999), "
              "unannotated", evolution.flba12_table),
         *(Base(f"evo-flba12-{name.removeprefix('timestamp_')}", f"the {name} column of 'evo-flba12' alone: six "
-               "96-bit counts of its unit, unannotated", lambda name=name: evolution.flba12_table(name))
+               "96-bit counts of its unit, unannotated", partial(evolution.flba12_table, name))
           for name in evolution.FLBA12_UNITS),
         Base("evo-int96-order", "the content of apache/parquet-testing's int96_timestamp_order.parquet: a required "
              "INT96 column ts of four instants a byte-wise comparison orders otherwise, without statistics",

@@ -6,9 +6,10 @@ held to (docs/spec-notes.md#variant).
 The normal form keeps a variant's value, not its encoding: an int8, int16, int32 or int64 is `{"int": ...}`; a float
 or a double `{"float": ...}` (a float widened exactly); a decimal4/8/16 `{"dec": ...}` at its scale; a date, a
 time and the four timestamps their tokens (nanoseconds: a timestamp with and without a zone alike); a UUID its
-lowercase hyphenated text (as readers hand it over); string, binary and boolean theirs; a Variant null `null`; an object `{"struct": {name: value}}` with only the fields it
-has (a missing field is absent, a field holding Variant null is null); an array a list. Written from the spec's text
-alone; tests/test_variant.py holds it against every `.variant.bin` of apache/parquet-testing's shredded_variant."""
+lowercase hyphenated text (as readers hand it over); string, binary and boolean theirs; a Variant null `null`; an
+object `{"struct": {name: value}}` with only the fields it has (a missing field is absent, a field holding Variant
+null is null); an array a list. Written from the spec's text alone; tests/test_variant.py holds it against every
+`.variant.bin` of apache/parquet-testing's shredded_variant."""
 
 from __future__ import annotations
 
