@@ -188,6 +188,39 @@ class WriterFinding:
         return _construct(cls, {**obj, "citation": Citation.from_json(obj["citation"])})
 
 
+@dataclass(frozen=True)
+class Alternative:
+    """Other data a `read` may return and be right, beside the base's: what another reading the text gives yields
+    (a VARIANT decoded rather than read as its physical group; a TIMESTAMP on FIXED_LEN_BYTE_ARRAY(12) read as PR
+    #601's instants). `data`: canonical data in normal form (what a worker of ours hashes); the manifest records its
+    file and hash (AlternativeEntry). Other data than the base's and the alternatives' is still wrong data."""
+
+    label: str  # NAME: names its expected file
+    reading: str  # the reading that gives it, in a sentence
+    data: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        if not NAME_RE.fullmatch(self.label):
+            raise ValueError(f"alternative label {self.label!r} is not a name")
+
+
+@dataclass(frozen=True)
+class AlternativeEntry:
+    """An Alternative as the manifest records it: its data in the corpus (`expected`) and that data's hash."""
+
+    label: str = field(metadata={"schema": NAME})
+    reading: str
+    expected: str = field(metadata={"schema": {"minLength": 1, "maxLength": 4096}})
+    data_hash: str = field(metadata={"schema": SHA256})
+
+    def to_json(self) -> dict[str, Any]:
+        return _plain(self)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        return _construct(cls, obj)
+
+
 class Mutation(Protocol):
     """One step from a base file to a case file; each track defines its own (generators/<track>/mutations)."""
 
@@ -212,9 +245,15 @@ class Case:
     # No reference can state the file's data (a fuzz find on damaged data pages): a read is judged on read versus
     # reject only, never on its data.
     data_unknown: bool = False
+    # Other data a read may return and be right (another reading's), each with its label: never with data_unknown.
+    alternatives: tuple[Alternative, ...] = ()
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
+        if self.alternatives and self.data_unknown:
+            raise ValueError(f"case {self.id}: alternatives of data no reference can state")
+        if len({a.label for a in self.alternatives}) != len(self.alternatives):
+            raise ValueError(f"case {self.id}: two alternatives of one label")
         if bad := [r for r in [*self.expect, *self.decode] if not ROLE_RE.fullmatch(r)]:
             raise ValueError(f"case {self.id}: {bad[0]!r} is not a role")
         if not self.citations:
@@ -269,6 +308,8 @@ class CaseEntry:
     # role -> the force of its expectation, one per role of `expect` (expectation_levels fills in what is not given:
     # the requiring sentences' force, else policy)
     levels: dict[str, Level] = field(default_factory=dict, metadata={"schema": {"propertyNames": ROLE}})
+    # other data a read may return and be right (Case.alternatives): in every role not judged on `expect_hash`
+    alternatives: list[AlternativeEntry] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if stray := [r for r in self.levels if r not in self.expect]:
@@ -278,11 +319,13 @@ class CaseEntry:
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
         out["citations"] = [c.to_json() for c in self.citations]
+        out["alternatives"] = [a.to_json() for a in self.alternatives]
         return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
         obj = dict(obj)
+        obj["alternatives"] = [AlternativeEntry.from_json(a) for a in obj.get("alternatives") or []]
         obj["kind"] = Kind(obj["kind"])
         obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
         obj["levels"] = {r: Level(w) for r, w in (obj.get("levels") or {}).items()}
@@ -386,7 +429,8 @@ def manifest_schema() -> dict[str, Any]:
     """manifest.json's JSON Schema, derived from the records (corpus/schemas/manifest.schema.json)."""
     from parquet_conformance.kernel.documents import document_schema
 
-    return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
+    return document_schema("parquet-conformance manifest.json", Manifest,
+                           (CaseEntry, BaseEntry, Citation, AlternativeEntry))
 
 
 def matches(case_id: str, only: str | None) -> bool:

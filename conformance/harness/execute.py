@@ -446,7 +446,8 @@ class Counts:
 def expected_hashes(manifest: Manifest, cases: Iterable[CaseEntry]) -> dict[str, frozenset[str]]:
     """case -> the data hashes a read of it may give and be right (the judge's good hashes, but the adapter's own
     baseline): a read of one keeps no sample, since no data diff will be drawn of it."""
-    return {c.id: frozenset({manifest.bases[c.base].data_hash, *c.expect_hash.values()}) - {""}
+    return {c.id: frozenset({manifest.bases[c.base].data_hash, *c.expect_hash.values(),
+                             *(a.data_hash for a in c.alternatives)}) - {""}
             for c in cases if c.base in manifest.bases}
 
 

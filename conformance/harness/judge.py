@@ -339,10 +339,11 @@ def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:
 def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRow | None) -> set[str]:
     """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
     one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
-    with no baseline); else the base's data, and the adapter's baseline on every case but the baseline case."""
+    with no baseline); else the base's data, the data of the case's alternatives (another reading's: a VARIANT
+    decoded), and the adapter's baseline on every case but the baseline case."""
     if role in case.expect_hash:
         return {case.expect_hash[role]}
-    good = {base.data_hash}
+    good = {base.data_hash, *(a.data_hash for a in case.alternatives)}
     if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
         good.add(baseline.data_hash)
     return good

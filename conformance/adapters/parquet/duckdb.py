@@ -8,6 +8,7 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
@@ -59,11 +60,13 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
         finally:
             con.close()
 
-    def canonical(self, result: Any) -> Mapping[str, Any]:
+    def canonical(self, result: object) -> Mapping[str, Any]:
+        """Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`, unshredded) decoded; or the
+        rows of fetchall() where the Arrow export failed."""
         if isinstance(result, tuple):
             columns, rows = result
             return canonical_rows(columns, rows)
-        return super().canonical(result)
+        return arrow_data(result)
 
     def write(self, source: str, path: str, profile: str) -> None:
         con = self.load().connect(config={"memory_limit": "4GB"})

@@ -288,10 +288,10 @@ BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
 @cache
 def base_needs(base: str) -> tuple[Citation, ...]:
     """The sentences that let a reader refuse `base` for what it needs (empty: a reader must read it)."""
-    from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+    from parquet_conformance.generators.parquet.bases import base_bytes, lookup
     from parquet_conformance.generators.parquet.footer import parse_file
 
-    if BASES[base].encrypted:
+    if lookup(base).encrypted:
         return ()
     codecs = {md.value("codec") for md in parse_file(base_bytes(base)).structs() if md.name == "ColumnMetaData"}
     return (*((CODEC_SUPPORT,) if codecs - {0} else ()), *BEYOND_RANGE.get(base, ()))

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from parquet_conformance.corpus.model import Case, Citation
-from parquet_conformance.corpus.parquet.catalog.common import GOLDEN, PF, base_needs, cite, needs_note
+from parquet_conformance.corpus.model import Alternative, Case, Citation, Level
+from parquet_conformance.corpus.parquet.catalog.common import GOLDEN, PF, RANGE, base_needs, cite, needs_note
 from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD, ENUM_DEFS, LOST, SKIPS_NEW, UNDEFINED_ENUM
 from parquet_conformance.corpus.parquet.catalog.unions import FORWARD, ORDER, UNSUPPORTED
-from parquet_conformance.generators.parquet import evolution, thrift
-from parquet_conformance.generators.parquet.bases import written_bytes
+from parquet_conformance.generators.parquet import evolution, thrift, variant
+from parquet_conformance.generators.parquet.bases import base_expected, written_bytes
 from parquet_conformance.generators.parquet.footer import read_footer
 from parquet_conformance.generators.parquet.layout import select as page_select
 from parquet_conformance.generators.parquet.mutations import Mutation
@@ -124,23 +124,45 @@ SHREDDED = {  # quoted from cases.json: the test's name and the variant, or the 
 }
 EMPTY = "00"
 VARIANT_1 = "130100"  # VariantType {specification_version: 1}, as DuckDB and parquet-java write it
-DATA_UNKNOWN = ("A reader that knows the type may return its values in a form of its own (DuckDB and hyparquet decode "
-                "VARIANT, hyparquet decodes WKB), so the case is judged on read versus reject, crash and hang, not on "
-                "its data (docs/spec-notes.md#evolution).")
+DATA_UNKNOWN = ("A reader that knows the type may return its values in a form of its own (hyparquet decodes WKB), and "
+                "no text states a common form of decoded geometries, so the case is judged on read versus reject, "
+                "crash and hang, not on its data (docs/spec-notes.md#evolution).")
+DECODED = ("A reader that knows VARIANT returns the variants instead, in the normal form of decoded variants "
+           "(docs/spec-notes.md#variant): both readings are right data, other data is wrong data.")
+# VariantShredding.md at the main line (325b9f4c, #574; 24102ed5 holds it unchanged): what a reader of VARIANT returns
+SHREDDING = f"{PF} VariantShredding.md (24102ed5)"
+RECONSTRUCT = cite(SHREDDING, "Value Shredding", "When `typed_value` is present, readers **must** reconstruct shredded "
+                   "values according to this specification.", seed=None, level=Level.MUST)
+CONFLICT = cite(SHREDDING, "Objects", "When both `value` and `typed_value` for a field are non-null, engines should "
+                "fail. If engines choose to read in such cases, then the `typed_value` column must be used.",
+                seed=None, level=Level.SHOULD)
+NOT_BOTH = cite(SHREDDING, "Primitive Types", "Unless the value is shredded as an object (see [Objects](#objects)), "
+                "`typed_value` or `value` (but not both) must be non-null.", seed=None)
+INVALID_OBJECT = cite(SHREDDING, "Objects", "Invalid cases in the table above must not be produced by writers. Readers "
+                      "must return an object when `typed_value` is non-null containing the shredded fields.",
+                      seed=None, level=Level.MUST)
+SHREDDED_TYPES = cite(SHREDDING, "Shredded Value Types", "Shredded values must use the following Parquet types:",
+                      seed=None)
+MISSING = cite(SHREDDING, "Value Shredding", "If a Variant is missing in a context where a value is required, readers "
+               "must return a Variant null (`00`): basic type 0 (primitive) and physical type 0 (null).", seed=None,
+               level=Level.MUST)
+READ_OR_FAIL = cite(SHREDDING, "Backward and forward compatibility", "Engines that do not write shredded values must "
+                    "be able to read shredded values according to this spec or must fail.", seed=None)
 
 
 def _case(slug: str, title: str, kind: str, base: str, steps: tuple[Mutation, ...], expect: str,
-          citations: tuple[Citation, ...], notes: str, data_unknown: bool = False) -> Case:
+          citations: tuple[Citation, ...], notes: str, data_unknown: bool = False,
+          alternatives: tuple[Alternative, ...] = ()) -> Case:
     """A case of the family; on a base that needs what a reader may lack (DuckDB writes snappy), the base's own
     sentences and note (common.base_needs)."""
     return Case(id=f"evolution/{slug}", title=title, kind=kind, base=base, mutations=steps, expect={"legacy": expect},
                 citations=(*citations, *base_needs(base)), notes=" ".join(filter(None, (
                     notes, "Both readings where the spec is silent: docs/spec-notes.md#evolution.", needs_note(base)))),
-                data_unknown=data_unknown)
+                data_unknown=data_unknown, alternatives=alternatives)
 
 
 def cases() -> list[Case]:
-    return [*_logical_types(), *_orders_and_counts(), *_alp(), *_proposals()]
+    return [*_logical_types(), *_shredded(), *_orders_and_counts(), *_alp(), *_proposals()]
 
 
 @cache
@@ -170,15 +192,9 @@ def _logical_types() -> list[Case]:
               "typed_value INT32), with an id", "golden", "evo-variant", (_annotate(2, 16, VARIANT_1),), "read",
               (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
               f"The file is DuckDB's byte for byte. {physical} polars #28627: a VARIANT annotation made polars refuse "
-              f"the whole file. {DATA_UNKNOWN}", data_unknown=True),
-        *(_case(f"variant/shredded-{case}", f"the content of apache/parquet-testing shredded_variant/{case}.parquet: "
-                "an id and a VARIANT group, written by pyarrow and annotated by our footer edit", "golden",
-                f"evo-shredded-{case}", (_annotate(2, 16, VARIANT_1),), "either" if case == "case-042" else "read",
-                (*(() if case == "case-042" else (SKIPS_NEW,)), NEW_TYPES, UNSUPPORTED, SHREDDED[case]),
-                f"{physical} cases.json expects a VARIANT reader to "
-                + ("reject it (value and typed_value conflict): a reader that does not know VARIANT reads the physical "
-                   "group, one that does rejects, so either." if case == "case-042" else "return the value it "
-                   "names.") + f" {DATA_UNKNOWN}", data_unknown=True) for case in evolution.SHREDDED),
+              f"the whole file. {DECODED} Here the variants are the values of the SQL that wrote them "
+              "(generators/parquet/evolution.py VARIANT_SQL): 42, 'text', {a: 1, b: 'x'}, [1, 2, 3], NULL, 7, 2.5.",
+              alternatives=(_variant_alternative("evo-variant", "the values DuckDB was given (VARIANT_SQL)"),)),
         _case("geometry/pyarrow", "a GEOMETRY column of WKB as pyarrow 26 writes a geoarrow.wkb column (the "
               "annotation and its geospatial statistics)", "golden", "evo-geometry", (_annotate(1, 17), geo_stats),
               "read", (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
@@ -201,16 +217,115 @@ def _logical_types() -> list[Case]:
               "An unrecognized logical/physical combination: the reader ignores the annotation and the statistics and "
               "reads the INT32s (PR #606, issue #607). arrow-rs #10941, apache/arrow #50909/#50910 and "
               "parquet-java before #3711 refuse it. The annotation is our footer edit on a pyarrow file."),
-        _case("timestamp-on-flba12", "TIMESTAMP(MILLIS, MICROS, NANOS; UTC) on three FIXED_LEN_BYTE_ARRAY(12) columns: "
-              "the content of apache/parquet-testing flba12_timestamp.parquet (PR #601, open)", "golden",
-              "evo-flba12", tuple(_annotate(i, 8, f"111c{unit}c000000") for i, unit in ((1, 1), (2, 2), (3, 3))),
-              "read", (UNSUPPORTED.requiring("legacy"), TIMESTAMP_601, FLBA12),
-              "parquet.thrift (on the main line and in every release) allows TIMESTAMP on INT64 only, so to a reader "
-              "this is an unrecognized "
-              "combination: it reads the 12-byte values (PR #606). A reader of PR #601 reads instants instead, other "
-              "data than this case's legacy expectation; none of the default readers is one. The annotation is our "
-              "footer edit on a pyarrow file."),
+        *_flba12(),
     ]
+    return out
+
+
+def _variant_alternative(base: str, stated: str, wins: str | None = None, label: str = "variant") -> Alternative:
+    """The base's rows with their VARIANT column decoded from its physical group (VariantShredding.md's
+    reconstruction; tests/test_variant.py holds it equal to what the upstream texts state)."""
+    data = base_expected(base)
+    column = data["columns"].index("var" if "var" in data["columns"] else "v")
+    rows = [[variant.reconstruct(v, wins) if i == column else v for i, v in enumerate(row)]
+            for row in data["rows"]]
+    return Alternative(label, f"A reader of VARIANT returns the variants: {stated}, in the normal form of decoded "
+                       "variants (docs/spec-notes.md#variant).", {"columns": list(data["columns"]), "rows": rows})
+
+
+def _stated(case: evolution.ShreddedCase) -> Alternative:
+    """The variants cases.json states for the file, decoded from its .variant.bin files (one per row, null for a
+    null variant), beside the file's ids."""
+    data = base_expected(f"evo-shredded-{case.stem}")
+    rows = [[row[0], None if f is None else variant.row_tokens(*variant.split(evolution.upstream_bytes(
+        f"shredded_variant/{f}")))] for row, f in zip(data["rows"], case.variants, strict=True)]
+    return Alternative("variant", f"A reader of VARIANT returns the variant{'s' if len(rows) > 1 else ''} cases.json "
+                       "states (its .variant.bin files), in the normal form of decoded variants "
+                       "(docs/spec-notes.md#variant).", {"columns": list(data["columns"]), "rows": rows})
+
+
+# Error cases a reading of the text reads anyway, and the sentence that gives the data: a primitive or an array
+# element in both value and typed_value (the Objects section's "then the typed_value column must be used", written of
+# an object's fields), a non-object value beside shredded fields ("Readers must return an object ... containing the
+# shredded fields").
+TYPED_READING = {40: ("typed-value", CONFLICT), 42: ("typed-value", CONFLICT), 87: ("shredded-fields", INVALID_OBJECT),
+                 128: ("shredded-fields", INVALID_OBJECT), 127: ("variant", MISSING), 137: ("variant", MISSING)}
+# A field both in value and in a shredded field (the INVALID files 43 and 125): "reads ... may be inconsistent", so
+# value's reading is right too.
+INCONSISTENT = cite(SHREDDING, "Objects", "Readers may always assume that data is written correctly and that shredded "
+                    "fields in `typed_value` are not present in `value`. As a result, reads when a field is defined in "
+                    "both `value` and a `typed_value` shredded field may be inconsistent.", seed=None)
+
+
+def _shredded() -> list[Case]:
+    """Every case of apache/parquet-testing shredded_variant/cases.json, its file byte for byte (docs/spec-notes.md#
+    variant): a reader that does not know VARIANT reads the physical group (the base's data), one that does returns
+    the variant cases.json states or, for an error case, fails."""
+    out = []
+    for c in evolution.shredded_cases():
+        base = f"evo-shredded-{c.stem}"
+        quote = upstream("shredded_variant/cases.json", "a3d96a65", f"{c.test} ... {c.text[:300]}"
+                         + ("..." if len(c.text) > 300 else ""), f"case {c.number}")
+        title = (f"apache/parquet-testing shredded_variant/{c.parquet_file} (Iceberg's {c.test}), as it is: "
+                 + ("an error case" if c.error else "a file not valid by the spec" if c.notes else
+                    f"{len(c.variants)} variant{'s' if len(c.variants) > 1 else ''}"))
+        physical = "A reader that does not know VARIANT reads the physical group, the base data."
+        if c.error:
+            label, sentence = TYPED_READING.get(c.number, ("", None))
+            alternatives = (_variant_alternative(base, f"the {label} reading ({sentence.quote[:60]}...)", "typed",
+                                                 label),) if sentence else ()
+            rule = NOT_BOTH if c.number in (40, 42) else SHREDDED_TYPES if c.number in (127, 137) else INVALID_OBJECT
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
+                             (NEW_TYPES, UNSUPPORTED, quote, rule, *(() if sentence is None else (sentence,))),
+                             f"{physical} cases.json expects a reader of VARIANT to fail: \"{c.text}\". "
+                             + (f"Read as VariantShredding.md's other sentence gives it ({label}), the data is "
+                                f"{label}'s alternative. " if sentence else "No text states data a reader of VARIANT "
+                                "could return. ") + "Either: the physical group, "
+                             + ("that alternative, " if sentence else "") + "or a refusal; other data is wrong data.",
+                             alternatives=alternatives))
+        elif c.notes:
+            both = c.number != 84  # 84: optional field groups, where the spec says required
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
+                             (NEW_TYPES, UNSUPPORTED, quote, INCONSISTENT if both else SHREDDED_TYPES),
+                             f"{physical} cases.json: \"{c.notes}\"; the variant it states when read is the "
+                             "alternative" + (", and, since a field is both in value and shredded, reads \"may be "
+                                              "inconsistent\": value's reading is one too" if both else "")
+                             + ". Either: the physical group, a stated reading, or a refusal; other data is wrong.",
+                             alternatives=(_stated(c), *((_variant_alternative(
+                                 base, "value's reading of the field in both", "value", "value-wins"),) if both
+                                 else ()))))
+        else:
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "read",
+                             (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD, RECONSTRUCT, READ_OR_FAIL, quote),
+                             f"The file is apache/parquet-testing's byte for byte (parquet-java, 1.16.0-SNAPSHOT). "
+                             f"{physical} {DECODED}", alternatives=(_stated(c),)))
+    return out
+
+
+def _flba12() -> list[Case]:
+    """TIMESTAMP on FIXED_LEN_BYTE_ARRAY(12), a column per case so that each is judged on its own: the physical 12
+    bytes (an unrecognized combination, PR #606) or PR #601's instants (alternative); nanoseconds beyond int64 may be
+    refused by the range rule (docs/spec-notes.md#features-a-reader-may-lack)."""
+    out = []
+    for column, unit in (("timestamp_millis", 1), ("timestamp_micros", 2), ("timestamp_nanos", 3)):
+        slug = column.removeprefix("timestamp_")
+        beyond = slug == "nanos"
+        out.append(_case(
+            f"timestamp-on-flba12/{slug}", f"TIMESTAMP({slug.upper()}, UTC) on a FIXED_LEN_BYTE_ARRAY(12) column: the "
+            f"{column} column of apache/parquet-testing flba12_timestamp.parquet (PR #601, open)", "golden",
+            f"evo-flba12-{slug}", (_annotate(1, 8, f"111c{unit}c000000"),), "either" if beyond else "read",
+            (UNSUPPORTED.requiring("legacy") if not beyond else UNSUPPORTED, TIMESTAMP_601, FLBA12,
+             *((RANGE,) if beyond else ())),
+            "parquet.thrift (on the main line and in every release) allows TIMESTAMP on INT64 only, so to a reader "
+            "this is an unrecognized combination: it reads the 12-byte values (PR #606). A reader of PR #601 reads "
+            "the same six instants (year 1 to 9999) instead: the alternative." + (
+                " In nanoseconds years 1 and 9999 do not fit int64: \"implementations may choose to only support a "
+                "limited range\" (LogicalTypes.md), so a reader may refuse the column, as it may refuse "
+                "base/int96-extremes: either." if beyond else "") + " The annotation is our footer edit on a pyarrow "
+            "file of the column alone (flba12_timestamp.parquet postdates the stored copy of apache/parquet-testing).",
+            alternatives=(Alternative("pr-601", "A reader of PR #601 (open) reads each value as a signed 96-bit "
+                                      "count of the unit since the epoch: the instants of flba12_timestamp.md.",
+                                      evolution.flba12_instants(column)),)))
     return out
 
 

@@ -25,10 +25,14 @@ const REFUSALS = [
   ['RangeError', /^parquet row/],
 ]
 
-// Keep full precision where hyparquet's defaults would round to a JS Date. These run inside the library's call, so
-// they never decide its outcome: a value they do not take (not an integer: a TIMESTAMP on bytes) goes to hyparquet's
-// own parser, as a user's call would (its failure is the library's), and what that returns is no value of ours
-// (Unconverted: our conversion of it fails, a harness error).
+// Keep full precision where hyparquet's defaults would round to a JS Date: a Date (so that hyparquet's VARIANT
+// decoding passes it through as the instant it is, as it does its own) carrying the exact token. These run inside the
+// library's call, so they never decide its outcome: a value they do not take (not an integer: a TIMESTAMP on bytes)
+// goes to hyparquet's own parser, as a user's call would (its failure is the library's), and what that returns is no
+// value of ours (Unconverted: our conversion of it fails, a harness error).
+class Exact extends Date {
+  constructor (ms, token) { super(ms); this.token = token }
+}
 class Unconverted {
   constructor (value) { this.value = value }
   toJSON () { throw new Error(`no token for ${String(this.value)}, which hyparquet's own parser made`) }
@@ -47,11 +51,15 @@ const ours = (own, library) => (v) => {
   return token
 }
 const parsers = {
-  timestampFromMilliseconds: ours((ms) => ({ ts_ms: integer(ms).toString() }), DEFAULT_PARSERS.timestampFromMilliseconds),
-  timestampFromMicroseconds: ours((us) => ({ ts_us: integer(us).toString() }), DEFAULT_PARSERS.timestampFromMicroseconds),
-  timestampFromNanoseconds: ours((ns) => ({ ts_ns: integer(ns).toString() }), DEFAULT_PARSERS.timestampFromNanoseconds),
-  // any int32: a JS Date would throw beyond +-100M days
-  dateFromDays: ours((days) => ({ date: dateText(Number(integer(days))) }), DEFAULT_PARSERS.dateFromDays),
+  timestampFromMilliseconds: ours((ms) => new Exact(Number(integer(ms)), { ts_ms: integer(ms).toString() }),
+    DEFAULT_PARSERS.timestampFromMilliseconds),
+  timestampFromMicroseconds: ours((us) => new Exact(Number(integer(us) / 1000n), { ts_us: integer(us).toString() }),
+    DEFAULT_PARSERS.timestampFromMicroseconds),
+  timestampFromNanoseconds: ours((ns) => new Exact(Number(integer(ns) / 1000000n), { ts_ns: integer(ns).toString() }),
+    DEFAULT_PARSERS.timestampFromNanoseconds),
+  // any int32: no Date arithmetic in the token
+  dateFromDays: ours((days) => new Exact(Number(integer(days)) * 86400000, { date: dateText(Number(integer(days))) }),
+    DEFAULT_PARSERS.dateFromDays),
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -61,6 +69,7 @@ function token(value, node) {
   if (value === null || value === undefined) return null
   if (value instanceof Unconverted) value.toJSON()
   const el = node.element
+  if (el.logical_type?.type === 'VARIANT') return variantToken(value, child(node, 'typed_value'))
   if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
     const item = node.children[0].children.length === 1 ? node.children[0].children[0] : node.children[0]
     return value.map((v) => token(v, item))
@@ -70,8 +79,7 @@ function token(value, node) {
     for (const child of node.children) fields[child.element.name] = token(value[child.element.name], child)
     return { struct: fields }
   }
-  if (typeof value === 'object' && !(value instanceof Uint8Array) &&
-    ['ts_ms', 'ts_us', 'ts_ns', 'date'].some((tag) => tag in value)) return value
+  if (value instanceof Exact) return value.token
   if (el.converted_type === 'DECIMAL') return { dec: Number(value).toFixed(el.scale || 0) }
   switch (el.type) {
     case 'BOOLEAN': return value
@@ -80,6 +88,42 @@ function token(value, node) {
     default:
       return typeof value === 'string' ? value : { bin: hex(value) }
   }
+}
+
+const child = (node, name) => node?.children.find((c) => c.element.name === name)
+const TIME_NS = { MILLIS: 1000000n, MICROS: 1000n, NANOS: 1n }
+
+// A VARIANT value as hyparquet decodes it (JS values), in the normal form of decoded variants
+// (generators/parquet/variant.py, docs/spec-notes.md#variant). `typed`: the schema node of the typed_value it was
+// shredded into, if any, whose Parquet type says what a JS number or string stood for; without one (a value in the
+// variant's binary), an integral number is an integer and a string text: JS keeps no more.
+function variantToken(value, typed) {
+  if (value === null || value === undefined) return null
+  if (typed && typed.children.length && Array.isArray(value) && (typed.element.logical_type?.type === 'LIST' ||
+    typed.element.converted_type === 'LIST')) {
+    const element = child(typed.children[0].children[0], 'typed_value')
+    return value.map((v) => variantToken(v, element))
+  }
+  if (Array.isArray(value)) return value.map((v) => variantToken(v, undefined))
+  if (value instanceof Exact) return value.token
+  if (typeof value === 'object' && !(value instanceof Uint8Array)) {
+    const fields = {}
+    const group = typed && typed.children.length ? typed : undefined
+    for (const [k, v] of Object.entries(value)) fields[k] = variantToken(v, child(child(group, k), 'typed_value'))
+    return { struct: fields }
+  }
+  // the shredded column's type tells what a JS number or bigint stood for (the value may have come from the binary
+  // value instead: a JS boolean, string or bytes says what it is)
+  const lt = typed && !typed.children.length ? typed.element.logical_type : undefined
+  const physical = typed && !typed.children.length ? typed.element.type : undefined
+  if (typeof value === 'boolean') return value
+  if (typeof value === 'bigint') return lt?.type === 'TIME' ? { time_ns: (value * TIME_NS[lt.unit]).toString() } : { int: value.toString() }
+  if (typeof value === 'number') {
+    if (lt?.type === 'DECIMAL') return { dec: value.toFixed(lt.scale || 0) }
+    if (physical === 'FLOAT' || physical === 'DOUBLE' || !Number.isInteger(value) || Object.is(value, -0)) return { float: float(value) }
+    return { int: String(value) }
+  }
+  return typeof value === 'string' ? value : { bin: hex(value) }
 }
 
 // The values JSON cannot carry, tagged by hyparquet.py (shared.mjs revive): bytes as plain Uint8Arrays.
