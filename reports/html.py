@@ -147,7 +147,7 @@ def sharing_text(shared: list[str]) -> str:
 def gate_text(cell: Cell) -> str:
     """A failure's level and what the gate makes of it (the sentence the level rests on is the case's, shown above
     the detail: page_data's `cases`)."""
-    said = f"level {cell.level} ({cell.level.words}): "
+    said = f"level {cell.level} ({cell.level.phrase}): "
     if not cell.verdict.weighed:
         return said + "the gate fails on this at every level (a crash, a hang, an unhandled error or other data)"
     return said + ("the gate fails on it by default" if enforced(cell) else
@@ -269,7 +269,7 @@ def page_data(doc: ResultsDocument, order: list[Column], rows: list[tuple[CaseSu
                                            for v in Verdict],
             "roles": doc.roles, "words": {op: {e: expectation_words(e, op) for e in ("read", "reject", "either")}
                                           for op in sorted({c.op for c, _ in rows} | {"read"})},
-            "levelWords": {str(lv): lv.words for lv in LEVELS},
+            "levelWords": {str(lv): lv.phrase for lv in LEVELS},
             "codes": codes, "details": details, "texts": strings.texts, "cases": cases,
             "cites": [json.loads(c) for c in cites.texts], "impl": impl,
             "compared": doc.comparison.what if doc.comparison else ""}
