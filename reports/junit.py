@@ -2,14 +2,14 @@
 list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
 cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), a cell
 whose data is in a form the library documents with type "representation" (neither either), and a cell not judged is
-an error. A failure's message names its level and the sentence that level rests on (reports/text.py cell_level:
-"must: the spec requires “…” (source, section)"). As `check` does by default, a failure to read or to refuse where the
-expectation rests on a `should` or a `policy` is skipped with type "below-level" (its level in the message); a
-crash, a hang, an unhandled error or other data is a failure at every level. The suite's properties name the
-implementation, its version, the run, the corpus, the scores per level, how many verdicts were reused from an earlier
-run, and what the run is compared with; against an expected-failure list a known failure is skipped with type
-"xfail" (as pytest writes an expected failure), against a previous run it stays a failure whose message says it is
-known."""
+an error. A failure's message names its level beside its verdict and, after what happened, the sentence that level
+rests on ("fail:… (must: the spec requires): expected …; “…” (source, section)": reports/text.py cell_level). As
+`check` does by default, a failure to read or to refuse where the expectation rests on a `should` or a `policy` is
+skipped with type "below-level" (its level in the message); a crash, a hang, an unhandled error or other data is a
+failure at every level. The suite's properties name the implementation, its version, the run, the corpus, the scores
+per level, how many verdicts were reused from an earlier run, and what the run is compared with; against an
+expected-failure list a known failure is skipped with type "xfail" (as pytest writes an expected failure), against a
+previous run it stays a failure whose message says it is known."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.model import Mark, ResultsDocument, reuse
 from parquet_conformance.reports.text import (
     cell_level,
+    cell_level_text,
     corpus_href,
     detail,
     file_name,
@@ -66,7 +67,7 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
                 ET.SubElement(cp, "property", name=name, value=xml_text(value))
         diff = doc.diff_of(c)
         line = what_happened(c, diff)
-        level = cell_level(doc, c, LEVEL_QUOTE)
+        level, basis = cell_level(doc, c, LEVEL_QUOTE)  # the level beside the verdict, what it rests on after
         if c.verdict == Verdict.SKIP:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", message=xml_text(shorten(c.error_message or "unavailable", MESSAGE)))
@@ -86,20 +87,21 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
         elif c.verdict.is_failure and listed and mark is not None and mark.mark == Mark.KNOWN:
             counts["skipped"] += 1  # an expected failure, as pytest writes an xfail
             ET.SubElement(case, "skipped", type="xfail", message=xml_text(shorten(
-                f"known failure, listed: {c.verdict} ({level}): {line}", MESSAGE)))
+                f"known failure, listed: {c.verdict} ({level}): {line}; {basis}", MESSAGE)))
         elif c.verdict.is_failure and not enforced(c) and (mark is None or not listed):
             counts["skipped"] += 1  # what `check` reports below its default level, and does not fail on
             ET.SubElement(case, "skipped", type="below-level", message=xml_text(shorten(
                 f"{c.verdict} of a {c.level} expectation (not enforced by default; check --level {c.level}): "
-                f"{line}; {level}", MESSAGE)))
+                f"{line}; {basis}", MESSAGE)))
         elif c.verdict != Verdict.PASS:
             counts["failures"] += 1
             said = f"{mark.mark.upper() if mark.mark == Mark.NEW else mark.mark}: " if mark else ""
-            text = detail(c, diff) + f"\nlevel {cell_level(doc, c)}" + (
+            text = detail(c, diff) + f"\nlevel {cell_level_text(doc, c)}" + (
                 f"\n{mark_text(mark, doc.comparison)}" if mark and doc.comparison else "")
             command = repro_command(doc, c, corpus)
             text += f"\nreproduce it (from the folder of report.html): {command}" if command else ""
-            ET.SubElement(case, "failure", message=xml_text(shorten(f"{said}{c.verdict} ({level}): {line}", MESSAGE)),
+            ET.SubElement(case, "failure", message=xml_text(shorten(f"{said}{c.verdict} ({level}): {line}; {basis}",
+                                                                    MESSAGE)),
                           type=c.verdict.value).text = xml_text(text)
     root.attrib.update({k: str(v) for k, v in counts.items()})
     ET.indent(root)

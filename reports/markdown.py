@@ -18,7 +18,7 @@ from parquet_conformance.reports.text import (
     MARKS_LEGEND,
     MEANING,
     SYMBOL,
-    cell_level,
+    cell_level_text,
     cell_text,
     html_text,
     mark_text,
@@ -65,7 +65,7 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
                 c = cells[(m.case, m.adapter, m.role)]
                 what = shorten(what_happened(c, doc.diff_of(c)), WHY)
                 lines.append(f"| {cell_text(c.adapter)} | {cell_text(c.case)} | {cell_text(c.role)} | "
-                             f"{cell_text(cell_level(doc, c, LEVEL_QUOTE))} | "
+                             f"{cell_text(cell_level_text(doc, c, LEVEL_QUOTE))} | "
                              f"{c.verdict} | {cell_text(mark_text(m, k))} | {cell_text(what)} |")
             if len(loud) > NEW_SHOWN:
                 lines.append(f"| … {len(loud) - NEW_SHOWN} more: report.html#view=changes | | | | | | |")
@@ -137,7 +137,7 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
             said = doc.mark_of(c)
             mark = (f" {said.mark if said else ''} |" if k else "")
             lines.append(f"| {cell_text(c.case)} | {cell_text(c.role)} | "
-                         f"{cell_text(cell_level(doc, c, LEVEL_QUOTE))} | {c.verdict} |{mark} "
+                         f"{cell_text(cell_level_text(doc, c, LEVEL_QUOTE))} | {c.verdict} |{mark} "
                          f"{cell_text(shorten(what_happened(c, doc.diff_of(c)), WHY))} |")
         if len(failing) > per_adapter:
             more = cell_text(impl_link(a.adapter))  # a link's text, not a link: the name in it is outside text

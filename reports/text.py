@@ -60,17 +60,31 @@ def detail(cell: Cell, diff: DataDiff | None = None) -> str:
     return text
 
 
-def level_text(level: Level, sentence: Citation | None, notes: str = "", limit: int = 240) -> str:
-    """An expectation's level and the sentence it rests on, in one line: `must: the spec requires “…” (source,
-    section)`; a level that rests on no sentence gives the case's notes (which say why), `limit` characters of each."""
+def level_parts(level: Level, sentence: Citation | None, notes: str = "", limit: int = 240) -> tuple[str, str]:
+    """An expectation's level in words (`must: the spec requires`) and what it rests on: the sentence, quoted with its
+    source and section, or the case's notes (which say why) where it rests on none; `limit` characters of each."""
     said = f"{level}: {level.phrase}"
     if sentence is not None:
-        return f"{said} “{shorten(sentence.quote, limit)}” ({sentence.source}, {sentence.section})"
-    return f"{said}: {shorten(notes, limit)}" if notes.strip() else f"{said} (the case cites no sentence)"
+        return said, f"“{shorten(sentence.quote, limit)}” ({sentence.source}, {sentence.section})"
+    return said, f"why: {shorten(notes, limit)}" if notes.strip() else "(the case cites no sentence)"
 
 
-def cell_level(doc: ResultsDocument, cell: Cell, limit: int = 240) -> str:
-    """A cell's level and its sentence (level_text), from its case in the document."""
+def level_text(level: Level, sentence: Citation | None, notes: str = "", limit: int = 240) -> str:
+    """An expectation's level and what it rests on, in one line: `must: the spec requires “…” (source, section)`."""
+    said, basis = level_parts(level, sentence, notes, limit)
+    return f"{said} {basis}" if sentence is not None or not notes.strip() else f"{said}: {basis.removeprefix('why: ')}"
+
+
+def cell_level(doc: ResultsDocument, cell: Cell, limit: int = 240) -> tuple[str, str]:
+    """A cell's level in words and what it rests on (level_parts), from its case in the document."""
+    case = doc.case_of(cell.case)
+    if case is None:
+        return level_parts(cell.level, None, limit=limit)
+    return level_parts(cell.level, level_sentence(case.citations, cell.role, cell.level), case.notes, limit)
+
+
+def cell_level_text(doc: ResultsDocument, cell: Cell, limit: int = 240) -> str:
+    """A cell's level and what it rests on, in one line (level_text)."""
     case = doc.case_of(cell.case)
     if case is None:
         return level_text(cell.level, None, limit=limit)

@@ -255,8 +255,8 @@ def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
     summary = md_text((demo / "summary.md").read_text())
     assert summary.index("**Compared with run r2: 2 new failures**, 1 changed, 1 fixed, 1 known.") < summary.index(
         "### New and changed failures (3)") < summary.index("### Scores")
-    assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| must \| fail:wrong-data \| "
-                     r"new failure: "
+    assert re.search(r"^\| toy-1\.0 \| ext/file-metadata/flat/spec-header \| legacy \| must: the spec requires "
+                     r"“[^|]*” \([^|]*\) \| fail:wrong-data \| new failure: "
                      r"it passed in run r2 \| expected read \(legacy\), got 24 rows of other data", summary, re.M)
     assert "**Fixed (1)**: pyarrow base/flat [legacy]." in summary
     html = (demo / "report.html").read_text()
@@ -276,9 +276,11 @@ def test_new_fixed_and_known_in_every_format(demo: Path) -> None:
             if failure is not None:
                 failures[(name, case.get("name"))] = failure.get("message", "")
     assert failures[("toy-1.0", "ext/file-metadata/flat/spec-header [legacy]")].startswith(
-        'NEW: fail:wrong-data: expected read (legacy), got 24 rows of other data: columns i32 differ; row 2 i32')
+        'NEW: fail:wrong-data (must: the spec requires): expected read (legacy), got 24 rows of other data: columns '
+        'i32 differ; row 2 i32')
     assert failures[("sparky", "ext/column-meta-data/flat/zigzag-header [legacy]")].startswith(
-        "known: fail:rejected-valid: expected read (legacy), got rejected: py4j.protocol.Py4JJavaError: "
+        "known: fail:rejected-valid (must: the spec requires): expected read (legacy), got rejected: "
+        "py4j.protocol.Py4JJavaError: "
         "java.io.IOException: can not read class org.apache.parquet.format.FileMetaData")  # the root cause first
     assert failures[("sparky", "ext/column-meta-data/flat/spec-header [legacy]")].startswith("changed: ")
     assert all("\n" not in m and len(m) <= 500 for m in failures.values())  # one line each
@@ -305,8 +307,9 @@ def test_an_expected_failure_list_marks_listed_failures_known(demo: Path, tmp_pa
     assert ("base/nested", "sparky") in marks and marks[("base/nested", "sparky")] == "fixed"  # listed, passes
     suite = ET.parse(out / "junit" / "sparky.xml").getroot()
     known = suite.find("testcase[@name='ext/column-meta-data/flat/zigzag-header [legacy]']/skipped")
-    assert known is not None and known.get("type") == "xfail" and known.get("message", "").startswith(
-        "known failure, listed: fail:rejected-valid: expected read (legacy)")
+    message = known.get("message", "") if known is not None else ""
+    assert known is not None and known.get("type") == "xfail" and message.startswith(
+        "known failure, listed: fail:rejected-valid (must: the spec requires): expected read (legacy)")
     assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
     summary = md_text((out / "summary.md").read_text())
     assert "**Compared with the expected-failure list sparky-failures.txt (sparky): 3 new failures**" in summary
@@ -422,7 +425,7 @@ def test_what_the_new_parts_carry_is_escaped_everywhere(tmp_path: Path) -> None:
     suite = ET.parse(tmp_path / "junit" / "evil.xml").getroot()
     failure = suite.find("testcase/failure")
     message = failure.get("message", "") if failure is not None else ""
-    assert message.startswith("NEW: fail:rejected-valid (must: the spec requires") and "expected read" in message
+    assert message.startswith("NEW: fail:rejected-valid (must: the spec requires): expected read") and "“" in message
 
 
 def test_the_default_run_s_page_is_light() -> None:
