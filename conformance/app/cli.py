@@ -330,8 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--run", metavar="RUN_ID",
                      help="--site, --rewrite, --upstream: the run to show (default: the latest)")
     rep.add_argument("--corpus", metavar="DIR",
-                     help="--upstream: the run's corpus (default: the path its run recorded, as it is or from a folder "
-                          "above the results dataset)")
+                     help="--upstream: the run's corpus (default: the path its run recorded, found against the run's "
+                          "folder, the one holding the results dataset, wherever it was moved or copied)")
     rep.add_argument("--out", metavar="DIR", type=output_dir,
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")

@@ -153,7 +153,7 @@ def _remove(path: Path) -> None:
 def _run(argv: list[str], what: str, cwd: Path | None = None) -> None:
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, cwd=cwd,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")  # whatever the locale
     except (OSError, subprocess.TimeoutExpired) as e:
         raise AdapterUnavailable(f"{what}: {e}") from None
     if proc.returncode != 0:
@@ -290,7 +290,8 @@ def releases(index: Index, package: str) -> list[str]:
             raise AdapterUnavailable("program 'npm' is not on PATH")
         argv = [npm, "view", package, "versions", "--json"]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                              encoding="utf-8", errors="replace")
     except (OSError, subprocess.TimeoutExpired) as e:
         raise AdapterUnavailable(f"listing the releases of {package}: {e}") from None
     if proc.returncode != 0:
