@@ -113,6 +113,11 @@ def ensure(env: Env, progress: Progress = say) -> Path:
         with cache_lock(path):
             marker = path / MARKER
             made = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
+            held = (made.get("index"), made.get("package"), made.get("version"))
+            if made and held != (env.index, env.package, env.version):  # two releases named alike: never one for both
+                raise AdapterUnavailable(f"the environment {path} holds {held[1]} {held[2]} from {held[0]}, not "
+                                         f"{env.package} {env.version} from {env.index} (their names agree); remove "
+                                         "that folder to make this one")
             if made.get("requirements") == list(env.requirements) and made.get("interpreter") == env.interpreter:
                 return path
             progress(f"creating environment {env.name} ({' '.join(env.requirements)}) in {path}")

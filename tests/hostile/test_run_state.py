@@ -165,3 +165,19 @@ def test_a_run_and_its_re_run_in_the_same_second_both_run(corpus: Path, tmp_path
     ids = [run_job(opts).run_id, run_job(opts).run_id]
     assert ids == ["20260101T000000Z", "20260101T000000Z-2"]
     assert read_cells(tmp_path / "out" / "results")[0] == ids[1]  # the re-run is the latest
+
+
+def test_two_releases_whose_environments_are_named_alike_never_share_one(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from parquet_conformance.conformance.adapters import AdapterUnavailable
+    from parquet_conformance.conformance.harness.envs import MARKER, Env, ensure
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    npm, pypi = Env("npm", "@dsnp/parquetjs", "1.8.9", ()), Env("pypi", "dsnp-parquetjs", "1.8.9", ())
+    assert npm.name == pypi.name  # the scope's '@' and '/' are not in a folder's name
+    npm.path.mkdir(parents=True)
+    (npm.path / MARKER).write_text(json.dumps({"index": "npm", "package": "@dsnp/parquetjs", "version": "1.8.9",
+                                               "requirements": []}))
+    with pytest.raises(AdapterUnavailable, match=r"holds @dsnp/parquetjs 1\.8\.9 from npm, not dsnp-parquetjs"):
+        ensure(pypi, progress=lambda _: None)
+    assert ensure(npm, progress=lambda _: None) == npm.path  # the one it holds is still there
