@@ -225,8 +225,13 @@ def test_the_corpus_is_found_from_anywhere(tmp_path: Path, monkeypatch: pytest.M
     assert upstream.locate_corpus("corpus", results, None) == corpus.resolve()
     assert upstream.locate_corpus("out/latest/corpus", results, None) == corpus.resolve()
     assert upstream.locate_corpus("anything", results, tmp_path) == tmp_path
+    copy = tmp_path / "copy"  # a copy of the run (out/latest) recorded so: its corpus is the copy's
+    (copy / "corpus").mkdir(parents=True)
+    (copy / "corpus" / "manifest.json").write_text("{}")
+    (copy / "results").mkdir()
+    assert upstream.locate_corpus("out/latest/corpus", copy / "results", None) == (copy / "corpus").resolve()
     with pytest.raises(UsageError, match="give it with --corpus"):
-        upstream.locate_corpus("elsewhere/corpus", results, None)
+        upstream.locate_corpus("elsewhere/gone", results, None)
     with pytest.raises(UsageError, match="records no corpus"):
         upstream.locate_corpus("", results, None)
 

@@ -216,12 +216,15 @@ def run_path(results: Path, recorded: str) -> Path:
     """Where a path a run recorded (recorded_path) is now: an absolute one as it is; a relative one against the run's
     folder (the folder holding its results dataset), never against the current folder. Runs recorded before paths
     were kept so recorded them relative to where they were started (out/latest/corpus): where the run's folder does
-    not hold such a path, it is looked for from each folder above it."""
+    not hold such a path, its tail is looked for in the run's folder (out/latest/corpus: corpus, in a copy of the
+    run), then the path from each folder above it (the run where it was made)."""
     path = Path(recorded)
     if path.is_absolute():
         return path
     folder = results.resolve().parent
-    return next((above / path for above in (folder, *folder.parents) if (above / path).exists()), folder / path)
+    tails = [Path(*path.parts[k:]) for k in range(len(path.parts))]
+    found = [folder / tail for tail in tails] + [above / path for above in folder.parents]
+    return next((p for p in found if p.exists()), folder / path)
 
 
 def write_document_parts(results: Path, run_id: str, document: dict[str, Any]) -> None:
