@@ -25,6 +25,7 @@ from parquet_conformance.corpus.model import (
     GENERATOR_VERSION,
     MANIFEST_FORMAT,
     MANIFEST_VERSION,
+    AlternativeEntry,
     BaseEntry,
     Case,
     CaseEntry,
@@ -56,8 +57,15 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
-        large=case.large, op=case.op, data_unknown=case.data_unknown, levels=dict(case.levels))
+        large=case.large, op=case.op, data_unknown=case.data_unknown,
+        alternatives=[AlternativeEntry(label=a.label, reading=a.reading, expected=alternative_file(case.id, a.label),
+                                       data_hash=data_hash(a.data)) for a in case.alternatives])
     return derived(track, entry, data), data
+
+
+def alternative_file(case_id: str, label: str) -> str:
+    """Where an alternative's data is in the corpus: beside the bases' expected data."""
+    return f"expected/cases/{case_id}.{label}.json"
 
 
 def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = None) -> CaseEntry:
@@ -121,6 +129,8 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
                 progress(i, total, case.id)
             entry, data = build_case(track, case, seed)
             trees.write_below(staging, entry.file, data)
+            for alternative, written in zip(case.alternatives, entry.alternatives, strict=True):
+                trees.write_below(staging, written.expected, expected_json(alternative.data))
             entries.append(entry)
         for i, (entry, data) in enumerate(found, len(chosen)):
             if progress:

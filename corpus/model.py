@@ -67,34 +67,40 @@ EXPECTATION_MEANINGS = {
 
 
 class Level(StrEnum):
-    """The force of a sentence a case rests on (protobuf conformance's REQUIRED / RECOMMENDED): it weighs only the
-    choice between reading and refusing; a crash, a hang, an unhandled error or wrong data fails at every level."""
+    """The force of what a case rests on (protobuf conformance's REQUIRED / RECOMMENDED): it weighs only the choice
+    between reading and refusing; a crash, a hang, an unhandled error or wrong data fails at every level. One rule
+    gives it (docs/spec-notes.md#levels): the strongest force among the sentences that require the expectation."""
 
-    MUST = "must"  # a MUST, or what parquet.thrift or the Thrift protocol requires
-    SHOULD = "should"  # a SHOULD, a recommendation
-    POLICY = "policy"  # this suite's own reading (docs/spec-notes.md says why)
+    MUST = "must"  # a sentence of the format's released or main-line text that requires it (MUST, or what decides it)
+    SHOULD = "should"  # a SHOULD, a recommendation, of such a text
+    POLICY = "policy"  # this suite's own reading (docs/spec-notes.md says why), a proposal, upstream code
 
     @property
     def rank(self) -> int:
         """0 for the strongest (must), 2 for policy: `check --level L` enforces every level of rank <= L's."""
         return LEVELS.index(self)
 
+    @property
+    def phrase(self) -> str:
+        """How a verdict's explanation words this force, before the sentence it quotes."""
+        return LEVEL_PHRASES[self]
+
 
 LEVELS = (Level.MUST, Level.SHOULD, Level.POLICY)  # strongest first
+LEVEL_PHRASES = {Level.MUST: "the spec requires", Level.SHOULD: "the spec recommends",
+                 Level.POLICY: "this suite's reading"}
 
 
 def expectation_levels(expect: Mapping[str, Expectation], citations: Iterable[Citation],
-                       stated: Mapping[str, Level] | None = None) -> dict[str, Level]:
-    """role -> the force of its expectation (docs/spec-notes.md#levels): what the case states (an inference or a
-    policy that its sentences' force does not carry; its notes say why), else the strongest force among the
-    sentences that require it, else `must`: a `read` that no sentence requires is the spec's own promise that readers
-    skip what they do not know, and an `either` asks only the floor (no crash, hang, unhandled error or other data),
-    which holds at every level."""
+                       given: Mapping[str, Level] | None = None) -> dict[str, Level]:
+    """role -> the force of its expectation (docs/spec-notes.md#levels): the strongest force among the sentences that
+    require it; where none does, `policy` (this suite's reading: no default to `must`). `given`: levels already
+    recorded (a manifest's), kept as they are."""
     cites = list(citations)
     out = {}
     for role in expect:
         forces = [c.level for c in cites if role in c.requires and c.level is not None]
-        out[role] = Level((stated or {}).get(role) or min(forces, key=LEVELS.index, default=Level.MUST))
+        out[role] = Level((given or {}).get(role) or min(forces, key=LEVELS.index, default=Level.POLICY))
     return out
 
 
@@ -117,16 +123,18 @@ class Decode(StrEnum):
 
 @dataclass(frozen=True)
 class Citation:
-    """The sentence a case rests on: `source` names the upstream file (or seed), `seed` the copy in shared/seeds.
-    `requires`: the roles whose expectation in this case the sentence requires (a `reject`, or an aware role's
-    `read`); empty where it only gives context (docs/spec-notes.md#expectations)."""
+    """The sentence a case rests on: `source` names the upstream file at a commit (or seed, or this suite's own
+    docs/spec-notes.md), `seed` the copy in shared/seeds. `requires`: the roles whose expectation in this case the
+    sentence requires; empty where it only gives context (docs/spec-notes.md#expectations). `level`: the sentence's
+    force for what it is cited for (docs/spec-notes.md#levels); None where it has none (a definition of a structure,
+    a permission, a description): such a sentence requires nothing."""
 
     source: str
     section: str
     quote: str
     seed: str | None = None
     requires: tuple[str, ...] = field(default=(), metadata={"schema": {"items": ROLE}})
-    level: Level | None = None  # the sentence's force; None: not yet stated
+    level: Level | None = None  # the sentence's force; None: none (context only)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "requires", tuple(self.requires))  # JSON gives a list
@@ -134,6 +142,8 @@ class Citation:
             object.__setattr__(self, "level", Level(self.level))
         if bad := [r for r in self.requires if not ROLE_RE.fullmatch(r)]:
             raise ValueError(f"citation requires {bad[0]!r}, which is not a role")
+        if self.requires and self.level is None:
+            raise ValueError(f"citation {self.quote[:40]!r} requires {self.requires[0]!r} but states no force")
 
     def requiring(self, *roles: str) -> Citation:
         """The same sentence, as what requires these roles' expectation in the case that cites it."""
@@ -149,6 +159,15 @@ class Citation:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
         return _construct(cls, obj)
+
+
+OWN_RULES = "parquet-conformance docs/spec-notes.md"  # the source of this suite's own rules
+
+
+def own_rule(anchor: str, quote: str) -> Citation:
+    """One of this suite's own rules, where no sentence of the spec decides: quoted verbatim from its paragraph of
+    docs/spec-notes.md (`anchor`), at the force `policy` ("this suite's reading")."""
+    return Citation(OWN_RULES, f"#{anchor}", quote, None, level=Level.POLICY)
 
 
 @dataclass(frozen=True)
@@ -167,6 +186,39 @@ class WriterFinding:
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
         return _construct(cls, {**obj, "citation": Citation.from_json(obj["citation"])})
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """Other data a `read` may return and be right, beside the base's: what another reading the text gives yields
+    (a VARIANT decoded rather than read as its physical group; a TIMESTAMP on FIXED_LEN_BYTE_ARRAY(12) read as PR
+    #601's instants). `data`: canonical data in normal form (what a worker of ours hashes); the manifest records its
+    file and hash (AlternativeEntry). Other data than the base's and the alternatives' is still wrong data."""
+
+    label: str  # NAME: names its expected file
+    reading: str  # the reading that gives it, in a sentence
+    data: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        if not NAME_RE.fullmatch(self.label):
+            raise ValueError(f"alternative label {self.label!r} is not a name")
+
+
+@dataclass(frozen=True)
+class AlternativeEntry:
+    """An Alternative as the manifest records it: its data in the corpus (`expected`) and that data's hash."""
+
+    label: str = field(metadata={"schema": NAME})
+    reading: str
+    expected: str = field(metadata={"schema": {"minLength": 1, "maxLength": 4096}})
+    data_hash: str = field(metadata={"schema": SHA256})
+
+    def to_json(self) -> dict[str, Any]:
+        return _plain(self)
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Self:
+        return _construct(cls, obj)
 
 
 class Mutation(Protocol):
@@ -193,28 +245,28 @@ class Case:
     # No reference can state the file's data (a fuzz find on damaged data pages): a read is judged on read versus
     # reject only, never on its data.
     data_unknown: bool = False
-    # role -> the level the case states where its sentences' force is not its expectation's (an inference, this
-    # suite's policy); every other role's is derived (expectation_levels)
-    levels: Mapping[str, Level] = field(default_factory=dict)
+    # Other data a read may return and be right (another reading's), each with its label: never with data_unknown.
+    alternatives: tuple[Alternative, ...] = ()
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
-        if bad := [r for r in [*self.expect, *self.decode, *self.levels] if not ROLE_RE.fullmatch(r)]:
+        if self.alternatives and self.data_unknown:
+            raise ValueError(f"case {self.id}: alternatives of data no reference can state")
+        if len({a.label for a in self.alternatives}) != len(self.alternatives):
+            raise ValueError(f"case {self.id}: two alternatives of one label")
+        if bad := [r for r in [*self.expect, *self.decode] if not ROLE_RE.fullmatch(r)]:
             raise ValueError(f"case {self.id}: {bad[0]!r} is not a role")
         if not self.citations:
             raise ValueError(f"case {self.id}: no citation")
         if stray := [r for c in self.citations for r in c.requires if r not in self.expect]:
             raise ValueError(f"case {self.id}: a citation requires the expectation of {stray[0]!r}, which it has not")
-        if stray := [r for r in self.levels if r not in self.expect]:
-            raise ValueError(f"case {self.id}: a level for {stray[0]!r}, which has no expectation")
         # The catalog may write plain strings; the record holds enums (ValueError on a word that is none).
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "expect", {r: Expectation(w) for r, w in self.expect.items()})
         object.__setattr__(self, "decode", {r: Decode(w) for r, w in self.decode.items()})
-        object.__setattr__(self, "levels", {r: Level(w) for r, w in self.levels.items()})
 
     def level(self, role: str) -> Level:
-        return expectation_levels(self.expect, self.citations, self.levels)[role]
+        return expectation_levels(self.expect, self.citations)[role]
 
     @property
     def group(self) -> str:
@@ -253,8 +305,11 @@ class CaseEntry:
     # what the track derives from the case file itself (Parquet's metadata role: the summary of its own footer)
     expect_hash: dict[str, str] = field(default_factory=dict,
                                         metadata={"schema": {"propertyNames": ROLE, "values": SHA256}})
-    # role -> the force of its expectation, one per role of `expect` (expectation_levels fills in what is not given)
+    # role -> the force of its expectation, one per role of `expect` (expectation_levels fills in what is not given:
+    # the requiring sentences' force, else policy)
     levels: dict[str, Level] = field(default_factory=dict, metadata={"schema": {"propertyNames": ROLE}})
+    # other data a read may return and be right (Case.alternatives): in every role not judged on `expect_hash`
+    alternatives: list[AlternativeEntry] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if stray := [r for r in self.levels if r not in self.expect]:
@@ -264,11 +319,13 @@ class CaseEntry:
     def to_json(self) -> dict[str, Any]:
         out = _plain(self)
         out["citations"] = [c.to_json() for c in self.citations]
+        out["alternatives"] = [a.to_json() for a in self.alternatives]
         return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Self:
         obj = dict(obj)
+        obj["alternatives"] = [AlternativeEntry.from_json(a) for a in obj.get("alternatives") or []]
         obj["kind"] = Kind(obj["kind"])
         obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
         obj["levels"] = {r: Level(w) for r, w in (obj.get("levels") or {}).items()}
@@ -372,7 +429,8 @@ def manifest_schema() -> dict[str, Any]:
     """manifest.json's JSON Schema, derived from the records (corpus/schemas/manifest.schema.json)."""
     from parquet_conformance.kernel.documents import document_schema
 
-    return document_schema("parquet-conformance manifest.json", Manifest, (CaseEntry, BaseEntry, Citation))
+    return document_schema("parquet-conformance manifest.json", Manifest,
+                           (CaseEntry, BaseEntry, Citation, AlternativeEntry))
 
 
 def matches(case_id: str, only: str | None) -> bool:

@@ -67,6 +67,10 @@ def check(manifest: Manifest, digest: Callable[[str], str | None], data: Callabl
 
     for case in manifest.cases:
         expect_file(case.file, case.sha256, f"case {case.id!r}")
+        for alt in case.alternatives:  # another reading's data: checked by its data's hash, as a base's
+            if expect_file(alt.expected, None, f"the {alt.label} data of case {case.id!r}") \
+                    and data(alt.expected) != alt.data_hash:
+                problems.append(f"data mismatch: {alt.expected} (not the data whose data_hash is in the manifest)")
     for name, base in manifest.bases.items():
         expect_file(base.file, base.sha256, f"base {name!r}")
         # The manifest has no file hash for expected data, but the hash of the data itself.
@@ -197,7 +201,9 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
     try:
-        data = _data_hashes(path, {prefix + b.expected: b.expected_size for b in manifest.bases.values()})
+        wanted: dict[str, int | None] = {prefix + b.expected: b.expected_size for b in manifest.bases.values()}
+        wanted |= {prefix + a.expected: None for c in manifest.cases for a in c.alternatives}
+        data = _data_hashes(path, wanted)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as e:
         problems.append(f"{path.name}: not a readable tar archive ({e})")
         return problems, notes
@@ -241,13 +247,15 @@ def _scan(path: Path, keep: Callable[[str, int], bool]) -> tuple[list[str], set[
     return members, dirs, hashes, texts
 
 
-def _data_hashes(path: Path, wanted: dict[str, int]) -> dict[str, str | None]:
-    """The data_hash of each member named in `wanted` whose size is the one given, parsed one at a time."""
+def _data_hashes(path: Path, wanted: dict[str, int | None]) -> dict[str, str | None]:
+    """The data_hash of each member named in `wanted` whose size is the one given (None: any within the bound),
+    parsed one at a time."""
     out: dict[str, str | None] = {}
     with tarfile.open(path, "r:*") as tar:
         for m in tar:
             name = _norm(m.name)
-            if m.isreg() and wanted.get(name) == m.size and m.size <= MAX_EXPECTED and name not in out:
+            if m.isreg() and name in wanted and wanted[name] in (None, m.size) and m.size <= MAX_EXPECTED \
+                    and name not in out:
                 src = tar.extractfile(m)
                 out[name] = json_data_hash(src.read() if src else None)
     return out

@@ -55,9 +55,13 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
         if case is not None and cell.role in case.expect_hash:
             continue  # judged on the file's own footer (the metadata role): the base's data is not what it must give
         note = None
-        if case and manifest:
+        if cell.verdict == Verdict.REPRESENTATION:
+            note = (f"the data in the form {cell.adapter}'s library documents ({', '.join(cell.representations)}: "
+                    "docs/adapters.md#documented-representations), not wrong data")
+        elif case and manifest:
             baseline = manifest.bases[case.base].baseline_case
-            if baseline and baseline != cell.case and verdicts.get((baseline, cell.adapter)) == Verdict.WRONG_DATA:
+            if baseline and baseline != cell.case and verdicts.get((baseline, cell.adapter)) in (
+                    Verdict.WRONG_DATA, Verdict.REPRESENTATION):
                 note = (f"{cell.adapter} reads the unmodified base ({baseline}) differently too: it was judged "
                         "against that reading, the diff is against the expected data")
         diff = data_diff(cell, load(case.base) if case else None, note)
@@ -84,7 +88,9 @@ def case_summaries(manifest: Manifest, ran: set[str]) -> list[CaseSummary]:
     return [CaseSummary(id=c.id, track=c.track, title=c.title, group=c.group, kind=c.kind, expect=c.expect,
                         citations=c.citations, notes=c.notes, file=c.file, op=c.op,
                         expected_data=manifest.bases[c.base].expected if c.base in manifest.bases else "",
-                        judged_on_file=sorted(c.expect_hash)) for c in manifest.cases if c.id in ran]
+                        judged_on_file=sorted(c.expect_hash),
+                        baseline=(manifest.bases[c.base].baseline_case or "") if c.base in manifest.bases else "")
+            for c in manifest.cases if c.id in ran]
 
 
 def roles(tracks: list[str]) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """junit/<adapter>.xml: one JUnit test suite per implementation, well-formed for any message, drawn for CI tools'
 list views: a failure's message says in one line what happened (expected, got, the error's first line, its root
-cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), and a
-cell not judged is an error. As `check` does by default, a failure to read or to refuse where the expectation rests
+cause first), a flaky cell is skipped with type "flaky" and the outcomes seen (neither a pass nor a failure), a cell
+whose data is in a form the library documents with type "representation" (neither either), and a cell not judged is
+an error. As `check` does by default, a failure to read or to refuse where the expectation rests
 on a `should` or a `policy` is skipped with type "below-level" (its level in the message); a crash, a hang, an
 unhandled error or other data is a failure at every level. The suite's properties name the implementation, its
 version, the run, the corpus, the scores per level, how many verdicts were reused from an earlier run, and what the
@@ -68,6 +69,10 @@ def suite(doc: ResultsDocument, adapter: str, corpus: str = "corpus") -> bytes:
             counts["skipped"] += 1
             ET.SubElement(case, "skipped", type="flaky",
                           message=xml_text(shorten(f"flaky: {c.disagreement or 'attempts disagree'}", MESSAGE)))
+        elif c.verdict == Verdict.REPRESENTATION:  # neither a pass nor a failure: skipped, naming the form
+            counts["skipped"] += 1
+            ET.SubElement(case, "skipped", type="representation", message=xml_text(shorten(
+                f"the data in the form the library documents ({', '.join(c.representations)}): {line}", MESSAGE)))
         elif c.verdict == Verdict.HARNESS_ERROR:  # JUnit's <error>: the test could not run, nothing was judged
             counts["errors"] += 1
             ET.SubElement(case, "error", message=xml_text(shorten(

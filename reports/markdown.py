@@ -74,13 +74,14 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
                       + ".", ""]
     lines += ["### Scores", "", "; ".join(cell_text(t.text) for t in track_counts(doc))
               + f" (generator {cell_text(run.generator_version)}, corpus seed {run.seed}, corpus "
-              f"{cell_text(run.corpus_digest[:16])}). Pass rate: pass / (pass + fail); flaky, skipped and not "
-              "judged cells are counted apart. By level: passes of the judged cells whose expectation rests on a "
-              "`must`, a `should` or this suite's `policy`; the gate fails on `must` by default (`check --level`), "
-              "and on a crash, a hang, an unhandled error or other data at every level.", "",
-              "| adapter | implementation | version | pass rate | by level | pass | fail | flaky |"
+              f"{cell_text(run.corpus_digest[:16])}). Pass rate: pass / (pass + fail); flaky, representation (the "
+              "data in a form the library documents), skipped and not judged cells are counted apart. By level: "
+              "passes of the judged cells whose expectation rests on a `must`, a `should` or this suite's `policy`; "
+              "the gate fails on `must` by default (`check --level`), and on a crash, a hang, an unhandled error or "
+              "other data at every level.", "",
+              "| adapter | implementation | version | pass rate | by level | pass | fail | flaky | repr. |"
               + (" new | fixed |" if k else "") + " skip | not judged | failures |",
-              "|---|---|---|---:|---|---:|---:|---:|" + ("---:|---:|" if k else "") + "---:|---:|---|"]
+              "|---|---|---|---:|---|---:|---:|---:|---:|" + ("---:|---:|" if k else "") + "---:|---:|---|"]
     for a in doc.adapters:
         fails = ", ".join(f"{name.removeprefix('fail:')} {n}" for name, n in  # the worst first
                           sorted(a.failures.items(), key=lambda kv: severity(Verdict(kv[0])))) or "–"
@@ -89,7 +90,8 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
             mine = Counter(m.mark for m in k.marks if m.adapter == a.adapter)
             marks = f" {mine[Mark.NEW]} | {mine[Mark.FIXED]} |"
         lines.append(f"| {cell_text(a.adapter)} | {cell_text(a.implementation)} | {cell_text(a.version or '–')} | "
-                     f"{percent(a.pass_rate)} | {a.level_text()} | {a.passed} | {a.fail} | {a.flaky} |{marks} "
+                     f"{percent(a.pass_rate)} | {a.level_text()} | {a.passed} | {a.fail} | {a.flaky} | "
+                     f"{a.representation} |{marks} "
                      f"{a.skip} | {a.harness_errors} | {fails} |")
     lines += [f"\n**{cell_text(a)} is unavailable**: {cell_text(why)}" for a, why in refused_starts(doc.cells).items()]
     flaky = [c for c in doc.cells if c.verdict == Verdict.FLAKY]

@@ -16,12 +16,14 @@ from parquet_conformance.corpus.model import LEVELS, Citation, Expectation, Kind
 from parquet_conformance.kernel.documents import plain
 
 RESULTS_FORMAT = "parquet-conformance-results"
+# 8: the verdict `representation` (a library's documented form of the data), `representations` in cells,
+#    `representation` in scores, `baseline` in cases;
 # 7: `level` in cells, `levels` in scores; a failure's mark `new` only against a pass (flaky, skipped, not judged:
 #    `unseen`); 6: `writers` (the writer x reader matrix);
 # 5: `flaky` in scores (apart from `fail`), `comparison`, `roles`,
 #    `reproduce`, the cases' files, `reused_from`, `fingerprint`, `case_sha256` in cells;
 # 4: `overhead`; 3: `diffs`, `sample` in cells, `started` in run; 2: `track` in cells, cases...
-RESULTS_VERSION = 7
+RESULTS_VERSION = 8
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,9 @@ class AdapterScore:
     failures: dict[str, int]  # failing verdict -> count
     # level -> its cells' pass and fail, every level the adapter has cells of (docs/results.md#levels)
     levels: dict[str, LevelScore] = field(default_factory=dict)
+    # cells whose data is the form its library documents (Verdict.REPRESENTATION): counted apart, neither a pass
+    # nor a failure, outside the pass rate
+    representation: int = 0
 
     def level_text(self) -> str:
         """"must 771/779 · should 12/14 · policy 40/46": passes of the judged cells of each level."""
@@ -69,6 +74,9 @@ class CaseSummary:
     expected_data: str = ""  # its base's expected data (canonical JSON), relative to the corpus root
     op: str = "read"  # what a reader is asked to do with the file (a track may define more)
     judged_on_file: list[str] = field(default_factory=list)  # roles judged on the file itself (no data diff)
+    # the case that is its base unmodified (its base's baseline case; itself for that case; "": none, or a run stored
+    # before it was kept): a reader's cell there is the same file without what the case changed
+    baseline: str = ""
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> CaseSummary:
@@ -76,7 +84,8 @@ class CaseSummary:
                    kind=Kind(obj["kind"]), expect={str(r): Expectation(w) for r, w in obj["expect"].items()},
                    citations=[Citation.from_json(c) for c in obj["citations"]], notes=str(obj["notes"]),
                    file=str(obj.get("file", "")), expected_data=str(obj.get("expected_data", "")),
-                   op=str(obj.get("op", "read")), judged_on_file=[str(r) for r in obj.get("judged_on_file", [])])
+                   op=str(obj.get("op", "read")), judged_on_file=[str(r) for r in obj.get("judged_on_file", [])],
+                   baseline=str(obj.get("baseline", "")))
 
 
 class Mark(StrEnum):
@@ -274,7 +283,8 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
             pass_rate=round(verdicts[Verdict.PASS] / judged, 4) if judged else None,
             failures={str(k): v for k, v in sorted(verdicts.items()) if k.is_failure},
             levels={str(lv): LevelScore(by_level[lv, True], by_level[lv, False]) for lv in LEVELS
-                    if by_level[lv, True] + by_level[lv, False]}))
+                    if by_level[lv, True] + by_level[lv, False]},
+            representation=verdicts[Verdict.REPRESENTATION]))
     return out
 
 

@@ -9,6 +9,12 @@ every case of the feature passes, where passing needs the feature) and `none` (a
 reader cannot read such a file). A feature a reader merely tolerates (it reads a VARIANT file as its physical group,
 which the format allows) gets no status from a pass. Skipped, flaky and harness-error cells say nothing.
 
+A failure speaks of the feature only where the case isolates it: the same file without the feature (the case's base
+unmodified, its baseline case; for a base written with the feature, the feature's `without`) is read right by that
+reader (a pass, or its library's documented representation). A failure its file without the feature shows too, or one
+whose file without it nobody read, is the rest of the file's, and decides nothing: fastparquet's NaN for a null float
+fails no codec. A read in the form the library documents (`representation`) reads the feature.
+
 Outside text (an implementation's name and version, as its worker reports them) reaches the YAML only as JSON-quoted
 scalars (YAML 1.2 reads every JSON string as a double-quoted scalar): that is this sink's one escaper, `_scalar`."""
 
@@ -17,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -38,20 +44,24 @@ class Feature:
     id: str
     cases: tuple[str, ...]  # globs over case ids
     mode: Mode
+    # For cases that are their own base's baseline (a base written with the feature): the case of the same rows
+    # written without it, which isolates it. Other cases are isolated by their base's baseline case.
+    without: str | None = None
 
 
 # The site's ids as data/implementations/features/*.yaml name them (apache/parquet-site, read at the stored copy).
 FEATURES = (
     Feature("compression-uncompressed", ("base/flat",), "requires"),
-    Feature("compression-snappy", ("base/codec-snappy",), "requires"),
-    Feature("compression-gzip", ("base/codec-gzip",), "requires"),
-    Feature("compression-brotli", ("base/codec-brotli",), "requires"),
-    Feature("compression-zstd", ("base/codec-zstd",), "requires"),
-    Feature("compression-lz4-raw", ("base/codec-lz4-raw",), "requires"),
-    Feature("format-data-page-v2", ("base/data-page-v2",), "requires"),
+    # the codec bases and v2 are the 'page-index' rows and writer settings, with the codec or page version changed
+    Feature("compression-snappy", ("base/codec-snappy",), "requires", "base/page-index"),
+    Feature("compression-gzip", ("base/codec-gzip",), "requires", "base/page-index"),
+    Feature("compression-brotli", ("base/codec-brotli",), "requires", "base/page-index"),
+    Feature("compression-zstd", ("base/codec-zstd",), "requires", "base/page-index"),
+    Feature("compression-lz4-raw", ("base/codec-lz4-raw",), "requires", "base/page-index"),
+    Feature("format-data-page-v2", ("base/data-page-v2",), "requires", "base/page-index"),
     Feature("format-page-index", ("base/page-index",), "tolerates"),
     Feature("format-bloom-filters", ("base/page-index",), "tolerates"),
-    Feature("format-page-crc32", ("base/checksummed",), "tolerates"),
+    Feature("format-page-crc32", ("base/checksummed",), "tolerates", "base/dictionary"),  # 'dictionary' + a CRC
     Feature("format-binary-protocol-extensions", ("ext/*",), "requires"),
     Feature("format-ieee-754-total-order-and-nan-counts",
             ("evolution/column-order/ieee754-total-order", "evolution/nan-count/*"), "tolerates"),
@@ -81,8 +91,20 @@ def _file_part(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", text)[:80] or "_"
 
 
-def statuses(cells: Sequence[Cell]) -> dict[str, tuple[str, str]]:
-    """feature id -> (status, note) for one implementation's cells; features the cells do not decide are absent."""
+READS = (Verdict.PASS, Verdict.REPRESENTATION)  # the data, or the form its library documents
+
+
+def without(case: str, feature: Feature, baselines: Mapping[str, str]) -> str | None:
+    """The case of the same file without the feature: the case's base unmodified, or, for a base's own case, the
+    feature's `without` (None: none is known, and the case isolates nothing)."""
+    baseline = baselines.get(case)
+    return baseline if baseline and baseline != case else feature.without
+
+
+def statuses(cells: Sequence[Cell], baselines: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """feature id -> (status, note) for one implementation's cells (`baselines`: case -> its base's baseline case, the
+    document's case summaries); features the cells do not decide are absent."""
+    reads = {(c.case, c.role) for c in cells if c.verdict in READS}
     out: dict[str, tuple[str, str]] = {}
     for feature in FEATURES:
         mine = [c for c in cells if any(fnmatch.fnmatchcase(c.case, g) for g in feature.cases)]
@@ -90,14 +112,18 @@ def statuses(cells: Sequence[Cell]) -> dict[str, tuple[str, str]]:
         if not judged or any(c.verdict == Verdict.FLAKY for c in judged):
             continue
         failed = [c for c in judged if c.verdict.is_failure]
-        if failed:
-            named = ", ".join(f"{c.case} ({c.verdict.value.removeprefix('fail:')})" for c in failed[:NOTE_CASES])
-            more = f" and {len(failed) - NOTE_CASES} more" if len(failed) > NOTE_CASES else ""
-            out[feature.id] = ("none", f"parquet-conformance: fails {named}{more}")
-        elif feature.mode == "requires":
+        isolated = [c for c in failed if (without(c.case, feature, baselines), c.role) in reads]
+        if isolated:
+            named = ", ".join(f"{c.case} ({c.verdict.value.removeprefix('fail:')})" for c in isolated[:NOTE_CASES])
+            more = f" and {len(isolated) - NOTE_CASES} more" if len(isolated) > NOTE_CASES else ""
+            out[feature.id] = ("none", f"parquet-conformance: fails {named}{more}, and reads the same "
+                                       f"{'file' if len(isolated) == 1 else 'files'} without the feature")
+        elif feature.mode == "requires" and not failed:
             cases = ", ".join(feature.cases)
             count = f"{len(judged)} case" + ("s" if len(judged) != 1 else "")
-            out[feature.id] = ("read", f"parquet-conformance: reads all {count} ({cases})")
+            forms = sorted({r for c in judged for r in c.representations})
+            documented = f", in the form its library documents ({', '.join(forms)})" if forms else ""
+            out[feature.id] = ("read", f"parquet-conformance: reads all {count} ({cases}){documented}")
     return out
 
 
@@ -123,7 +149,7 @@ class ParquetSiteFormat:
             if score.track != "parquet":
                 continue
             cells = [c for c in doc.cells if c.adapter == score.adapter and c.track == "parquet"]
-            if support := statuses(cells):
+            if support := statuses(cells, {c.id: c.baseline for c in doc.cases if c.baseline}):
                 supported[score.adapter] = (score, support)
         # One file each, never one over another: an engine's own adapter keeps <engine>-<version>; another adapter
         # whose name gives the same file (named like the engine, or alike in its first 80 characters) is told apart.

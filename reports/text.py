@@ -115,7 +115,8 @@ def family_name(adapter: str, version: str | None) -> str:
 
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "wrong", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unh",
           Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
-          Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
+          Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.REPRESENTATION: "repr",
+          Verdict.SKIP: "–", Verdict.HARNESS_ERROR: "ours"}
 MEANING = {  # the legend, in words; a verdict without a line here is shown by its name
     Verdict.PASS: "did what the case expects",
     Verdict.WRONG_DATA: "returned other data than the case's (the worst: a user would not notice)",
@@ -127,13 +128,18 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
     Verdict.ACCEPTED_INVALID: "read a file it must reject",
     Verdict.WRONG_METADATA: "an aware reader used the footer the case forbids",
     Verdict.FLAKY: "some of its attempts passed and some failed: counted apart, neither a pass nor a failure",
+    Verdict.REPRESENTATION: "returned the case's data in a form its library documents (fastparquet's NaN for a null "
+                            "float: docs/adapters.md#documented-representations), not the expected data and not "
+                            "other data: counted apart, neither a pass nor a failure",
     Verdict.SKIP: "not judged: the implementation is unavailable here, or fails the same way on the unmodified base",
     Verdict.HARNESS_ERROR: "not judged: parquet-conformance failed here, not the implementation",
 }
 LEVEL_MEANING = {  # what an expectation's level says (docs/spec-notes.md#levels)
-    Level.MUST: "a MUST or required sentence of the spec, parquet.thrift or the Thrift protocol; the gate enforces it",
+    Level.MUST: "a requirement of the format's released or main-line text (a MUST, the Error recovery rule, the "
+                "definition of a Parquet file); the gate enforces it",
     Level.SHOULD: "a SHOULD, a recommendation; the gate enforces it when asked (check --level should)",
-    Level.POLICY: "this suite's own reading (docs/spec-notes.md says why); enforced when asked (check --level policy)",
+    Level.POLICY: "this suite's own reading, a proposal or upstream code (docs/spec-notes.md says why); enforced when "
+                  "asked (check --level policy)",
 }
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
@@ -250,6 +256,9 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
     """What the cell shows, in one line: the expectation, the outcome and the error or the data."""
     if cell.verdict == Verdict.FLAKY:
         got = f"attempts that disagree: {cell.disagreement or cell.outcome}"
+    elif cell.verdict == Verdict.REPRESENTATION:  # not other data: the form the library documents
+        got = (f"{cell.rows} rows in the form its library documents ({', '.join(cell.representations)})"
+               + (f": {headline(diff)}" if diff is not None else ""))
     elif diff is not None and cell.expected == "reject":  # judged wrong data: it read other data than the base's
         got = f"{diff.returned_rows} rows from a file it must reject, and not the base's data: {headline(diff)}"
     elif diff is not None:

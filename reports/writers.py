@@ -54,12 +54,15 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        """reads | refuses (where the spec lets it) | fails (refusing a file it must read counts) | skip | ours."""
+        """reads | refuses (where the spec lets it) | fails (refusing a file it must read counts) | skip | ours. A read
+        in the form the reader's library documents (`representation`) read the file."""
         v = self.cell.verdict
         if v == Verdict.HARNESS_ERROR:
             return "ours"
         if v in (Verdict.SKIP, Verdict.FLAKY):
             return "skip"
+        if v == Verdict.REPRESENTATION:
+            return "reads"
         if v == Verdict.PASS:
             return "refuses" if self.cell.outcome == "rejected" else "reads"
         return "fails"

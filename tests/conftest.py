@@ -19,7 +19,7 @@ INTEGRATION_MODULES = {
     "test_writers_matrix",
     "test_pytest_plugin", "test_overhead", "test_pace", "test_prototype_fidelity", "test_inputs", "test_gate",
     "test_upstream_reproduce", "test_every_way", "test_worker_properties", "test_taxonomy", "test_atomic",
-    "test_round3", "test_disagreeing_attempts",
+    "test_round3", "test_disagreeing_attempts", "test_data_path",
 }
 INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}
 

@@ -54,13 +54,13 @@ def test_the_family_covers_the_additions_and_the_collisions() -> None:
 
 def test_every_citation_of_ours_has_a_force_and_a_commit() -> None:
     """The family's own citations (upstream files and PRs) say how strong they are and where the text was read."""
-    imported = (family.COMPAT_OLD, family.ENUM_DEFS, family.LOST, family.FORWARD)
+    imported = (family.COMPAT_OLD, family.ENUM_DEFS, family.LOST, family.FORWARD, family.GOLDEN, family.ORDER,
+                family.SKIPS_NEW, family.UNDEFINED_ENUM, family.UNSUPPORTED)
     ours = [v for v in (*vars(family).values(), *family.SHREDDED.values())
             if isinstance(v, Citation) and not any(v is c for c in imported)]
     used = {c.quote for case in EVOLUTION.values() for c in case.citations}
-    assert len(ours) > 20 and {c.quote for c in ours} <= used
-    for c in ours:
-        assert c.level is not None, c.source
+    assert len(ours) > 15 and {c.quote for c in ours} <= used
+    for c in ours:  # where the text was read; its force is checked against the repository (test_commit_facts)
         assert re.search(r"\((PR #\d+|[0-9a-f]{8})\)", c.source), c.source
 
 
@@ -111,7 +111,7 @@ def test_a_field_given_as_hex_goes_in_id_order_spelled_as_a_writer_spells_it() -
 
 
 @pytest.mark.parametrize(("case_id", "dropped"), [("evolution/file/group", 1), ("evolution/uuid-on-int32", 1),
-                                                   ("evolution/timestamp-on-flba12", 3),
+                                                   ("evolution/timestamp-on-flba12/nanos", 1),
                                                    ("evolution/variant/duckdb-shredded", 0),
                                                    ("evolution/geometry/pyarrow", 0)])
 def test_the_reference_ignores_only_the_annotations_it_does_not_recognize(case_id: str, dropped: int) -> None:

@@ -1,6 +1,7 @@
 """Every expectation that claims something of a reader rests on a sentence that requires it
-(docs/spec-notes.md#expectations): each `reject`, and each `read` of an aware role, cites a sentence marked as
-requiring it (Citation.requires), in every track's catalog and in the stored regression cases.
+(docs/spec-notes.md#expectations, #levels): each `read` and each `reject`, of every role, cites a sentence marked as
+requiring it (Citation.requires), in every track's catalog and in the stored regression cases; where the spec has no
+such sentence, the sentence is one of this suite's own rules, quoted verbatim from docs/spec-notes.md at its anchor.
 
 The requiring sentences are listed once in tests/requirements.json (the ledger), each with the text it was checked
 against: a seed of shared/seeds/ or an upstream file at a commit, and that text's sha256. CI runs on a clean clone,
@@ -30,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.corpus import regression_store
-from parquet_conformance.corpus.model import Citation, Expectation
+from parquet_conformance.corpus.model import OWN_RULES, Citation, Expectation
 from parquet_conformance.corpus.parquet.catalog import all_cases as parquet_cases
 from parquet_conformance.corpus.skiff.catalog import all_cases as skiff_cases
 
@@ -52,18 +53,20 @@ def cases() -> Iterator[tuple[str, dict[str, Expectation], list[Citation]]]:
 
 
 def claims(expect: dict[str, Expectation]) -> set[str]:
-    """The roles whose expectation asks more of a reader than the spec's silence would: a `reject`, an aware `read`
-    (a legacy `read` is the spec's own promise that readers ignore what they do not know)."""
-    return {role for role, word in expect.items()
-            if word == Expectation.REJECT or (word == Expectation.READ and role.startswith("aware:"))}
+    """The roles whose expectation asks something of a reader: every `read` and `reject` (an `either` asks only the
+    floor, which holds at every level: it is this suite's reading, `policy`, unless a sentence requires it)."""
+    return {role for role, word in expect.items() if word in (Expectation.READ, Expectation.REJECT)}
 
 
 def key(c: Citation) -> tuple[str, str, str]:
     return c.source, c.section, c.quote
 
 
+OWN = OWN_RULES  # this suite's own rules: checked against the file itself, not the ledger
+
+
 def requiring_sentences() -> dict[tuple[str, str, str], Citation]:
-    return {key(c): c for _, _, cites in cases() for c in cites if c.requires}
+    return {key(c): c for _, _, cites in cases() for c in cites if c.requires and c.source != OWN}
 
 
 def test_every_reject_and_aware_read_cites_a_sentence_that_requires_it() -> None:
@@ -73,8 +76,8 @@ def test_every_reject_and_aware_read_cites_a_sentence_that_requires_it() -> None
 
 
 def test_a_sentence_requires_only_what_the_case_claims() -> None:
-    """`requires` marks the sentence behind a reject or an aware read, nothing else (an `either` needs none, and
-    a legacy `read` is the spec's promise): a marker elsewhere would say a sentence requires what it does not."""
+    """`requires` marks the sentence behind a read or a reject, nothing else (an `either` needs none): a marker
+    elsewhere would say a sentence requires what it does not."""
     stray = [f"{case_id}: {c.quote[:50]!r} requires {role} ({expect.get(role)})" for case_id, expect, cites in cases()
              for c in cites for role in c.requires if role not in claims(expect)]
     assert not stray, stray[:5]
@@ -87,6 +90,17 @@ def test_every_requiring_sentence_is_in_the_ledger_as_checked() -> None:
     assert not unchecked, ("requiring sentences not checked against their text (run python -m "
                            f"tests.test_expectation_audit --write where the texts are): {unchecked}")
     assert not ledger - used, f"the ledger lists sentences no case cites as requiring: {sorted(ledger - used)[:3]}"
+
+
+def test_every_rule_of_ours_is_quoted_from_spec_notes_at_its_anchor() -> None:
+    """A citation of this suite's own rule quotes docs/spec-notes.md verbatim, and its section is an anchor of that
+    file: the rule a verdict rests on is the one the docs state."""
+    notes = REPO / "docs" / "spec-notes.md"
+    text, found = notes.read_text(), anchors(notes)
+    own = {key(c): c for _, _, cites in cases() for c in cites if c.source == OWN}
+    bad = [f"{c.section}: {c.quote[:60]!r}" for c in own.values()
+           if c.section.removeprefix("#") not in found or missing_fragments(c.quote, text)]
+    assert own and not bad, bad[:5]
 
 
 def normalize(text: str, thrift: bool = False) -> str:

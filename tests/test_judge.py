@@ -45,7 +45,7 @@ def manifest(cases: list[tuple[str, ...]], base_hash: str = "h") -> Manifest:
         "cases": [{"id": i, "track": "parquet", "title": i, "group": i.split("/")[0], "kind": "corrupt", "base": "b",
                    "file": f"cases/{i}.parquet", "size": 0, "sha256": EMPTY, "seed": 0, "mutations": [],
                    "expect": {"legacy": e}, "decode": {}, "citations": [], "notes": "", "extensions": None,
-                   "large": False, "levels": {"legacy": level[0]} if level else {}} for i, e, *level in cases]})
+                   "large": False, "levels": {"legacy": level[0] if level else "must"}} for i, e, *level in cases]})
 
 
 def test_a_run_completes_across_crashes(tmp_path: Path) -> None:

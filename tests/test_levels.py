@@ -1,7 +1,7 @@
-"""Levels (docs/spec-notes.md#levels, issue 30): every expectation of the default corpus carries the force of what it
-rests on, derived from the sentences that require it, stated by the case where an inference or a policy is weaker,
-and `must` where nothing is claimed beyond the spec's promise; the level weighs only reading versus refusing, in the
-gate and in the scores, and every report shows the levels apart."""
+"""Levels (docs/spec-notes.md#levels, issues 30 and 36): every expectation of the default corpus carries the force of
+what it rests on, the strongest force among the sentences that require it, `policy` where none does (never a default
+`must`); a sentence's force matches what it says and where it stands; the level weighs only reading versus refusing,
+in the gate and in the scores, and every report shows the levels apart; spec-notes' tables are the catalogs'."""
 
 from __future__ import annotations
 
@@ -40,28 +40,85 @@ def test_every_expectation_of_the_default_corpus_has_a_level() -> None:
     assert {lv for *_, levels in default_corpus() for lv in levels.values()} == set(LEVELS)
 
 
-def test_every_citation_of_the_default_corpus_states_its_force() -> None:
-    unstated = sorted({f"{c.source}: {c.quote[:50]}" for *_, cites, _ in default_corpus() for c in cites
-                       if c.level is None})
-    assert not unstated, unstated[:5]
+# The modal words of a requirement and of a recommendation, in the languages of the texts we cite.
+MUST_WORDS = re.compile(r"\b(?:must|MUST|required|REQUIRED|shall)\b|\*\*must\*\*|必须|должн|только")
+SHOULD_WORDS = re.compile(r"\b(?:should|SHOULD|recommends?|RECOMMENDED)\b|应该|следует")
+# Sentences with no modal word that still require at `must` (docs/spec-notes.md#levels): what the spec states as a
+# consequence (the metadata is lost; a legacy reader cannot parse the file, gets an exception) and the two allowances
+# (the definition of a Parquet file; seed 004 as the Skiff format's spec).
+NORMATIVE = {
+    ("apache/parquet-format README.md (24102ed5)", "Error recovery"): "the file, the column chunk is lost",
+    ("shared/seeds/002 (storage-format design checklist; no upstream copy)", "常见格式 / Parquet / 错误恢复 (error "
+     "recovery)"): "the seed's error recovery: the file is damaged",
+    ("apache/parquet-format Encryption.md (24102ed5)", "5.4 Encrypted footer mode"): "legacy readers cannot parse it",
+    ("apache/parquet-format Encryption.md (24102ed5)", "5.5 Plaintext footer mode"):
+        "a legacy reader gets an exception",
+    ("apache/parquet-format README.md (c47e2a66)", "File format"): "the definition of a Parquet file (allowance 1)",
+    ("YTsaurus documentation «Формат Skiff»", None): "seed 004, the Skiff format's spec (allowance 2)",
+}
 
 
-def test_a_stated_level_says_why_in_its_notes() -> None:
-    """A level the sentences do not give (an inference, a policy) is the suite's own word: its notes point to the
-    spec-notes paragraph that argues it."""
-    for case in (*parquet_cases(), *skiff_cases()):
-        if case.levels:
-            assert re.search(r"docs/spec-notes\.md#[\w-]+", case.notes), case.id
+def normative(c: Citation) -> bool:
+    return (c.source, c.section) in NORMATIVE or (c.source, None) in NORMATIVE
+
+
+def test_a_requiring_sentence_has_the_force_of_its_words() -> None:
+    """A sentence requires at `must` only if it says must (or is a normative statement named above), at `should`
+    only if it says should; this suite's rules and upstream code require at `policy` (proposals: test_commit_facts)."""
+    bad = []
+    for case_id, _, cites, _ in default_corpus():
+        for c in cites:
+            if not c.requires:
+                continue
+            if c.level == Level.MUST and not (MUST_WORDS.search(c.quote) or normative(c)):
+                bad.append(f"{case_id}: must without a MUST: {c.source}, {c.section}: {c.quote[:50]!r}")
+            if c.level == Level.SHOULD and not SHOULD_WORDS.search(c.quote):
+                bad.append(f"{case_id}: should without a SHOULD: {c.source}: {c.quote[:50]!r}")
+            if c.source.startswith("parquet-conformance") and c.level != Level.POLICY:
+                bad.append(f"{case_id}: our own rule at {c.level}: {c.quote[:50]!r}")
+    assert not bad, "\n".join(sorted(set(bad))[:10])
+
+
+def test_no_expectation_defaults_to_must() -> None:
+    """An expectation no sentence requires is `policy` (this suite's reading), whatever it is."""
+    expect = {"legacy": Expectation.READ, "aware:x": Expectation.REJECT, "aware:y": Expectation.EITHER}
+    assert expectation_levels(expect, [Citation("s", "a", "q", level=Level.MUST)]) == dict.fromkeys(expect,
+                                                                                                   Level.POLICY)
+    with pytest.raises(ValueError, match="states no force"):
+        Citation("s", "a", "a definition", requires=("legacy",))
+
+
+def test_spec_notes_tables_are_the_catalogs() -> None:
+    """docs/spec-notes.md's tables of levels are drawn from the catalogs (`python -m tests.spec_tables --write`)."""
+    from tests.spec_tables import SPEC_NOTES, TABLES, current
+
+    text = SPEC_NOTES.read_text()
+    stale = [name for name, make in TABLES.items() if current(text, name) != make()]
+    assert not stale, f"run python -m tests.spec_tables --write: {stale} differ from the catalogs"
 
 
 @pytest.mark.parametrize(("case_id", "level"), [
-    ("unions/logical-type/unknown-only", Level.SHOULD),  # "readers should ignore ... the logical type annotation"
+    ("unions/logical-type/unknown-only", Level.SHOULD),  # seed 002: old versions should ignore new fields
+    ("unions/column-order/unknown-only", Level.SHOULD),  # parquet.thrift: the stats "should be ignored"
     ("ext/size/16MiB/spec-header", Level.POLICY),  # the spec bounds no size; Hyper documents a 16 MiB footer limit
     ("storage/enum/schema-element-repetition-type/value-minus-1", Level.POLICY),  # an inference, no sentence
     ("storage/recovery/cut-in-footer-25pct", Level.MUST),  # README: the file metadata is lost
     ("corrupt/tiny/empty", Level.MUST),
-    ("ext/size/1MiB/spec-header", Level.MUST),
-    ("storage/unknown-field/schema-element/id-1000/uuid", Level.MUST),  # `either`: only the floor, at every level
+    ("ext/size/1MiB/spec-header", Level.MUST),  # the definition of a Parquet file: field 32767 is reserved
+    ("storage/unknown-field/schema-element/id-1000/i32", Level.SHOULD),  # seed 002
+    ("storage/unknown-field/schema-element/id-1000/uuid", Level.POLICY),  # `either`: only the floor
+    # issue 36's audit: the evolution family at the force of its sentences
+    ("evolution/variant/duckdb-shredded", Level.SHOULD),
+    ("evolution/geometry/pyarrow", Level.SHOULD),
+    ("evolution/file/group", Level.SHOULD),
+    ("evolution/uuid-on-int32", Level.POLICY),  # PR #606 is open
+    ("evolution/timestamp-on-flba12/millis", Level.POLICY),
+    ("evolution/timestamp-on-flba12/nanos", Level.POLICY),  # `either` by the range rule
+    ("evolution/variant/shredded-case-001", Level.SHOULD),  # seed 002; VariantShredding requires the data only
+    ("evolution/variant/shredded-case-042", Level.POLICY),  # `either`: engines "should fail", or read typed_value
+    ("evolution/alp/listed-in-encoding-stats", Level.POLICY),
+    ("evolution/file-metadata-field-10/pr-581", Level.SHOULD),
+    ("evolution/vector/pr-592", Level.POLICY),
 ])
 def test_the_audits_levels(case_id: str, level: Level) -> None:
     [case] = [c for c in parquet_cases() if c.id == case_id]
@@ -80,7 +137,7 @@ def test_a_level_is_derived_from_the_strongest_requiring_sentence() -> None:
     expect = {"legacy": Expectation.REJECT, "aware:x": Expectation.READ, "aware:y": Expectation.EITHER}
     cites = [must.requiring("legacy"), should.requiring("legacy", "aware:x")]
     assert expectation_levels(expect, cites) == {"legacy": Level.MUST, "aware:x": Level.SHOULD,
-                                                 "aware:y": Level.MUST}
+                                                 "aware:y": Level.POLICY}
     assert expectation_levels(expect, cites, {"legacy": Level.POLICY})["legacy"] == Level.POLICY
 
 
@@ -171,3 +228,22 @@ def test_every_format_shows_the_levels_apart(tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text()
     assert f'<td class="levels">{text}</td>' in html and "1 reused from run r0" in html
     assert text in summary_table(cells)
+
+
+def test_an_upstream_readme_says_the_force_of_what_it_quotes() -> None:
+    """A README never tells a vendor "must" for a should (issue 36, item 5): its lead and its quotes say the level in
+    words, each quoted sentence with its force, and this suite's rules as ours."""
+    from parquet_conformance.conformance.app.upstream_readme import LEAD, requirement
+    from parquet_conformance.conformance.harness.model import Verdict
+    from parquet_conformance.corpus.model import own_rule
+
+    should = Citation("apache/parquet-format src/main/thrift/parquet.thrift (24102ed5)", "union ColumnOrder",
+                      "min and max stats for this column should be ignored.", level=Level.SHOULD).requiring("legacy")
+    text = "\n".join(requirement(Verdict.REJECTED_VALID, False, "legacy", Expectation.READ, Level.SHOULD, [should],
+                                 ""))
+    assert "The spec recommends this" in text and "its force: should" in text and "must" not in text
+    assert "recommends" in LEAD[Level.SHOULD] and "requires that" not in LEAD[Level.SHOULD]
+    ours = own_rule("enums", "An enum value that parquet.thrift's latest release does not define").requiring("legacy")
+    text = "\n".join(requirement(Verdict.ACCEPTED_INVALID, False, "legacy", Expectation.REJECT, Level.POLICY, [ours],
+                                 ""))
+    assert "This is this suite's reading" in text and "spec\\-notes\\.md\\#enums" in text

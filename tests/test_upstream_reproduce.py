@@ -108,7 +108,7 @@ def test_every_finding_reproduces_alone(run: Path, tmp_path: Path) -> None:
         assert {c for d in found for c in [d["case"], *d["others"]]} == failing, adapter
         for folder, data in zip(folders, found, strict=True):
             readme = (folder / "README.md").read_text()
-            assert folder.name in index and "## Why this is required" in readme and "## Words used here" in readme
+            assert folder.name in index and "## Why: " in readme and "## Words used here" in readme
             case, verdict = data["case"], data["verdict"]
             scripts = [p.name for p in folder.iterdir() if p.name.startswith(("repro.", "Repro."))]
             if not scripts:

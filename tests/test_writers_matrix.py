@@ -98,5 +98,5 @@ def test_report_upstream_has_folders_as_a_writer_and_as_a_reader_of_written_file
         if name == "parquetjs":
             assert "inspect --strict written.parquet" in readme and (folders[0] / "written.parquet").is_file()
         else:
-            assert "## Why this is required" in readme and json.loads(
+            assert "## Why: " in readme and json.loads(
                 (folders[0] / "finding.json").read_text())["case"].startswith("written/")

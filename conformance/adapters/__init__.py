@@ -21,16 +21,18 @@ harness.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from parquet_conformance.conformance.adapters.representations import Documented
 from parquet_conformance.conformance.adapters.taxonomy import GENERIC, Outcome, Refusals, classify
 from parquet_conformance.conformance.adapters.writing import writes
 from parquet_conformance.generators.canonical import ArrowData
@@ -45,6 +47,19 @@ class AdapterUnavailable(Exception):
 
 class AdapterError(Exception):
     """The adapter's own code failed around the library's call (not the library): a harness error."""
+
+
+@contextlib.contextmanager
+def ours(step: str) -> Iterator[None]:
+    """A step of the adapter's own inside `read` (a side query, a schema probe, reading our case document, a
+    conversion): what it raises is an AdapterError, a harness error, never the library's outcome
+    (docs/adapters.md#the-data-path)."""
+    try:
+        yield
+    except AdapterError:
+        raise
+    except Exception as e:
+        raise AdapterError(f"{step}: {type(e).__name__}: {e}") from e
 
 
 class Adapter:
@@ -73,6 +88,9 @@ class Adapter:
     # How the library refuses input on purpose (docs/adapters.md#error-taxonomy): what else it raises is an unhandled
     # error. Applied in the Python worker; a worker in another language applies the same rule itself.
     refusals: Refusals = GENERIC
+    # The forms of data its library documents (docs/adapters.md#documented-representations): a read in such a form is
+    # `representation`, not wrong data; the harness hashes each base's expected data under them.
+    representations: tuple[Documented, ...] = ()
 
     def command(self) -> list[str]:
         """The worker's command line (a release's is envs.py's: conformance/harness/envs.py worker_command)."""
@@ -149,7 +167,9 @@ class PythonAdapter(Adapter):
         self.load()
 
     def read(self, path: str) -> Any:
-        """The library reads the file, as a user would call it; what it returns goes to `canonical`."""
+        """The library reads the file, as a user would call it, and nothing else: what it raises is the library's
+        outcome. What it returns goes to `canonical`; a step of ours that cannot wait for `canonical` runs under
+        `ours`."""
         raise AdapterError(f"adapter {self.name!r} has no read")  # ours, not the library's: a harness error
 
     def outcome(self, error: BaseException) -> Outcome:

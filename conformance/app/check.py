@@ -104,6 +104,9 @@ def command(args: argparse.Namespace) -> int:
     for c in result.below_level:
         print(f"BELOW LEVEL        {c.case} [{c.role}]: {c.verdict} of a {c.level} expectation (not enforced at "
               f"level {level})")
+    for c in result.representations:
+        print(f"REPRESENTATION     {c.case} [{c.role}]: the data in the form {args.adapter}'s library documents "
+              f"({', '.join(c.representations)}): neither a pass nor a failure")
     failed = not result.ok or (args.fail_on_flaky and bool(result.flaky))
     status = "FAILED" if failed else "INCOMPLETE" if result.unjudged else "ok"
     [score] = scores(mine)
@@ -112,5 +115,5 @@ def command(args: argparse.Namespace) -> int:
           f"{f' ({len(result.below_level)} below the level)' if result.below_level else ''}, "
           f"{len(result.flaky)} flaky"
           f"{' (failing the gate: --fail-on-flaky)' if args.fail_on_flaky and result.flaky else ''}, "
-          f"{len(result.unjudged)} not judged")
+          f"{len(result.representations)} in a documented representation, {len(result.unjudged)} not judged")
     return 1 if failed else 3 if result.unjudged else 0

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -115,17 +115,20 @@ def example_manifest(track: str, base: str, data: bytes, oracle: Oracle) -> Mani
     t = tracks.get(track)
     baseline_id = f"fuzz/base/{base}"
 
-    def entry(case_id: str, size: int, expect: dict[str, Expectation], unknown: bool = False) -> CaseEntry:
+    def entry(case_id: str, size: int, expect: dict[str, Expectation], unknown: bool = False,
+              citations: Sequence[Citation] = ()) -> CaseEntry:
         return CaseEntry(id=case_id, track=track, title="", group="fuzz", kind=Kind.REGRESSION, base=base,
                          file=f"{case_id.rsplit('/', 1)[-1]}{t.suffix}", size=size, sha256="", seed=0, mutations=[],
-                         expect=expect, decode={}, citations=[], notes="", extensions=None, large=False,
+                         expect=expect, decode={}, citations=list(citations), notes="", extensions=None, large=False,
                          data_unknown=unknown)
 
     base_entry = BaseEntry(track=track, description="", file="", size=0, sha256="", expected="", expected_size=0,
                            data_hash=data_hash(t.base_expected(base)), rows=0, columns=[], baseline_case=baseline_id)
     return Manifest(format=MANIFEST_FORMAT, manifest_version=MANIFEST_VERSION, generator={}, seed=0, only=None,
                     large=False, tracks=[track], expectations={}, roles={}, bases={base: base_entry},
-                    cases=[entry(EXAMPLE, len(data), oracle.expect, oracle.other_data),
+                    # the example's levels are those its saved regression will carry: the oracle's citations
+                    cases=[entry(EXAMPLE, len(data), oracle.expect, oracle.other_data,
+                                 tracks.fuzzer(t).citations(oracle.expect)),
                            entry(baseline_id, 0, {t.default_role: Expectation.READ})])
 
 

@@ -73,7 +73,7 @@ class ConformanceRun:
     """The session's corpus, worker and outcomes."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
+        from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError, representations
         from parquet_conformance.conformance.harness.gate import GateError, load_expected
         from parquet_conformance.corpus import track
         from parquet_conformance.corpus.dist import DistError, open_corpus
@@ -111,7 +111,7 @@ class ConformanceRun:
                 self.expected = load_expected(Path(self.expected_file), {c.id for c in self.manifest.cases})
             except (GateError, OSError) as e:
                 raise pytest.UsageError(f"--parquet-conformance-expected-failures: {e}") from None
-        self.judging = Judge.of(self.manifest)
+        self.judging = Judge.of(self.manifest, self.root, representations([spec]))
         self.level = Level(opt("parquet_conformance_level"))
         only = opt("parquet_conformance_only")
         cases = [c for c in self.manifest.cases if matches(c.id, only) and c.track == self.track.name]
@@ -239,14 +239,17 @@ def item_outcome(statuses: set[Status]) -> str:
     """What pytest makes of a case from the gate's statuses of its cells: "fail" exactly where `check` fails or
     cannot judge (exit 1 or 3), "xfail" for a known failure or one below the level enforced (`check` prints it and
     passes), "skip" for an unavailable reader, "flaky" (a skip with the attempts; `check` prints it and passes
-    without --fail-on-flaky), else "pass". The session reads each case once, so its own cells are never flaky; the
-    rule is the gate's all the same (tests/test_one_judge.py)."""
+    without --fail-on-flaky), "representation" (a skip naming the library's documented form of the data: neither a
+    pass nor a failure, as `check` prints it), else "pass". The session reads each case once, so its own cells are
+    never flaky; the rule is the gate's all the same (tests/test_one_judge.py)."""
     if any(not s.ok for s in statuses) or Status.UNJUDGED in statuses:
         return "fail"
     if statuses == {Status.SKIPPED}:
         return "skip"
     if Status.FLAKY in statuses:
         return "flaky"
+    if Status.REPRESENTATION in statuses and not statuses & {Status.KNOWN, Status.BELOW_LEVEL}:
+        return "representation"
     return "xfail" if statuses & {Status.KNOWN, Status.BELOW_LEVEL} else "pass"
 
 
@@ -267,6 +270,9 @@ class CaseItem(pytest.Item):
                 pytest.skip(f"reader unavailable: {run.rows[self.case.id].error_message}")
             case "flaky":
                 pytest.skip("flaky: " + "; ".join(c.disagreement or "" for c, s in judged if s == Status.FLAKY))
+            case "representation":
+                pytest.skip("the data in the form the library documents (" + ", ".join(
+                    r for c, s in judged if s == Status.REPRESENTATION for r in c.representations) + ")")
             case "xfail":
                 below = [f"{c.verdict} of a {c.level} expectation" for c, s in judged if s == Status.BELOW_LEVEL]
                 pytest.xfail(f"below level {run.level}: {', '.join(below)}" if below else

@@ -35,7 +35,14 @@ from parquet_conformance.conformance.harness.confirm import (
     reusable,
 )
 from parquet_conformance.conformance.harness.envs import worker_command
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Counts, Job, run_cells
+from parquet_conformance.conformance.harness.execute import (
+    AdapterSpec,
+    Attempt,
+    Counts,
+    Job,
+    representations,
+    run_cells,
+)
 from parquet_conformance.conformance.harness.executor import executor_for
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
@@ -178,7 +185,7 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
     by_track: dict[str, list[str]] = {}
     for s in opts.specs:
         by_track.setdefault(s.build().track, []).append(s.name)
-    judge = Judge.of(manifest)
+    judge = Judge.of(manifest, root, representations(opts.specs))
     measured = overhead.load(opts.out)  # a file that is not one is refused now, not after every cell ran
     if opts.resume:
         check_resume(store, run_id, wanted, names, {c.id for c in manifest.cases})

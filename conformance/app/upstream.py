@@ -266,7 +266,7 @@ def comparison(finding: Finding, doc: ResultsDocument, manifest: Manifest,
         good = list(want_columns)
         if baseline is None:
             note = f"the run did not read the unmodified base ({baseline_case}): every column is compared"
-    elif baseline.verdict == Verdict.WRONG_DATA:
+    elif baseline.verdict in (Verdict.WRONG_DATA, Verdict.REPRESENTATION):  # both keep the sample read
         base = _digests(baseline.sample)
         good = [c for c in want_columns if base.get(c) == want[c]]
         if len(good) < len(want_columns):
@@ -278,8 +278,8 @@ def comparison(finding: Finding, doc: ResultsDocument, manifest: Manifest,
         good = list(want_columns)
         note = f"{cell.adapter} could not read the unmodified base ({baseline_case}: {baseline.verdict})"
     good = [c for c in good if c not in skipped]
-    control = baseline is not None and baseline.case != case.id and baseline.verdict in (Verdict.PASS,
-                                                                                          Verdict.WRONG_DATA)
+    control = baseline is not None and baseline.case != case.id and baseline.verdict in (
+        Verdict.PASS, Verdict.WRONG_DATA, Verdict.REPRESENTATION)
     rows = len(want_rows)
     if cell.verdict != Verdict.WRONG_DATA or cell.sample is None:
         return Comparison(good, rows, control, note, skipped)

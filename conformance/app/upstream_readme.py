@@ -20,7 +20,7 @@ from parquet_conformance.conformance.adapters import Adapter
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
 from parquet_conformance.conformance.app.upstream import Comparison, Finding, safe_word, shown
 from parquet_conformance.conformance.harness.model import Verdict
-from parquet_conformance.corpus.model import Citation, Expectation, Kind
+from parquet_conformance.corpus.model import OWN_RULES, Citation, Expectation, Kind, Level
 from parquet_conformance.kernel.escape import markdown
 from parquet_conformance.reports.model import ResultsDocument
 from parquet_conformance.reports.text import MEANING, anchor, docs_base, failure_text, pinned_url, shorten
@@ -38,6 +38,13 @@ EXPECT_WORDS = {
                         "return other data",
 }
 ANY_EXPECTATION = (Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG)
+# The expectation's force in words (Level.phrase), before what it asks: a README never says "must" for a should.
+LEAD = {Level.MUST: "The spec requires that it {}.",
+        Level.SHOULD: "The spec recommends (it does not require) that it {}.",
+        Level.POLICY: "No sentence of the released or main-line spec requires it: by this suite's reading it "
+                      "should {}."}
+WHY = {Level.MUST: "The spec requires this", Level.SHOULD: "The spec recommends this (it does not require it)",
+       Level.POLICY: "This is this suite's reading"}
 CONFIRMED = ("confirmed: the run read the file again in a fresh process of the reader, which had read nothing else "
              "before, and saw the same")
 # Our own docs a README names, and what each says (where the package says where its docs are, a link to it).
@@ -121,12 +128,14 @@ def quote(c: Citation, urls: list[str], requires: str) -> list[str]:
     return [*out, ">", f"> — {where}, section {e(c.section)}" + (f"; {requires}" if requires else ""), ""]
 
 
-def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Expectation,
+def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Expectation, level: Level,
                 citations: list[Citation], notes: str) -> list[str]:
-    """Why the reader must do what the case expects: the sentences anyone can open, or our reading."""
+    """Why the reader is expected to do what the case expects, at the force it is expected (Level.phrase): the
+    sentences anyone can open, each with its force, and this suite's own rules quoted from our docs."""
     quotable = [(c, links(c)) for c in citations]
     quotable = [(c, u) for c, u in quotable if u]
-    requiring = [(c, u) for c, u in quotable if role in c.requires and getattr(c, "level", None) != "policy"]
+    requiring = [(c, u) for c, u in quotable if role in c.requires]
+    own = [c for c in citations if role in c.requires and c.source == OWN_RULES]
     out: list[str] = []
     if finding_verdict in ANY_EXPECTATION:
         out += ["Whatever a case expects, a reader must not crash, hang or lose control (raise an error it does not "
@@ -142,11 +151,15 @@ def requirement(finding_verdict: Verdict, on_base: bool, role: str, expected: Ex
         out += ["A difference on such a file may be a way the library chose to represent a value (a NaN for a null "
                 "float where pandas has no null float, say) rather than a bug: whether it is one is yours to say. "
                 f"{doc_ref(REPRESENTATION)} lists those we know.", ""]
-    elif requiring:
-        out += [f"The sentence{'s' if len(requiring) > 1 else ''} that require{'' if len(requiring) > 1 else 's'} "
-                f"a `{role}` reader to {EXPECT_WORDS[expected].split(' and ')[0]}:", ""]
+    elif requiring or own:
+        out += [f"{WHY[level]}: the sentence{'s' if len(requiring) + len(own) > 1 else ''} behind a "
+                f"`{role}` reader's expectation to {EXPECT_WORDS[expected].split(' and ')[0]}, each with its force:",
+                ""]
         for c, u in requiring:
-            out += quote(c, u, "")
+            out += quote(c, u, f"its force: {c.level}" + (" (a proposal: no more than this suite's reading)"
+                                                          if c.level == Level.POLICY else ""))
+        for c in own:
+            out += our_reading(f"docs/spec-notes.md{c.section}")
     elif finding_verdict not in ANY_EXPECTATION:
         out += ["No sentence of the spec states this expectation word for word: it is parquet-conformance's own "
                 "reading of the spec" + (f", as the case says: {with_doc_refs(notes)}" if notes else "."), ""]
@@ -203,14 +216,15 @@ def readme(finding: Finding, doc: ResultsDocument, script: Reproducer | None, cm
              f"The file is `{file}` (case {e(case.id)}, {KIND_WORDS.get(case.kind, e(case.kind.value))}); the "
              f"failure was {CONFIRMED}."
              + (f" {len(finding.others)} other cases fail the same way (listed below)." if finding.others else ""),
-             "", "## What the reader must do", "",
-             f"Read as a `{e(cell.role)}` reader ({e(role_words)}), it must {EXPECT_WORDS[cell.expected]}."
-             + (" Whatever a case expects, it must not crash, hang or lose control."
-                if cell.verdict in ANY_EXPECTATION else ""), "",
+             "", "## What the reader is expected to do", "",
+             f"Read as a `{e(cell.role)}` reader ({e(role_words)}): "
+             + LEAD[cell.level].format(EXPECT_WORDS[cell.expected]) + f" (level `{cell.level}`)"
+             + (" Whatever a case expects, it must not crash, hang or lose control: parquet-conformance's rule for "
+                "every file." if cell.verdict in ANY_EXPECTATION else ""), "",
              "## What it did", ""]
     lines += [f"- {line}" for line in observed(finding, doc)]
-    lines += ["", "## Why this is required", ""]
-    lines += requirement(cell.verdict, finding.on_base, cell.role, cell.expected, citations, case.notes)
+    lines += ["", f"## Why: {cell.level.phrase}", ""]
+    lines += requirement(cell.verdict, finding.on_base, cell.role, cell.expected, cell.level, citations, case.notes)
     if case.notes and not finding.on_base:
         lines += ["About the case: " + with_doc_refs(case.notes), ""]
     lines += ["## Reproduce", ""]

@@ -27,7 +27,7 @@ from pathlib import Path
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.app.console import end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, run_cells
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, representations, run_cells
 from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read
@@ -189,8 +189,10 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
 def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry],
                 executor: Executor | None = None) -> Trial | None:
     """One release on the cases (on the executor: the local one by default); None when it is unavailable."""
-    rows = read_trial(executor or LocalExecutor(), AdapterSpec.parse(f"{name}=={version}"), root, manifest, cases)
-    return None if rows is None else judge_trial(version, rows, manifest, cases)
+    spec = AdapterSpec.parse(f"{name}=={version}")
+    rows = read_trial(executor or LocalExecutor(), spec, root, manifest, cases)
+    return None if rows is None else judge_trial(version, rows, manifest, cases, Judge.of(manifest, root,
+                                                                                          representations([spec])))
 
 
 def read_trial(executor: Executor, spec: AdapterSpec, root: Path, manifest: Manifest,
@@ -207,10 +209,13 @@ def read_trial(executor: Executor, spec: AdapterSpec, root: Path, manifest: Mani
     return rows
 
 
-def judge_trial(version: str, rows: list[OutcomeRow], manifest: Manifest, cases: list[CaseEntry]) -> Trial:
-    """The cases' verdicts from the release's attempts, by the run's Judge (its baselines its own)."""
+def judge_trial(version: str, rows: list[OutcomeRow], manifest: Manifest, cases: list[CaseEntry],
+                judge: Judge | None = None) -> Trial:
+    """The cases' verdicts from the release's attempts, by the run's Judge (its baselines its own; `judge`: one with
+    the release's documented representations and the corpus's expected data)."""
     order = {c.id: i for i, c in enumerate(cases)}
-    cells = sorted((c for c in Judge.of(manifest).cells(rows) if c.case in order), key=lambda c: order[c.case])
+    cells = sorted((c for c in (judge or Judge.of(manifest)).cells(rows) if c.case in order),
+                   key=lambda c: order[c.case])
     return Trial(version, tuple((c.case, str(c.verdict)) for c in cells),
                  {r.case: r.typed for r in rows if r.case in order})
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters.writing import writes
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, representations
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
 from parquet_conformance.conformance.harness.model import WRITTEN, Cell, OutcomeRow, Verdict, WriterCell, WriteRow
@@ -102,7 +102,7 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
     order = sorted(cases, key=lambda c: -c.size)
     execute([(c, Attempt()) for c in order if any((c.id, n, 0, False, False) not in done for n in names)],
             "written files read", root, manifest)
-    judge = Judge.of(manifest)
+    judge = Judge.of(manifest, root, representations(readers))
     confirm(judge, manifest, root, mine)  # as the run confirms its own cells
     cells = judge.cells(mine())
     result = WritersResult(root=root, manifest=manifest, writers=writer_cells, cells=cells,

@@ -41,6 +41,7 @@ from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import sha256_file
 from parquet_conformance.corpus.model import NAME_RE, CaseEntry, Manifest
+from parquet_conformance.generators.representations import Representation
 
 if TYPE_CHECKING:
     from parquet_conformance.conformance.harness.executor import Executor
@@ -138,6 +139,12 @@ class AdapterSpec:
         """The spec with its adapter's fingerprint (None for an external command: its version is unknown until it
         runs), so that its attempts record what they depended on."""
         return replace(self, fingerprint=None if self.command is not None else self.build().fingerprint())
+
+
+def representations(specs: Iterable[AdapterSpec]) -> dict[str, tuple[Representation, ...]]:
+    """Each adapter's documented representations (Adapter.representations), by the name its cells carry (a
+    release's NAME-VERSION): what the Judge hashes the bases' expected data under. An external worker has none."""
+    return {s.name: tuple(d.representation for d in s.build().representations) for s in specs}
 
 
 def describe(spec: AdapterSpec) -> dict[str, Any]:
@@ -461,7 +468,8 @@ class Counts:
 def expected_hashes(manifest: Manifest, cases: Iterable[CaseEntry]) -> dict[str, frozenset[str]]:
     """case -> the data hashes a read of it may give and be right (the judge's good hashes, but the adapter's own
     baseline): a read of one keeps no sample, since no data diff will be drawn of it."""
-    return {c.id: frozenset({manifest.bases[c.base].data_hash, *c.expect_hash.values()}) - {""}
+    return {c.id: frozenset({manifest.bases[c.base].data_hash, *c.expect_hash.values(),
+                             *(a.data_hash for a in c.alternatives)}) - {""}
             for c in cases if c.base in manifest.bases}
 
 

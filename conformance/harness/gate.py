@@ -9,7 +9,9 @@ typo must not silently widen the gate.
 
 A flaky cell (some attempts passed, some failed) is neither a pass nor a failure: the gate reports it with its
 attempts and does not fail on it unless asked (`check --fail-on-flaky`); a list cannot pin it, and a listed cell that
-turns flaky is reported as flaky, not as an unexpected pass (docs/ci-gate.md).
+turns flaky is reported as flaky, not as an unexpected pass (docs/ci-gate.md). A `representation` cell (the data in
+the form the library documents) is no failure either: reported apart, never failing the gate, and a list cannot pin
+it; a listed cell that shows it no longer fails, so it is an unexpected pass (the list is to be rewritten).
 
 Levels (after protobuf's conformance runner, which enforces RECOMMENDED tests only when asked): the gate enforces
 `must` expectations by default and `should` and `policy` ones when asked (`check --level`). The level weighs only
@@ -55,6 +57,7 @@ class Status(StrEnum):
     UNEXPECTED_PASS = "unexpected-pass"  # listed, and passes: remove it from the list
     CHANGED_FAILURE = "changed-failure"  # listed with a pinned verdict, and fails otherwise
     FLAKY = "flaky"  # some attempts passed, some failed: reported apart, listed or not
+    REPRESENTATION = "representation"  # the data in the form its library documents, not listed: reported apart
     BELOW_LEVEL = "below-level"  # fails, not listed, but reading versus refusing at a level the gate does not enforce
     SKIPPED = "skipped"  # the implementation is unavailable here
     UNJUDGED = "unjudged"  # a harness error: the cell says nothing about the implementation
@@ -82,6 +85,8 @@ def decide(cell: Cell, entry: Entry | None, level: Level = Level.MUST) -> Status
         return Status.SKIPPED
     if cell.verdict == Verdict.FLAKY:
         return Status.FLAKY
+    if cell.verdict == Verdict.REPRESENTATION and entry is None:
+        return Status.REPRESENTATION
     if not cell.verdict.is_failure:
         return Status.PASS if entry is None else Status.UNEXPECTED_PASS
     if entry is None:
@@ -98,6 +103,7 @@ class GateResult:
     unjudged: list[Cell]  # harness errors: the gate cannot say anything about these cells
     flaky: list[Cell] = field(default_factory=list)  # some attempts passed, some failed: failing only when asked
     below_level: list[Cell] = field(default_factory=list)  # failing a level the gate does not enforce: reported
+    representations: list[Cell] = field(default_factory=list)  # the library's documented form of the data: reported
 
     @property
     def ok(self) -> bool:
@@ -178,6 +184,8 @@ def check(cells: list[Cell], expected: list[Entry], level: Level = Level.MUST) -
                 result.flaky.append(cell)
             case Status.BELOW_LEVEL:
                 result.below_level.append(cell)
+            case Status.REPRESENTATION:
+                result.representations.append(cell)
     result.not_run = [e for e in expected if not any(e.covers(c) for c in cells)]
     return result
 

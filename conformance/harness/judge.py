@@ -6,7 +6,8 @@ Two rules make a case say something about the case, not about its base:
 - "Same data" means the base's expected data, or the adapter's own reading of the unmodified base (its baseline:
   the base's `baseline_case`): a reader whose representation differs from ours (fastparquet's NaN for null floats)
   is judged on whether the case changed what it returns, and its baseline difference is reported once, on the
-  baseline case itself.
+  baseline case itself: as `representation` where the expected data under representations its library documents
+  (the adapter's `representations`, generators/representations.py) is what it returned, else as wrong data.
 - A failure the reader shows on the unmodified base, the same way (outcome kind and error signature), is the base's:
   the case is `skip` (not judged), and the failure is reported once, on the baseline case. A reader without a codec a
   base needs (the spec lets it lack one) is thus judged on the cases it can read the base of, and a `read` stays a
@@ -18,8 +19,9 @@ hang and read-versus-reject only. Every entry point judges by these rules alike 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from parquet_conformance.conformance.harness.chains import root_cause
 from parquet_conformance.conformance.harness.model import (
@@ -41,8 +43,13 @@ from parquet_conformance.conformance.harness.model import (
     WriteRow,
     WriterVerdict,
 )
+from parquet_conformance.corpus.dist import MAX_EXPECTED
 from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Level, Manifest
 from parquet_conformance.corpus.track import Written
+from parquet_conformance.generators.canonical import data_hash
+from parquet_conformance.generators.representations import Representation, variants
+from parquet_conformance.kernel import documents, trees
+from parquet_conformance.kernel.errors import UsageError
 
 # -- error signatures: a message with what varies between runs stripped ---------------------------
 
@@ -87,14 +94,17 @@ def signature(row: OutcomeRow) -> str:
 
 
 def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None,
-             data_unknown: bool = False, level: Level = Level.MUST) -> Verdict:
+             data_unknown: bool = False, level: Level = Level.MUST,
+             represented: Collection[str] = frozenset()) -> Verdict:
     """`decode`: the metadata an aware reader must use; checked only when the reader says which it used.
-    `data_unknown`: any data read counts as the case's. `level`: the expectation's force. The order of the rules:
-    what the outcome says of the implementation first (unavailable, ours, a crash, an unhandled error, a hang: the
-    same under every expectation), then a read of a file it must reject (accepted-invalid, whatever the data: 0 rows
-    of an empty file accept it too), other data, the wrong footer; a refusal fails only a `read`. A `reject` that
-    rests on a should or a policy leaves the read to the weaker reading, which must return the case's data: there a
-    read of other data is wrong data, which fails at every level (docs/spec-notes.md#levels)."""
+    `data_unknown`: any data read counts as the case's. `level`: the expectation's force. `represented`: the hashes
+    of the right data in the forms the adapter's library documents (a read of one is `representation`, not wrong
+    data). The order of the rules: what the outcome says of the implementation first (unavailable, ours, a crash, an
+    unhandled error, a hang: the same under every expectation), then a read of a file it must reject
+    (accepted-invalid, whatever the data: 0 rows of an empty file accept it too), other data, the wrong footer, a
+    documented representation; a refusal fails only a `read`. A `reject` that rests on a should or a policy leaves
+    the read to the weaker reading, which must return the case's data: there a read of other data is wrong data,
+    which fails at every level (docs/spec-notes.md#levels)."""
     match outcome:
         case Unavailable():
             return Verdict.SKIP
@@ -108,15 +118,71 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
             return Verdict.HANG
         case Read(data_hash=h, metadata=used):
             right = h in good_hashes or data_unknown
-            if expected == Expectation.REJECT and (right or level == Level.MUST):
+            documented = not right and h in represented
+            if expected == Expectation.REJECT and (right or documented or level == Level.MUST):
                 return Verdict.ACCEPTED_INVALID
-            if not right:
+            if not right and not documented:
                 return Verdict.WRONG_DATA
             if decode in (Decode.FLATBUFFERS, Decode.THRIFT) and used and used != decode:
                 return Verdict.WRONG_METADATA
-            return Verdict.PASS
+            return Verdict.REPRESENTATION if documented else Verdict.PASS
         case Rejected():
             return Verdict.REJECTED_VALID if expected == Expectation.READ else Verdict.PASS
+
+
+# -- documented representations: a base's expected data in the forms an adapter's library documents --------
+
+
+def _not_at_hand(base: str) -> object | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Represented:
+    """What each adapter's library documents of the form of its data (adapter -> its representations: the cells'
+    adapter names, a release's too) and where each base's expected data is (base -> the data, None when it is not at
+    hand): the hashes of a base's expected data under an adapter's representations, made once per (adapter, base)
+    when a read first needs them (one that is not the right data)."""
+
+    declared: Mapping[str, tuple[Representation, ...]] = field(default_factory=dict)
+    expected: Callable[[str], object | None] = _not_at_hand
+    _made: dict[tuple[str, str], dict[str, tuple[Representation, ...]]] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    def hashes(self, adapter: str, base: str) -> Mapping[str, tuple[Representation, ...]]:
+        """data_hash -> the representations that make the base's expected data into it."""
+        declared = self.declared.get(adapter, ())
+        if not declared:
+            return {}
+        if (adapter, base) not in self._made:
+            data = self.expected(base)
+            self._made[adapter, base] = variants(data, declared) if isinstance(data, dict) else {}
+        return self._made[adapter, base]
+
+    @classmethod
+    def of(cls, manifest: Manifest, root: Path, declared: Mapping[str, tuple[Representation, ...]]) -> Represented:
+        """The bases' expected data read from the corpus at `root` (verified before a run: within MAX_EXPECTED, once
+        each). A file that is no longer the data the manifest names stops the judging in one line (UsageError):
+        judged against anything else, a verdict would rest on our side's failure."""
+        loaded: dict[str, object | None] = {}
+
+        def expected(base: str) -> object | None:
+            if base not in loaded:
+                entry = manifest.bases.get(base)
+                loaded[base] = None
+                if entry is not None and entry.expected:
+                    where = root / entry.expected
+                    try:
+                        data = documents.parse(trees.read_below(root, entry.expected, MAX_EXPECTED), MAX_EXPECTED)
+                    except (OSError, ValueError) as e:
+                        raise UsageError(f"{where}: the expected data of base {base!r} cannot be read: {e}") from None
+                    if data_hash(data) != entry.data_hash:
+                        raise UsageError(f"{where}: not the expected data of base {base!r} the manifest names "
+                                         "(changed since the corpus was verified)")
+                    loaded[base] = data
+            return loaded[base]
+
+        return cls({name: reps for name, reps in declared.items() if reps}, expected)
 
 
 # -- the session ----------------------------------------------------------------------------------
@@ -124,17 +190,22 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
 
 @dataclass(frozen=True)
 class Judge:
-    """A judging session: the manifest's cases and bases, and each track's default role."""
+    """A judging session: the manifest's cases and bases, each track's default role, and the adapters' documented
+    representations with the bases' expected data (none: every read that is not the right data is wrong data)."""
 
     manifest: Manifest
     default_roles: Mapping[str, str]  # track -> the role of an adapter that names none
+    represented: Represented = field(default_factory=Represented)
 
     @classmethod
-    def of(cls, manifest: Manifest) -> Judge:
-        """The default roles of the registered tracks."""
+    def of(cls, manifest: Manifest, root: Path | None = None,
+           declared: Mapping[str, tuple[Representation, ...]] | None = None) -> Judge:
+        """The default roles of the registered tracks; `root`: the corpus, whose expected data the adapters'
+        `declared` representations (adapter -> its representations) transform."""
         from parquet_conformance.corpus import track
 
-        return cls(manifest, {t.name: t.default_role for t in track.all_tracks()})
+        represented = Represented.of(manifest, root, declared) if root is not None and declared else Represented()
+        return cls(manifest, {t.name: t.default_role for t in track.all_tracks()}, represented)
 
     def default_role(self, track: str) -> str:
         return self.default_roles[track]
@@ -145,7 +216,7 @@ class Judge:
 
     def level(self, case: CaseEntry, role: str) -> Level:
         """The force of that expectation (the manifest's `levels`), taken where the expectation is."""
-        return case.levels.get(role if role in case.expect else self.default_role(case.track), Level.MUST)
+        return case.levels.get(role if role in case.expect else self.default_role(case.track), Level.POLICY)
 
     def roles(self, case: CaseEntry, adapter_roles: list[str]) -> list[str]:
         """The roles a case speaks to among the adapter's; an aware reader meets other files in its first role."""
@@ -159,13 +230,22 @@ class Judge:
         way, is the base's (skip)."""
         base: BaseEntry = self.manifest.bases[case.base]
         expected = self.expectation(case, role)
-        verdict = classify(expected, row.typed, good_hashes(case, base, role, baseline), case.decode.get(role),
-                           case.data_unknown, self.level(case, role))
+        good = good_hashes(case, base, role, baseline)
+        verdict = classify(expected, row.typed, good, case.decode.get(role), case.data_unknown,
+                           self.level(case, role), self.documented(case, role, row, good))
         if (verdict.is_failure and baseline is not None and case.id != base.baseline_case
                 and baseline.outcome != OutcomeKind.READ and row.outcome == baseline.outcome
                 and signature(row) == signature(baseline)):
             verdict = Verdict.SKIP
         return expected, verdict
+
+    def documented(self, case: CaseEntry, role: str, row: OutcomeRow,
+                   good: Collection[str]) -> Mapping[str, tuple[Representation, ...]]:
+        """The hashes of the base's data in the forms the adapter's library documents, asked only for a read of
+        other data in a role judged on the base's data (not on the case file's own footer)."""
+        if row.outcome != OutcomeKind.READ or row.data_hash in good or role in case.expect_hash or case.data_unknown:
+            return {}
+        return self.represented.hashes(row.adapter, case.base)
 
     def baselines(self, rows: Iterable[OutcomeRow]) -> dict[tuple[str, str], OutcomeRow]:
         """(adapter, base) -> the adapter's own attempt at that base's baseline case (the run's, not a confirmation)."""
@@ -192,6 +272,8 @@ class Judge:
                 if not all(same_outcome(first, r) for r in tries[1:]):
                     shown, verdict = settle(judged)
                     disagreement = "; ".join(f"{describe(r)} -> {v}" for r, v in judged)
+                represented = self.represented.hashes(adapter, case.base).get(shown.data_hash or "", ()) \
+                    if verdict == Verdict.REPRESENTATION else ()
                 out.append(Cell(case=case_id, track=case.track, group=case.group, kind=case.kind, adapter=adapter,
                                 implementation=shown.implementation, version=shown.version, role=role,
                                 expected=expected, verdict=verdict, duration_s=shown.duration_s,
@@ -199,9 +281,11 @@ class Judge:
                                 error_message=shown.error_message, rows=shown.rows, data_hash=shown.data_hash,
                                 metadata=shown.metadata, attempts=len(tries), previous_case=shown.previous_case,
                                 disagreement=disagreement,
-                                sample=shown.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY) else None,
+                                sample=shown.sample if verdict in (Verdict.WRONG_DATA, Verdict.FLAKY,
+                                                                   Verdict.REPRESENTATION) else None,
                                 reused_from=shown.reused_from, fingerprint=shown.fingerprint,
-                                case_sha256=shown.case_sha256, level=self.level(case, role)))
+                                case_sha256=shown.case_sha256, level=self.level(case, role),
+                                representations=[str(r) for r in represented]))
         return out
 
 
@@ -255,10 +339,11 @@ def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:
 def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRow | None) -> set[str]:
     """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
     one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
-    with no baseline); else the base's data, and the adapter's baseline on every case but the baseline case."""
+    with no baseline); else the base's data, the data of the case's alternatives (another reading's: a VARIANT
+    decoded), and the adapter's baseline on every case but the baseline case."""
     if role in case.expect_hash:
         return {case.expect_hash[role]}
-    good = {base.data_hash}
+    good = {base.data_hash, *(a.data_hash for a in case.alternatives)}
     if baseline is not None and baseline.data_hash and case.id != base.baseline_case:
         good.add(baseline.data_hash)
     return good
@@ -300,6 +385,6 @@ def fails_alike(cell: Cell, other: Cell | None) -> bool:
 
 def to_confirm(cells: Iterable[Cell]) -> set[tuple[str, str]]:
     """(case, adapter) of every cell to re-run in a fresh worker before it is reported: all but passes and cells
-    whose implementation is unavailable (the run leaves out those an attempt already settled,
-    OutcomeRow.settled)."""
+    whose implementation is unavailable, a `representation` among them (the run leaves out those an attempt already
+    settled, OutcomeRow.settled)."""
     return {(c.case, c.adapter) for c in cells if c.verdict not in (Verdict.PASS, Verdict.SKIP)}

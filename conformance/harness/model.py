@@ -114,6 +114,9 @@ class Verdict(StrEnum):
     ACCEPTED_INVALID = "fail:accepted-invalid"
     WRONG_METADATA = "fail:wrong-metadata"  # an aware reader used the metadata the case's `decode` forbids
     FLAKY = "flaky"  # some attempts at the cell (a fresh worker, --repeat rounds) passed and some failed
+    # The data in a form its library documents (fastparquet's NaN for a null float: conformance/adapters/
+    # representations.py), not the expected data: counted apart, neither a pass nor a failure
+    REPRESENTATION = "representation"
     SKIP = "skip"  # the implementation is unavailable here
     HARNESS_ERROR = "harness-error"  # our side failed: the cell says nothing about the implementation
 
@@ -145,8 +148,8 @@ class Verdict(StrEnum):
 # Worst first: the verdict a cell whose attempts all failed takes (judge.py), which of a (case, adapter)'s roles a
 # report shows, and the order of lists.
 WORST_FIRST = (Verdict.WRONG_DATA, Verdict.CRASH, Verdict.UNHANDLED, Verdict.HANG, Verdict.ACCEPTED_INVALID,
-               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.HARNESS_ERROR, Verdict.PASS,
-               Verdict.SKIP)
+               Verdict.REJECTED_VALID, Verdict.WRONG_METADATA, Verdict.FLAKY, Verdict.REPRESENTATION,
+               Verdict.HARNESS_ERROR, Verdict.PASS, Verdict.SKIP)
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,9 @@ class Cell:
     # The force of the expectation (corpus/model.py Level): it weighs a read-versus-refuse failure (Verdict.weighed)
     # in the gate and the scores. A cell stored before levels existed was judged as a must.
     level: Level = Level.MUST
+    # For a `representation` cell: the documented representations (generators/representations.py) that make the
+    # expected data into the data it returned; empty for every other verdict.
+    representations: list[str] = field(default_factory=list)
 
     @property
     def typed(self) -> Outcome:
@@ -290,7 +296,8 @@ class RunInfo:
 
 def _present(cls: type, row: dict[str, Any]) -> dict[str, Any]:
     """A row's values for the record's fields; a field with a default may be absent (rows written before it)."""
-    return {f.name: row[f.name] for f in fields(cls) if f.name in row or f.default is MISSING}
+    return {f.name: row[f.name] for f in fields(cls)
+            if f.name in row or (f.default is MISSING and f.default_factory is MISSING)}
 
 
 def outcome_fields(outcome: Outcome) -> dict[str, Any]:

@@ -6,8 +6,9 @@ The protocol stream is a private copy of the original stdout; fd 1 itself is poi
 so whatever the library under test prints (from Python, C++ or Rust) cannot corrupt it. The
 library's call (`adapter.read`) and our conversion of its result (`adapter.canonical`) are kept
 apart: an exception in the first is the library's outcome, sorted by the adapter's declared refusals
-(conformance/adapters/taxonomy.py: `rejected`, `unhandled-error`, `oom` or `crash`), in the second a
-`harness-error`, as is an `AdapterError` (the adapter's own code failed around the library's call).
+(conformance/adapters/taxonomy.py: `rejected`, `unhandled-error`, `oom` or `crash`), in the second (out of memory
+included) a `harness-error`, as is an `AdapterError` (the adapter's own code failed around the library's call: a
+side query, a schema probe, a conversion of ours inside `read`; adapters.ours) and an answer we cannot write.
 """
 
 from __future__ import annotations
@@ -52,9 +53,8 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         if digest and isinstance(data, (Canonical, ArrowData)):
             return digested(data, expect, library_s)
         return {"outcome": "read", **data, "library_s": library_s}  # ArrowData makes its rows here
-    except MemoryError as e:
-        return {"outcome": "oom", "error": _error(e)}
-    except Exception as e:  # our conversion of a result the library did return (or data the harness would refuse)
+    except Exception as e:  # our conversion of a result the library did return (or data the harness would refuse),
+        # out of memory included: the library returned, so nothing is said about it
         return {"outcome": "harness-error", "error": _error(e)}
 
 
@@ -138,7 +138,11 @@ def serve(name: str, release: str | None = None) -> None:
         adapter.release = release
 
     def send(msg: dict[str, Any]) -> None:
-        proto.write(json.dumps(msg, ensure_ascii=True) + "\n")
+        try:
+            line = json.dumps(msg, ensure_ascii=True)
+        except (ValueError, TypeError, RecursionError, MemoryError) as e:  # our answer, not the library's outcome
+            line = json.dumps({"id": msg.get("id"), "outcome": "harness-error", "error": _error(e)})
+        proto.write(line + "\n")
         proto.flush()
 
     for line in sys.stdin:

@@ -83,10 +83,10 @@ class ParquetTrack:
         return upstream.load(Path(__file__).parent / "upstream.json")
 
     def bases(self) -> Sequence[str]:
-        return list(bases.BASES)
+        return [*bases.BASES, *bases.UPSTREAM_BASES]
 
     def base_description(self, name: str) -> str:
-        return bases.BASES[name].description
+        return bases.lookup(name).description
 
     def base_file(self, name: str) -> bytes:
         return bases.base_bytes(name)
@@ -97,7 +97,7 @@ class ParquetTrack:
     file_roles = (METADATA,)  # judged on the case file itself (derive): their answers are not the data
 
     def baseline_case(self, name: str) -> str | None:
-        return f"base/{name}"
+        return bases.lookup(name).case or f"base/{name}"
 
     def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]:
         """Roles judged on the case file itself, not on the base's data: role -> (expectation, the data hash a

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parquet_conformance.corpus.model import Citation, Expectation, Level
-from parquet_conformance.corpus.parquet.catalog.common import IGNORE, PF, RECOVERY, REVERSE, ZIGZAG, cite
+from parquet_conformance.corpus.model import Citation, Expectation
+from parquet_conformance.corpus.parquet.catalog.common import AWARE, IGNORE, RECOVERY, REVERSE, ZIGZAG, rule
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import bases, mutations
@@ -33,15 +33,11 @@ MAX_FILE = 1 << 24  # a chain that grows a file past this is cut there: a reader
 
 
 # The oracle's ground: the strict decoder follows parquet.thrift and the compact protocol
-# (generators/parquet/footer.py, thrift.py); an extension is ignored by readers that do not know it.
-CITATIONS = [
-    cite(f"{PF} src/main/thrift/parquet.thrift (24102ed5c56e51b610a4897e5f79e76e43732d1d)", "struct FileMetaData",
-         "a footer no Thrift compact reader decodes (generators/parquet/footer.py read_footer) is expected to be "
-         "rejected; one the strict decoder (parse_file) accepts, to be read; one between, either", seed=None,
-         level=Level.POLICY),  # the oracle's rule: this suite's reading of parquet.thrift
-    ZIGZAG,
-    IGNORE,
-]
+# (generators/parquet/footer.py, thrift.py); an extension is ignored by readers that do not know it. The rule itself
+# is this suite's (docs/spec-notes.md#fuzz-oracle), not a sentence of parquet.thrift.
+ORACLE = rule("fuzz-oracle", "A footer no Thrift compact reader decodes is expected to be rejected; one the strict "
+              "decoder accepts, whose data pyarrow reads as the base's, to be read; one between, either.")
+CITATIONS = [ORACLE, ZIGZAG, IGNORE]
 
 
 @dataclass(frozen=True)
@@ -147,9 +143,11 @@ class ParquetFuzzer:
         aware `read` on the profile's trailer, found in reverse."""
         words = dict(expect or {})
         rejects = [role for role, e in words.items() if e == Expectation.REJECT]
+        legacy_reads = [role for role, e in words.items() if e == Expectation.READ and not role.startswith("aware:")]
         aware_reads = [role for role, e in words.items() if e == Expectation.READ and role.startswith("aware:")]
-        return [*CITATIONS, *((RECOVERY.requiring(*rejects),) if rejects else ()),
-                *((REVERSE.requiring(*aware_reads),) if aware_reads else ())]
+        return [*((ORACLE.requiring(*legacy_reads),) if legacy_reads else (ORACLE,)), ZIGZAG, IGNORE,
+                *((RECOVERY.requiring(*rejects),) if rejects else ()),
+                *((AWARE.requiring(*aware_reads), REVERSE) if aware_reads else ())]
 
 
 FUZZER = ParquetFuzzer()

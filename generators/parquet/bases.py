@@ -12,7 +12,7 @@ import struct
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,10 @@ class Base:
     # it, so that a case can put it back as the writer wrote it (the evolution family; written_bytes is the whole).
     strip: tuple[tuple[str, int | str, tuple[str, ...]], ...] = ()
     row_groups: tuple[int, ...] = ()  # row groups of these sizes, in order (pyarrow's row_group_size is one size)
+    # A committed apache/parquet-testing file (fixtures/parquet-testing, evolution.upstream_bytes), and the case that
+    # is that file unmodified (its baseline), where it is not base/<name>
+    upstream: str | None = None
+    case: str | None = None
 
 
 def _flat() -> pa.Table:
@@ -310,6 +314,9 @@ def _evolution_bases() -> list[Base]:
         Base("evo-flba12", "the content of apache/parquet-testing's flba12_timestamp.parquet: three "
              "FIXED_LEN_BYTE_ARRAY(12) columns of 96-bit counts of ms, us and ns (six instants from year 1 to 9999), "
              "unannotated", evolution.flba12_table),
+        *(Base(f"evo-flba12-{name.removeprefix('timestamp_')}", f"the {name} column of 'evo-flba12' alone: six "
+               "96-bit counts of its unit, unannotated", partial(evolution.flba12_table, name))
+          for name in evolution.FLBA12_UNITS),
         Base("evo-int96-order", "the content of apache/parquet-testing's int96_timestamp_order.parquet: a required "
              "INT96 column ts of four instants a byte-wise comparison orders otherwise, without statistics",
              evolution.int96_order_table, (("write_statistics", False),), written=evolution.int96_order_written,
@@ -323,10 +330,24 @@ def _evolution_bases() -> list[Base]:
              "testing's alp_extended.zstd.parquet describes (decimals, NaNs with payloads, infinities, -0.0, "
              "subnormals, full-mantissa values, a constant, nulls, integers to 8e18), PLAIN and uncompressed",
              evolution.alp_table, row_groups=evolution.ALP_ROW_GROUPS),
-        *(Base(f"evo-shredded-{case}", f"the content of apache/parquet-testing's shredded_variant/{case}.parquet: an "
-               "id and the var group (metadata, value, typed_value), without its VARIANT annotation",
-               evolution.shredded(case)) for case in evolution.SHREDDED),
     ]
+
+
+def _shredded_base(case: evolution.ShreddedCase) -> Base:
+    return Base(f"evo-shredded-{case.stem}", f"apache/parquet-testing shredded_variant/{case.parquet_file} as it is "
+                f"(parquet-java, Iceberg's {case.test}): an id and a VARIANT group (metadata, value, typed_value); its "
+                "data is that group's physical values", lambda: evolution.shredded_physical(case),
+                upstream=f"shredded_variant/{case.parquet_file}", case=f"evolution/variant/shredded-{case.stem}")
+
+
+# The committed apache/parquet-testing files, each its own base and, unmodified, its own case (the evolution family):
+# apart from BASES, which every family of extensions iterates.
+UPSTREAM_BASES: dict[str, Base] = {b.name: b for b in map(_shredded_base, evolution.shredded_cases())}
+
+
+def lookup(name: str) -> Base:
+    """A base of either list."""
+    return BASES[name] if name in BASES else UPSTREAM_BASES[name]
 
 
 def provenance() -> dict[str, dict[str, str]]:
@@ -402,13 +423,15 @@ PAGE_LEVEL_BASES = ("page-index", "data-page-v2", *(f"codec-{slug}" for slug in 
 
 @cache
 def base_table(name: str) -> pa.Table:
-    return BASES[name].build()
+    return lookup(name).build()
 
 
 @cache
 def written_bytes(name: str) -> bytes:
     """The base as its writer wrote it (and our codec annotated it), before `strip`."""
-    base = BASES[name]
+    base = lookup(name)
+    if base.upstream is not None:
+        return evolution.upstream_bytes(base.upstream)
     if base.fixture is not None:
         data = (FIXTURES / base.fixture).read_bytes()
         if hashlib.sha256(data).hexdigest() != provenance()[base.fixture.removesuffix(".parquet")]["sha256"]:
@@ -429,7 +452,7 @@ def written_bytes(name: str) -> bytes:
 
 @cache
 def base_bytes(name: str) -> bytes:
-    base = BASES[name]
+    base = lookup(name)
     return _stripped(written_bytes(name), base.strip) if base.strip else written_bytes(name)
 
 

@@ -1,8 +1,9 @@
 """The tables of the evolution family (corpus/parquet/catalog/evolution.py): what parquet-format 2.12-2.14 added
 and what its open proposals would add, each as the physical values a reader that does not know the addition reads
 (LogicalTypes.md "Unsupported Logical Types", PR #606), and the content of the apache/parquet-testing files that
-exercise them, transcribed (the files themselves are not ours to commit: corpus/parquet/upstream.json pins them, and
-`generate --upstream DIR` puts a checkout's copies beside these).
+exercise them: transcribed where only a later commit than the stored copy has them (corpus/parquet/upstream.json pins
+them, and `generate --upstream DIR` puts a checkout's copies beside these), committed byte for byte where the stored
+copy has them (fixtures/parquet-testing: shredded_variant).
 
 Each `*_table` is a base's expected data; `*_written` is what pyarrow is given where it differs (an extension type
 pyarrow writes a logical type for, stand-ins the footer is then annotated over: generators/parquet/bases.py).
@@ -10,11 +11,21 @@ pyarrow writes a logical type for, stand-ins the footer is then annotated over: 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
+
+from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields
+from parquet_conformance.generators.parquet.footer import read_footer
 
 
 def _wkb_point(x: float, y: float) -> bytes:
@@ -96,11 +107,16 @@ FLBA12_SECONDS = [0, 1, -1, 9_223_372_036, 253_402_300_799, -62_135_596_800]
 FLBA12_UNITS = {"timestamp_millis": 1_000, "timestamp_micros": 1_000_000, "timestamp_nanos": 1_000_000_000}
 
 
-def flba12_table() -> pa.Table:
-    """The three FIXED_LEN_BYTE_ARRAY(12) columns as their bytes: a signed 96-bit little-endian count of units (PR
-    #601), what a reader that does not take TIMESTAMP on FLBA(12) returns."""
+def flba12_table(only: str | None = None) -> pa.Table:
+    """The three FIXED_LEN_BYTE_ARRAY(12) columns as their bytes (`only`: that column alone): a signed 96-bit
+    little-endian count of units (PR #601), what a reader that does not take TIMESTAMP on FLBA(12) returns."""
     return pa.table({name: pa.array([(s * scale).to_bytes(12, "little", signed=True) for s in FLBA12_SECONDS],
-                                    pa.binary(12)) for name, scale in FLBA12_UNITS.items()})
+                                    pa.binary(12)) for name, scale in FLBA12_UNITS.items() if only in (None, name)})
+
+
+def flba12_instants(name: str) -> dict[str, Any]:
+    """The column as PR #601's instants: canonical data (nanoseconds since the epoch, whatever the unit)."""
+    return {"columns": [name], "rows": [[{"ts_ns": str(s * 1_000_000_000)}] for s in FLBA12_SECONDS]}
 
 
 JULIAN_EPOCH = 2_440_588  # the Julian day of 1970-01-01
@@ -207,31 +223,68 @@ def alp_table() -> pa.Table:
     return pa.table(columns)
 
 
-# apache/parquet-testing shredded_variant (a3d96a6d, cases.json): three cases as their files hold them (id, and the
-# `var` group of metadata, value and typed_value), physical values only. case -> (typed_value type, rows).
-_ARRAY = pa.list_(pa.field("element", pa.struct([pa.field("value", pa.binary()),
-                                                   pa.field("typed_value", pa.string())]), nullable=False))
-SHREDDED: dict[str, tuple[pa.DataType, list[dict[str, object]]]] = {
-    "case-001": (_ARRAY, [{"metadata": b"\x01\x00\x00", "value": None,
-                           "typed_value": [{"value": None, "typed_value": "comedy"},
-                                           {"value": None, "typed_value": "drama"}]}]),
-    "case-004": (pa.bool_(), [{"metadata": b"\x01\x00\x00", "value": None, "typed_value": True}]),
-    "case-042": (pa.int32(), [{"metadata": b"\x01\x00\x00", "value": b"\rstr", "typed_value": 34}]),
-}
+# apache/parquet-testing's files committed byte for byte (fixtures/parquet-testing/provenance.json: repository,
+# commit, each path's sha256): the shredded_variant cases, parquet-java's (Iceberg's TestVariantReaders) files.
+PARQUET_TESTING = Path(__file__).parent / "fixtures" / "parquet-testing"
 
 
-def shredded(case: str) -> Callable[[], pa.Table]:
-    return lambda: shredded_table(case)
+@cache
+def parquet_testing() -> dict[str, Any]:
+    return dict(json.loads((PARQUET_TESTING / "provenance.json").read_text(encoding="utf-8")))
 
 
-def shredded_table(case: str) -> pa.Table:
-    typed, rows = SHREDDED[case]
-    var = pa.struct([pa.field("metadata", pa.binary(), nullable=False), pa.field("value", pa.binary()),
-                     pa.field("typed_value", typed)])
-    schema = pa.schema([pa.field("id", pa.int32(), nullable=False, metadata={b"PARQUET:field_id": b"1"}),
-                        pa.field("var", var, metadata={b"PARQUET:field_id": b"2"})])
-    return pa.table({"id": pa.array(range(1, len(rows) + 1), pa.int32()), "var": pa.array(rows, var)},
-                    schema=schema)
+def upstream_bytes(path: str) -> bytes:
+    """A committed apache/parquet-testing file, refused where a byte differs from its recorded sha256."""
+    data = (PARQUET_TESTING / path).read_bytes()
+    if hashlib.sha256(data).hexdigest() != parquet_testing()["files"].get(path):
+        raise ValueError(f"{PARQUET_TESTING / path} does not match its sha256 in provenance.json")
+    return data
+
+
+@dataclass(frozen=True)
+class ShreddedCase:
+    """One entry of shredded_variant/cases.json: a single record (`variants` of one), several, or an error."""
+
+    number: int
+    test: str
+    parquet_file: str
+    variants: tuple[str | None, ...]  # the variant files, one per row (None: a null variant)
+    text: str  # the `variant`, `variants` or `error_message` string as cases.json gives it
+    error: bool
+    notes: str
+
+    @property
+    def stem(self) -> str:
+        return self.parquet_file.removesuffix(".parquet")
+
+
+@cache
+def shredded_cases() -> tuple[ShreddedCase, ...]:
+    """The entries of cases.json that name a file (case 3 names none)."""
+    out = []
+    for c in json.loads(upstream_bytes("shredded_variant/cases.json")):
+        if "parquet_file" not in c:
+            continue
+        files = c.get("variant_files", [c["variant_file"]] if "variant_file" in c else [])
+        out.append(ShreddedCase(int(c["case_number"]), str(c["test"]), str(c["parquet_file"]),
+                                tuple(None if f is None else str(f) for f in files),
+                                str(c.get("error_message") or c.get("variants") or c.get("variant")),
+                                "error_message" in c, str(c.get("notes", ""))))
+    return tuple(out)
+
+
+def shredded_physical(case: ShreddedCase) -> pa.Table:
+    """The file's rows as their physical values (id, and the var group of metadata, value, typed_value): what a
+    reader that does not know VARIANT reads; pyarrow reads it from the file with its VARIANT annotation taken out."""
+    data = upstream_bytes(f"shredded_variant/{case.parquet_file}")
+    footer, _ = read_footer(data)
+    edits = [remove_fields(data, e, ("logicalType",)) for e in footer.root.children("schema")
+             if (lt := e.child("logicalType")) is not None and [f.id for f in lt.node.fields] == [VARIANT_MEMBER]]
+    assert len(edits) == 1, case.parquet_file
+    return pq.read_table(pa.BufferReader(apply_edits(data, edits)))
+
+
+VARIANT_MEMBER = 16  # LogicalType.VARIANT
 
 
 # What DuckDB 2.0.1 wrote (generators/parquet/fixtures/write.py, provenance.json): a VARIANT column shredded as

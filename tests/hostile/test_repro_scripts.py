@@ -65,7 +65,7 @@ def make_case(title: str, notes: str, quote: str, source: str) -> CaseEntry:
         id="hostile/case", track="parquet", title=title, group="hostile", kind="golden", base="b",
         file="cases/hostile/case.parquet", size=10, sha256="0" * 64, seed=0, mutations=[{"step": "x"}],
         expect={"legacy": "read"}, decode={},
-        citations=[{"source": source, "section": quote[:10], "quote": quote, "requires": ["legacy"]},
+        citations=[{"source": source, "section": quote[:10], "quote": quote, "requires": ["legacy"], "level": "must"},
                    {"source": "apache/parquet-format README.md (24102ed5)", "section": "File Format",
                     "quote": quote}],
         notes=notes, extensions=None, large=False))

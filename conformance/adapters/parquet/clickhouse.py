@@ -9,7 +9,9 @@ Representation limits (ClickHouse's types, whatever the file says): an Array is 
 list reads as [] (a null element of a list of lists too); a struct is a Tuple, never Nullable, so a null
 struct reads as a struct of nulls and []. ClickHouse has one String type: every string comes out as
 binary (output_format_arrow_string_as_string=0), and text is told from binary by the file's own logical
-types, asked of ClickHouse's ParquetMetadata format.
+types, asked of ClickHouse's ParquetMetadata format after the data query (Arrow C++'s footer code, stricter than the
+native reader: where it fails, our own footer decoder answers). That side query is ours: it never decides a verdict
+(docs/adapters.md#the-data-path).
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from parquet_conformance.conformance.adapters.reproducing import Reproducer, Rep
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import ArrowData
+from parquet_conformance.generators.parquet.footer import read_footer, schema_leaves
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 V1, V3 = "input_format_parquet_use_native_reader", "input_format_parquet_use_native_reader_v3"
 COMMON = "output_format_arrow_string_as_string=0, input_format_parquet_preserve_order=1, max_threads=1"
 LIST_PARTS = {"list", "element", "item", "array", "bag", "array_element"}  # list levels in a column's path
 TEXT = {"String", "Json", "JSON"}  # ENUM stays bytes, as in the expected data (docs/spec-notes.md#types)
+BYTE_ARRAY, TEXT_CONVERTED, TEXT_LOGICAL = 6, {0, 19}, ("STRING", "JSON")  # parquet.thrift: UTF8, JSON
 
 
 # Output settings per profile (ClickHouse's native writer). It writes a page index by default and has no setting for
@@ -86,46 +90,89 @@ class ClickHouse(PythonAdapter, PythonWriter, Reproducing):
         return {**super().describe(), "engine": self._engine or self.engine or None}
 
     def read(self, path: str) -> Any:
-        chdb, quoted = self.load(), path.replace("\\", "\\\\").replace("'", "\\'")
+        """The data query alone: what it raises is ClickHouse's outcome."""
+        chdb, quoted = self.load(), _quoted(path)
         settings = "".join(f"{k}={v}, " for k, v in self.settings)
-        table = chdb.query(f"SELECT * FROM file('{quoted}', Parquet) SETTINGS {settings}{COMMON}", "ArrowTable")
-        meta = chdb.query(f"SELECT columns FROM file('{quoted}', ParquetMetadata)", "JSONEachRow").bytes()
-        return table, meta
+        return chdb.query(f"SELECT * FROM file('{quoted}', Parquet) SETTINGS {settings}{COMMON}", "ArrowTable"), path
+
+    def texts(self, path: str) -> set[tuple[str, ...]]:
+        """The text columns' paths: ClickHouse's ParquetMetadata, or our footer decoder where that query fails (it
+        is Arrow C++'s footer code, which refuses footers that the native reader reads); a failure of both is ours."""
+        try:
+            meta = self.load().query(f"SELECT columns FROM file('{_quoted(path)}', ParquetMetadata)", "JSONEachRow")
+            return metadata_texts(meta.bytes())
+        except Exception:  # a side query's failure says nothing about the data query
+            return footer_texts(path)
 
     def write(self, source: str, path: str, profile: str) -> None:
         """`SELECT * FROM Python(table) INTO OUTFILE`: chdb reads the Arrow table from a Python variable."""
-        chdb, quoted = self.load(), path.replace("\\", "\\\\").replace("'", "\\'")
+        chdb, quoted = self.load(), _quoted(path)
         source_table = self.table(source)  # noqa: F841 (chdb finds the table by the variable's name)
         settings = f" SETTINGS {OPTIONS[profile]}" if OPTIONS[profile] else ""
         chdb.query(f"SELECT * FROM Python(source_table) INTO OUTFILE '{quoted}' FORMAT Parquet{settings}")
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
+        """Text told from binary after the data query: only a table with binary in it asks which is which."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        return ArrowData(text_table(pa, pc, *result))
+        table, path = result
+        texts = self.texts(path) if any(_has_binary(pa, t) for t in table.schema.types) else set()
+        return ArrowData(text_table(pa, pc, table, texts))
 
     def reproducer(self) -> Reproducer:
         """repro.py reads as `read` does (SQL over the file, through chdb) and tells text from binary as
-        `canonical` does: with this module's own functions, copied in."""
+        `canonical` does, from ParquetMetadata, with this module's own functions, copied in (where that query
+        fails, the script cannot judge: it has no footer decoder of ours)."""
         return reproducers.python(
             "chdb", "import chdb\nimport pyarrow as pa\nimport pyarrow.compute as pc\nfrom importlib.metadata import "
             "version\nfrom typing import Any", "version('chdb')",
-            'quoted = path.replace("\\\\", "\\\\\\\\").replace("\'", "\\\\\'")\n'
+            'quoted = _quoted(path)\n'
             f'settings = "{"".join(f"{k}={v}, " for k, v in self.settings)}{COMMON}"\n'
-            'table = chdb.query(f"SELECT * FROM file(\'{quoted}\', Parquet) SETTINGS {settings}", "ArrowTable")\n'
-            'meta = chdb.query(f"SELECT columns FROM file(\'{quoted}\', ParquetMetadata)", "JSONEachRow").bytes()\n'
-            "return table, meta", "pip install chdb=={version} pyarrow", arrow="text_table(pa, pc, *result)",
+            'return chdb.query(f"SELECT * FROM file(\'{quoted}\', Parquet) SETTINGS {settings}", "ArrowTable"), path',
+            "pip install chdb=={version} pyarrow", arrow="text_table(pa, pc, result[0], metadata_texts(chdb.query("
+            "f\"SELECT columns FROM file('{_quoted(result[1])}', ParquetMetadata)\", 'JSONEachRow').bytes()))",
             data=reproducers.ARROW_DATA + "\n\n\n" + reproducers.copied(
-                LIST_PARTS=LIST_PARTS, TEXT=TEXT, functions=(_texts_as_strings, text_table)))
+                LIST_PARTS=LIST_PARTS, TEXT=TEXT, functions=(_quoted, metadata_texts, _texts_as_strings, text_table)))
 
 
-def text_table(pa: Any, pc: Any, table: Any, meta: bytes) -> Any:
-    """ClickHouse's table with its binary turned back into text where the file's own logical types say text (asked
-    of ClickHouse's ParquetMetadata format); text that is not UTF-8 stays what ClickHouse returned."""
-    texts = {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
-             for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
-             if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
+def _quoted(path: str) -> str:
+    return path.replace("\\", "\\\\").replace("'", "\\'")
+
+
+def metadata_texts(meta: bytes) -> set[tuple[str, ...]]:
+    """The paths of the text columns (list levels left out) in ClickHouse's ParquetMetadata answer."""
+    return {tuple(p for p in c["path"].split(".") if p not in LIST_PARTS)
+            for line in meta.decode().splitlines() for c in json.loads(line)["columns"]
+            if c["physical_type"] == "BYTE_ARRAY" and c["logical_type"] in TEXT}
+
+
+def footer_texts(path: str) -> set[tuple[str, ...]]:
+    """The same paths by our footer decoder (generators/parquet/footer.py): BYTE_ARRAY leaves whose LogicalType, or
+    without one whose ConvertedType, says STRING or JSON."""
+    with open(path, "rb") as fh:
+        footer, _ = read_footer(fh.read())
+    elements = footer.root.children("schema")
+    texts = set()
+    for index, names in schema_leaves([(e.value("name", b""), e.value("num_children") or 0) for e in elements]):
+        element, logical = elements[index], elements[index].child("logicalType")
+        text = (any(logical.get(k) for k in TEXT_LOGICAL) if logical is not None
+                else element.value("converted_type") in TEXT_CONVERTED)
+        if element.value("type") == BYTE_ARRAY and text:
+            texts.add(tuple(n.decode("utf-8", "replace") for n in names if n.decode("utf-8", "replace")
+                            not in LIST_PARTS))
+    return texts
+
+
+def _has_binary(pa: Any, t: Any) -> bool:
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return True
+    return any(_has_binary(pa, t.field(i).type) for i in range(t.num_fields))
+
+
+def text_table(pa: Any, pc: Any, table: Any, texts: set[tuple[str, ...]]) -> Any:
+    """ClickHouse's table with its binary turned back into text where the file's own logical types say text (`texts`:
+    the text columns' paths); text that is not UTF-8 stays what ClickHouse returned."""
     columns = [pc.cast(col, options=pc.CastOptions(_texts_as_strings(pa, col.type, (name,), texts),
                                                    allow_invalid_utf8=True))
                for name, col in zip(table.column_names, table.columns, strict=True)]

@@ -10,6 +10,7 @@ own (daft 0.7 declares pyarrow<26). Which decoder a release has, from the crate 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
@@ -44,11 +45,15 @@ class Daft(PythonAdapter, Reproducing):
         return {**super().describe(), "engine": f"{engine} via daft {release}"}
 
     def read(self, path: str) -> object:
-        return self.load().read_parquet(os.path.abspath(path)).to_arrow()
+        """The lazy read run to its end (collect): what it raises is daft's; the Arrow table is our conversion."""
+        return self.load().read_parquet(os.path.abspath(path)).collect()
+
+    def canonical(self, result: Any) -> Mapping[str, Any]:
+        return super().canonical(result.to_arrow())
 
     def reproducer(self) -> Reproducer:
         return reproducers.python("daft", "import daft\nimport pyarrow as pa", "daft.__version__",
-                                  "return daft.read_parquet(path)", "pip install daft=={version}",
+                                  "return daft.read_parquet(path).collect()", "pip install daft=={version}",
                                   arrow="result.to_arrow()")
 
 

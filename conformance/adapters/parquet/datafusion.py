@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
@@ -31,9 +32,17 @@ class DataFusion(PythonAdapter, PythonWriter, Reproducing):
                         unhandled=(("builtins.Exception", r"Internal error|panicked"),))
 
     def read(self, path: str) -> object:
+        """The plan collected into record batches (the user's call); one table of them is our conversion."""
         df = self.load()
         ctx = df.SessionContext(df.SessionConfig().with_target_partitions(1))  # keep file order
-        return ctx.read_parquet(path).to_arrow_table()
+        frame = ctx.read_parquet(path)
+        return frame.schema(), frame.collect()
+
+    def canonical(self, result: Any) -> Mapping[str, Any]:
+        import pyarrow as pa
+
+        schema, batches = result
+        return super().canonical(pa.Table.from_batches(batches, schema=schema))
 
     def write(self, source: str, path: str, profile: str) -> None:
         df = self.load()
@@ -48,7 +57,9 @@ class DataFusion(PythonAdapter, PythonWriter, Reproducing):
         return reproducers.python(
             "datafusion", "import datafusion\nimport pyarrow as pa", "datafusion.__version__",
             "ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))  # file order\n"
-            "return ctx.read_parquet(path).to_arrow_table()", "pip install datafusion=={version}",
+            "frame = ctx.read_parquet(path)\nreturn frame.schema(), frame.collect()",
+            "pip install datafusion=={version}",
+            arrow="pa.Table.from_batches(result[1], schema=result[0])",
             not_compared={"interval": "arrow-rs hands Parquet's INTERVAL over as Arrow's day_time_interval, which "
                                       "pyarrow's Python layer cannot read (the run reads it through nanoarrow)"})
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
+from parquet_conformance.generators.canonical import canonical_rows
 
 # COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
 # statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
@@ -38,13 +44,29 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
         return [f"duckdb=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
+        """The query's result as Arrow, or where DuckDB's Arrow export fails, as the rows of fetchall(): the Arrow
+        export is a conversion, and only fetchall's error says that DuckDB's read failed."""
         con = self.load().connect(config={"memory_limit": "4GB"})
         try:
             result = con.execute("SELECT * FROM read_parquet(?)", [path])
             # to_arrow_table is the newer name; releases before 1.4 have only fetch_arrow_table
-            return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
+            try:
+                return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
+            except Exception as e:
+                print(f"the Arrow export failed ({type(e).__name__}); the rows again through fetchall()",
+                      file=sys.stderr)
+            result = con.execute("SELECT * FROM read_parquet(?)", [path])
+            return [d[0] for d in result.description], result.fetchall()
         finally:
             con.close()
+
+    def canonical(self, result: object) -> Mapping[str, Any]:
+        """Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`, unshredded) decoded; or the
+        rows of fetchall() where the Arrow export failed."""
+        if isinstance(result, tuple):
+            columns, rows = result
+            return canonical_rows(columns, rows)
+        return arrow_data(result)
 
     def write(self, source: str, path: str, profile: str) -> None:
         con = self.load().connect(config={"memory_limit": "4GB"})
@@ -58,9 +80,15 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     def reproducer(self) -> Reproducer:
         return reproducers.python(
             "duckdb", "import duckdb\nimport pyarrow as pa", "duckdb.__version__",
-            'con = duckdb.connect(config={"memory_limit": "4GB"})\ntry:\n'
-            '    return con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()  # 1.4+\n'
-            "finally:\n    con.close()", "pip install duckdb=={version} pyarrow")
+            'con = duckdb.connect(config={"memory_limit": "4GB"})\ntry:\n    try:\n'
+            '        return con.execute("SELECT * FROM read_parquet(?)", [path]).to_arrow_table()  # 1.4+\n'
+            "    except Exception as e:  # the Arrow export: fetchall() says whether DuckDB read the file\n"
+            "        print(f'the Arrow export failed ({type(e).__name__}); the rows again through fetchall()')\n"
+            '        result = con.execute("SELECT * FROM read_parquet(?)", [path])\n'
+            "        return [d[0] for d in result.description], result.fetchall()\n"
+            "finally:\n    con.close()", "pip install duckdb=={version} pyarrow",
+            arrow="result if isinstance(result, pa.Table) else pa.Table.from_pylist([dict(zip(result[0], r)) "
+                  "for r in result[1]])")
 
 
 ADAPTER = DuckDB()

@@ -13,12 +13,14 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.representations import Documented
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.canonical import canonical_rows
 from parquet_conformance.generators.parquet.write_sizes import ROW_GROUP_ROWS
+from parquet_conformance.generators.representations import Representation
 
 # write's options per profile; DATA_PAGE_V2 is a module switch (fastparquet.writer.DATAPAGE_VERSION). It
 # dictionary-encodes only pandas categoricals: the table's columns are written PLAIN by default.
@@ -72,6 +74,15 @@ class FastParquet(PythonAdapter, PythonWriter, Reproducing):
                   ("builtins.ValueError", r"^(Timestamp $|Column contains repeated value|Returning category type|"
                                           r"Can't infer object conversion type)"),
                   ("builtins.ImportError", r"^BSON not found")))
+    representations = (
+        Documented(Representation.NULL_FLOAT_AS_NAN,
+                   "In pandas, there is no internal representation difference between NULL (no value) and NaN/NaT "
+                   "(not a valid number) for float and time columns.",
+                   "https://fastparquet.readthedocs.io/en/latest/details.html#nulls"),
+        Documented(Representation.STRUCT_AS_LEAF_COLUMNS,
+                   "Fastparquet can read nested schemas. The principal mechamism is flattening, whereby parquet "
+                   "schema struct columns become top-level columns.",
+                   "https://fastparquet.readthedocs.io/en/latest/details.html#reading-nested-schema"))
 
     def requirements(self, version: str) -> list[str]:
         # Releases before 2024.11 were built against numpy 1 and do not say so.

@@ -23,8 +23,10 @@ from importlib import metadata
 from typing import Any
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter
+from parquet_conformance.conformance.adapters.representations import Documented
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import Canonical, canonical_value, date_days
+from parquet_conformance.generators.representations import Representation
 
 NUMERIC = re.compile(r"NUMERIC\((\d+), (\d+)\)")
 
@@ -39,6 +41,11 @@ class Hyper(PythonAdapter):
     # an internal error (SQLSTATE XX000, Hyper's word for its own bug).
     refusals = Refusals(classes=("tableauhyperapi.HyperException",),
                         unhandled=(("tableauhyperapi.HyperException", r"(?i)internal error|XX000"),))
+    representations = (Documented(
+        Representation.TEMPORAL_MICROSECONDS,
+        "timestamp [without time zone] | 8 bytes | both date and time (no time zone) | 4713 BC - 294276 AD | "
+        "1 microsecond (Resolution; likewise timestamp with time zone and time)",
+        "https://tableau.github.io/hyper-db/docs/sql/datatype/datetime"),)
     _process: Any = None
     _connection: Any = None
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, require_program
+from parquet_conformance.conformance.adapters import AdapterUnavailable, PythonAdapter, ours, require_program
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import ensure, environment, version_key
@@ -93,9 +93,10 @@ class ParquetWasm(PythonAdapter, PythonWriter):
         status, payload = self._frame()
         if status == b"R":
             return payload
-        error = json.loads(payload)
-        text = f"{error['class']}: {error['message']}"
-        raise MemoryError(text) if error["oom"] else ParquetWasmError(text)
+        with ours("reading the Node reader's error frame"):  # our framing, not the library
+            error = json.loads(payload)
+            text, oom = f"{error['class']}: {error['message']}", error["oom"] is True
+        raise MemoryError(text) if oom else ParquetWasmError(text)
 
     def write(self, source: str, path: str, profile: str) -> None:
         """The table goes to the child as an Arrow IPC stream (our conversion of the file, before the library)."""

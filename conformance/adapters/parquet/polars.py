@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
@@ -28,7 +31,10 @@ class Polars(PythonAdapter, PythonWriter, Reproducing):
         return [f"polars=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
-        return self.load().read_parquet(path).to_arrow()
+        return self.load().read_parquet(path)
+
+    def canonical(self, result: Any) -> Mapping[str, Any]:
+        return super().canonical(result.to_arrow())  # our conversion: polars read the file eagerly
 
     def write(self, source: str, path: str, profile: str) -> None:
         self.load().from_arrow(self.table(source)).write_parquet(path, **OPTIONS[profile])

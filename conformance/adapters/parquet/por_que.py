@@ -64,12 +64,13 @@ class PorQue(PythonAdapter):
         with open(path, "rb") as fh:
             reader = ensure_async_reader(fh)
             parquet_file = await ParquetFile.from_reader(reader, path)
-            children = parquet_file.metadata.schema_root.children
-            scales = {name: leaf.scale for name, leaf in children.items() if getattr(leaf, "scale", None) is not None}
-            return await parquet_file.read_all_data(reader), scales
+            return await parquet_file.read_all_data(reader), parquet_file
 
     def canonical(self, result: Any) -> dict[str, Any]:
-        data, scales = result
+        data, parquet_file = result
+        # its schema, asked after the read (ours: the scales its decimals lost)
+        children = parquet_file.metadata.schema_root.children
+        scales = {name: leaf.scale for name, leaf in children.items() if getattr(leaf, "scale", None) is not None}
         columns = list(data)
         values = [[_scaled(v, scales.get(c)) for v in data[c]] for c in columns]
         return canonical_rows(columns, zip(*values, strict=True))

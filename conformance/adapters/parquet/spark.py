@@ -1,6 +1,9 @@
 """Apache Spark's Parquet data source (`spark.read.parquet`), in a local[1] session that the
 worker starts once; results come back through Arrow (`DataFrame.toArrow`, pyspark >= 4.0) or, for
-older releases (`spark==3.5.9`: parquet-java 1.13), through `collect()` in UTC.
+older releases (`spark==3.5.9`: parquet-java 1.13) and wherever toArrow fails, through `collect()` in UTC: toArrow is
+a conversion (pyspark casts Spark's Arrow batches to the schema Spark declares, which fails on a null in a column
+Spark calls non-nullable), and only collect(), the user's call, decides that Spark failed
+(docs/adapters.md#the-data-path).
 
 Its errors are sorted by parquet-java's rule (java/JavaErrors.java, docs/adapters.md#error-taxonomy), in
 the session's own JVM: the class is compiled with the machine's javac at first use and put on the
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -20,10 +24,12 @@ from typing import Any, cast, get_args
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
+from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
-from parquet_conformance.generators.canonical import ArrowData, canonical_rows
+from parquet_conformance.generators.canonical import canonical_rows
+from parquet_conformance.generators.parquet import variant
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # DataFrameWriter options per profile (parquet-java's configuration keys; Spark's `compression`). parquet-java writes
@@ -47,8 +53,9 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     cell_cost_s = 0.3  # a Spark job planned and run per file (bench/matrix.py, as all these hints)
     session = None
     profiles = tuple(OPTIONS)
-    # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort).
-    refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException", "pyarrow.lib.ArrowException"))
+    # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort); pyarrow's
+    # are never Spark's (toArrow's conversion, retried with collect()).
+    refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException",))
 
     def prepare(self) -> None:
         from pyspark.sql import SparkSession
@@ -86,7 +93,12 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     def read(self, path: str) -> object:
         assert self.session is not None, "prepare() starts the session"
         df = self.session.read.parquet(f"file://{path}")
-        return df.toArrow() if hasattr(df, "toArrow") else (df.columns, df.collect())
+        if hasattr(df, "toArrow"):
+            try:
+                return df.toArrow()
+            except Exception as e:  # Arrow or its conversion failed: collect() says whether Spark's read did
+                print(f"toArrow failed ({type(e).__name__}); the rows again through collect()", file=sys.stderr)
+        return df.columns, df.collect()
 
     def write(self, source: str, path: str, profile: str) -> None:
         """`createDataFrame(table).coalesce(1).write.parquet(dir)`, as a Spark user writes one file; its part file is
@@ -125,15 +137,33 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
             " 'spark.driver.memory': '2g'}.items():\n        builder = builder.config(key, value)\n"
             "    if JVM_RULE:\n        builder = builder.config('spark.driver.extraClassPath', JVM_RULE)\n"
             "    SESSION = builder.getOrCreate()\n    SESSION.sparkContext.setLogLevel('ERROR')\n"
-            "return SESSION.read.parquet('file://' + path).toArrow()",
+            "df = SESSION.read.parquet('file://' + path)\ntry:\n    return df.toArrow()\n"
+            "except Exception as e:  # a conversion: collect(), the user's call, says whether Spark read the file\n"
+            "    print(f'toArrow failed ({type(e).__name__}); the rows again through collect()')\n"
+            "    return df.collect()",
             "pip install pyspark=={version} pyarrow  # and Java 17 (a JDK: javac compiles the error rule)",
-            errors=errors)
+            arrow="result if isinstance(result, pa.Table) else pa.Table.from_pylist([r.asDict(recursive=True) "
+                  "for r in result])", errors=errors)
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
         if isinstance(result, tuple):
             columns, rows = result
-            return canonical_rows(columns, [[_python(v) for v in row] for row in rows])
-        return ArrowData(result)
+            return _rows(columns, rows)
+        return arrow_data(result)  # a VARIANT column decoded (docs/spec-notes.md#variant)
+
+
+def _rows(columns: list[str], rows: list[Any]) -> Mapping[str, Any]:
+    """collect()'s rows as canonical data; a top-level VARIANT value (pyspark's VariantVal: the unshredded metadata
+    and value bytes) in the normal form of decoded variants, by our decoder (docs/spec-notes.md#variant)."""
+    from pyspark.sql.types import VariantVal
+
+    plain = [[_python(v) for v in row] for row in rows]
+    variants = {(i, j): v for i, row in enumerate(plain) for j, v in enumerate(row) if isinstance(v, VariantVal)}
+    data = canonical_rows(columns, [[None if (i, j) in variants else v for j, v in enumerate(row)]
+                                    for i, row in enumerate(plain)])
+    for (i, j), v in variants.items():
+        data["rows"][i][j] = variant.row_tokens(bytes(v.metadata), bytes(v.value))
+    return data
 
 
 def _python(v: object) -> object:

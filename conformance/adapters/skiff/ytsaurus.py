@@ -1,7 +1,8 @@
 """The YTsaurus C++ Skiff codec through its Python binding (`pip install ytsaurus-yson`: yt_yson_bindings),
 called as a user job calls it: `SkiffSchema` per table, `load_skiff` over the input stream, `create_record` and
 `dump_skiff` into one stream per output table. The binding can abort the process on some inputs: that happens
-in this worker, and the harness records it as a `crash` cell.
+in this worker, and the harness records it as a `crash` cell. Reading the case document, turning its tokens into
+values and finding a record's table are ours (`ours`): they never decide an outcome of the binding.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import io
 from importlib import metadata
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable
+from parquet_conformance.conformance.adapters import AdapterError, AdapterUnavailable, ours
 from parquet_conformance.conformance.adapters.skiff import Decoded, Encoded, SkiffAdapter, load_case
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 
@@ -51,36 +52,43 @@ class YtsaurusSkiff(SkiffAdapter):
         return metadata.version("ytsaurus-yson")
 
     def _schemas(self, fmt: dict[str, Any]) -> list[Any]:
-        registry = fmt.get("skiff_schema_registry", {})
-        if "table_skiff_schemas" not in fmt:  # the binding takes the tables' schemas, not a format: nothing to ask it
-            raise AdapterError("the format has no table_skiff_schemas: the binding cannot be given this case")
-        return [self.lib.SkiffSchema([table], registry, RANGE_INDEX, ROW_INDEX) for table in fmt["table_skiff_schemas"]]
+        with ours("reading the case's format"):
+            registry = fmt.get("skiff_schema_registry", {})
+            if "table_skiff_schemas" not in fmt:  # the binding takes the tables' schemas, not a format: nothing to ask
+                raise AdapterError("the format has no table_skiff_schemas: the binding cannot be given this case")
+            tables = list(fmt["table_skiff_schemas"])
+        return [self.lib.SkiffSchema([table], registry, RANGE_INDEX, ROW_INDEX) for table in tables]
 
     def decode(self, path: str) -> Decoded:
-        doc = load_case(path)
+        with ours("reading the case document"):
+            doc = load_case(path)
+            stream = io.BytesIO(bytes.fromhex(doc["stream"]))
         schemas = self._schemas(doc["format"])
         rows = []
-        stream = io.BytesIO(bytes.fromhex(doc["stream"]))
         # encoding=None: strings stay bytes (with the default UTF-8, a non-UTF-8 string32 raises ImportError).
         for record in self.lib.load_skiff(stream, schemas, RANGE_INDEX, ROW_INDEX, raw=False, encoding=None):
             schema = record.get_schema()  # the only way to the table index: the very SkiffSchema passed in
-            index = next(i for i, s in enumerate(schemas) if s is schema)
+            with ours("finding the record's table"):
+                index = next(i for i, s in enumerate(schemas) if s is schema)
             rows.append((index, list(record.items())))
         return Decoded(rows)
 
     def encode(self, path: str) -> Encoded:
-        doc = load_case(path)
+        with ours("reading the case document and its values"):
+            doc = load_case(path)
+            rows = [(index, [(name, self.value(tok)) for name, tok in columns.items()])
+                    for index, columns in doc["rows"]]
         schemas = self._schemas(doc["format"])
         records: list[Any] = []
         current = 0
-        for index, columns in doc["rows"]:
+        for index, values in rows:
             if index != current:
                 records.append(self.lib.SkiffTableSwitch(index))
                 current = index
             # A row for a table the format lacks is written as a user's bug would be: the switch says where.
             record = schemas[index if index < len(schemas) else 0].create_record()
-            for name, tok in columns.items():
-                record[name] = self.value(tok)
+            for name, value in values:
+                record[name] = value
             records.append(record)
         streams = [io.BytesIO() for _ in schemas]
         self.lib.dump_skiff(records, streams, schemas)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from parquet_conformance.corpus.model import Citation, Level
+from parquet_conformance.corpus.model import Citation, Level, own_rule
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload, Which
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
 
@@ -17,28 +17,50 @@ FORMAT_COMMIT = "24102ed5"
 THRIFT_SPEC = "apache/thrift doc/specs/thrift-compact-protocol.md (4959a923)"
 README = f"{PF} README.md ({FORMAT_COMMIT})"
 THRIFT_IDL = f"{PF} src/main/thrift/parquet.thrift ({FORMAT_COMMIT})"
+RELEASE_COMMIT = "c47e2a66"  # apache-parquet-format-2.13.0, the latest release tag (corpus/parquet/format-facts.json)
 
 
 def cite(source: str, section: str, quote: str, seed: str | None = SEED_BPE, level: Level | None = None) -> Citation:
-    """A sentence and its force (docs/spec-notes.md#levels): `must` for the spec's normative text (its MUSTs, layouts,
-    protocol rules, definitions and the permissions it grants), `should` where it says should, `policy` for what is
-    evidence and not a specification (an implementation's code, our own documents)."""
+    """A sentence and its force for what it is cited for (docs/spec-notes.md#levels): `must` for a sentence of the
+    format's released or main-line text that requires the behaviour (a MUST, the Error recovery rule, the definition
+    of a Parquet file for a golden file of released features), `should` where it says should, `policy` for a
+    proposal (a PR's head or merge ref), upstream code and our own rules; None for a sentence that only defines a
+    structure, grants a permission or describes: it gives context and requires nothing."""
     return Citation(source, section, quote, seed, level=level)
 
 
+rule = own_rule  # this suite's own rules (docs/spec-notes.md#rules-of-this-suite)
+
+
+# The definition of a Parquet file (README at the release tag): a golden file that uses only released features of the
+# file's structure (the layout, the Thrift compact footer with optional fields absent, field 32767 reserved in every
+# struct since 2.11.0) is `read` at `must` by it (docs/spec-notes.md#levels). Features a reader of an older release
+# meets as unknown values (new logical types, column orders, statistics fields) are not in its scope: their
+# compatibility sentences say how strongly a reader must cope.
+DEFINITION = cite(f"{PF} README.md ({RELEASE_COMMIT})", "File format", '4-byte magic number "PAR1" / <Column 1 Chunk '
+                  '1> / ... / File Metadata / 4-byte length in bytes of file metadata (little endian) / 4-byte magic '
+                  'number "PAR1" ... All thrift structures are serialized using the TCompactProtocol.', seed=None,
+                  level=Level.MUST)
+GOLDEN = DEFINITION.requiring("legacy")
+# An aware role reads a profile of this suite's (seed 001's examples, the prototypes, the proposals' framings): that
+# it reads a file of its profile, and refuses one whose checks fail, is the profile's definition, not a sentence's.
+AWARE = rule("aware-roles", "An aware role is a reader of one of this suite's profiles of the extension examples and "
+             "proposals: that it reads a file of its profile is this suite's reading of the example or proposal, "
+             "whose layouts define a structure and require nothing.")
+AWARE_CHECKS = rule("aware-roles", "An aware reader refuses a file whose profile's checks fail (a CRC, a size) and "
+                    "that it cannot read otherwise: this suite's reading of the profile.")
+
+
 IGNORE = cite(
-    BPE, "Binary Protocol Extensions", "Existing readers will ignore these extensions without any modifications",
-    level=Level.MUST,
+    BPE, "Binary Protocol Extensions", "Existing readers will ignore these extensions without any modifications"
 )
 OVERHEAD = cite(
     BPE,
     "Binary Protocol Extensions",
-    "Existing readers will ignore the extension bytes with little processing overhead",
-    level=Level.MUST,
+    "Existing readers will ignore the extension bytes with little processing overhead"
 )
 FREEFORM = cite(
-    BPE, "Binary Protocol Extensions", "The content of the extension is freeform and can be encoded in any format.",
-    level=Level.MUST,
+    BPE, "Binary Protocol Extensions", "The content of the extension is freeform and can be encoded in any format."
 )
 UUID_MUST = cite(
     BPE,
@@ -50,36 +72,32 @@ WIRE = cite(
     BPE,
     "Binary Protocol Extensions",
     "4 bytes | 08 FF FF 01 (long form header for 32767: binary) / 1-5 bytes | ULEB128(M) encoded size "
-    "of the extension / M bytes | extension bytes / 1 byte | \\0 (thrift stop field)",
-    level=Level.MUST,
+    "of the extension / M bytes | extension bytes / 1 byte | \\0 (thrift stop field)"
 )
 APPEND = cite(
     BPE,
     "Appending extensions to thrift",
     "thrift.back() = '\\x08'; / AppendUleb(32767, &thrift); / AppendUleb(ext.size(), &thrift); / "
-    "thrift += ext; / thrift += '\\x00';",
-    level=Level.MUST,
+    "thrift += ext; / thrift += '\\x00';"
 )
 ZIGZAG = cite(THRIFT_SPEC, "Struct encoding", "`field id` the field id, a signed 16 bit integer encoded as zigzag int.",
-              seed=None, level=Level.MUST)
+              seed=None)
 # The Thrift compact protocol: how a reader skips what it does not know, and how long a length may be.
 UNKNOWN_FIELDS = cite(
     THRIFT_SPEC,
     "Struct",
     "Thrift's type system is not extensible; you can only encode the primitive types and structs. Therefore is also "
     "possible to handle unknown fields while decoding; these are simply ignored.",
-    seed=None,
-    level=Level.MUST,
+    seed=None
 )
-UUID_TYPE = cite(THRIFT_SPEC, "Struct encoding", "`UUID`, encoded as `13`", seed=None, level=Level.MUST)
+UUID_TYPE = cite(THRIFT_SPEC, "Struct encoding", "`UUID`, encoded as `13`", seed=None)
 VARINT_SIZE = cite(THRIFT_SPEC, "Integer encoding", "Var ints take 1 to 5 bytes (int32) or 1 to 10 bytes (int64).",
-                   seed=None, level=Level.MUST)
+                   seed=None)
 BINARY_LENGTH = cite(THRIFT_SPEC, "Binary encoding",
                      "`byte length` is the length of the byte array, using var int encoding (must be >= 0).", seed=None,
                      level=Level.MUST)
 STRUCT_STOP = cite(THRIFT_SPEC, "Struct",
-                   "A *Struct* is a sequence of zero or more fields, followed by a stop field.", seed=None,
-                   level=Level.MUST)
+                   "A *Struct* is a sequence of zero or more fields, followed by a stop field.", seed=None)
 THRIFT_CPP_VARINT = cite(
     "apache/thrift lib/cpp/src/thrift/protocol/TCompactProtocol.tcc (034f2ad3)",
     "readVarint32, readVarint64, readBinary, readFieldBegin",
@@ -100,23 +118,20 @@ RESERVED = cite(
     "Binary Protocol Extensions",
     "Parquet Thrift IDL reserves field-id `32767` of every Thrift struct for extensions. "
     "The (Thrift) type of this field is always `binary`.",
-    seed=None,
-    level=Level.MUST,
+    seed=None
 )
 LAYOUT = cite(
     README,
     "File Format",
     '4-byte length in bytes of file metadata (little endian) / 4-byte magic number "PAR1"',
-    seed=None,
-    level=Level.MUST,
+    seed=None
 )
 CRITICAL = cite(
     BPE,
     "Examples / Footer",
     "guarantees that new readers will not overshoot reading bytes in case of corrupt bits in these "
     "critical 8 bytes of the file",
-    seed="shared/seeds/001, 003",
-    level=Level.MUST,
+    seed="shared/seeds/001, 003"
 )
 PROTOTYPES = cite(
     "apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 "
@@ -129,8 +144,7 @@ PROTOTYPES = cite(
 PAR3 = cite(
     BPE,
     "Examples / Footer",
-    "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
-    level=Level.MUST,
+    "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3"
 )
 # What a reader does with a file whose metadata it cannot use, and with a tail magic other than PAR1.
 RECOVERY = cite(
@@ -157,11 +171,10 @@ DISAMBIGUATE = cite(
     BPE,
     "Binary Protocol Extensions",
     "Because only one field-id is reserved the extension bytes themselves require disambiguation; otherwise readers "
-    "will not be able to decode extensions safely.",
-    level=Level.MUST,
+    "will not be able to decode extensions safely."
 )
 CODEC_SUPPORT = cite(THRIFT_IDL, "enum CompressionCodec", "Codec support may vary between readers based on the format "
-                     "version and libraries available at runtime.", seed=None, level=Level.MUST)
+                     "version and libraries available at runtime.", seed=None)
 
 
 def ext(
@@ -195,37 +208,32 @@ FOOTER = cite(
     "K bytes | Flatbuffers representation (v0) of FileMetaData / 4 bytes | little-endian crc32(flatbuffer) "
     "/ 4 bytes | little-endian size(flatbuffer) / 4 bytes | little-endian crc32(size(flatbuffer)) / "
     "16 bytes | some-UUID",
-    seed=SEED_BPE,  # seed 003 names it UUID1,
-    level=Level.MUST,
+    seed=SEED_BPE,  # seed 003 names it UUID1
 )
 REVERSE = cite(
     BPE,
     "Examples / Footer",
     "It is put at the end to allow detection of the extension when parsed in reverse.",
-    seed="shared/seeds/001, 003",
-    level=Level.MUST,
+    seed="shared/seeds/001, 003"
 )
 MIGRATION = cite(
     BPE,
     "Examples / Footer",
     "For the next N years writers will write both the Thrift and the "
     "flatbuffer `FileMetaData`. ... 16 bytes | some-other-UUID",
-    seed=SEED_BPE,  # seed 003 names it UUID2,
-    level=Level.MUST,
+    seed=SEED_BPE,  # seed 003 names it UUID2
 )
 FINAL = cite(
     BPE,
     "Examples / Footer",
     "After the migration period, the end of the Parquet file may look like this: ... 4 bytes | PAR3",
-    seed=SEED_BPE,  # seed 003 writes "parquet file",
-    level=Level.MUST,
+    seed=SEED_BPE,  # seed 003 writes "parquet file"
 )
 CRC_META = cite(
     BPE,
     "Examples / Footer",
     "The crc32 of the flatbuffer representation enhances Parquet to have crc32 for metadata as well",
-    seed="shared/seeds/001, 003",
-    level=Level.MUST,
+    seed="shared/seeds/001, 003"
 )
 PROTOTYPE_TRAILER = cite(
     "apache/arrow PR #48431 cpp/src/parquet/metadata3.cc (b3f493b0); apache/arrow-rs PR #9042 (e776d8a3)",
@@ -238,8 +246,7 @@ SCHEMA_544 = cite(
     "apache/parquet-format PR #544 src/main/flatbuf/parquet.fbs (c938fc70)",
     "root_type FileMetaData",
     "table FileMetaData { version: int; schema: [SchemaElement]; num_rows: long; row_groups: [RowGroup]; ... }",
-    seed=None,
-    level=Level.MUST,
+    seed=None
 )
 
 
@@ -253,8 +260,7 @@ ENCODING = cite(
     "The extension stores offsets in the Parquet file where the new and "
     "duplicate encoded data for this column lives. The new writer carefully places all the new encodings "
     "at the start of the row group and all the old encodings at the end of the row group.",
-    seed="shared/seeds/001",
-    level=Level.MUST,
+    seed="shared/seeds/001"
 )
 ENCODING_READER = cite(
     BPE,
@@ -262,8 +268,7 @@ ENCODING_READER = cite(
     "This is done to become extension aware and inspect the extension bytes looking for the UUID disambiguator. ... "
     "found it decodes the offsets from the rest of the bytes and reads the region of the file containing the new "
     "encoding.",
-    seed="shared/seeds/001",
-    level=Level.MUST,
+    seed="shared/seeds/001"
 )
 
 
@@ -274,7 +279,7 @@ ENCODING_READER = cite(
 RANGE = cite(f"{PF} LogicalTypes.md ({FORMAT_COMMIT})", "Timestamp / Common considerations",
              "Every possible `int64` number represents a valid timestamp, but depending on the precision, the "
              "corresponding year may be outside of the practical everyday limits and implementations may choose to "
-             "only support a limited range.", seed=None, level=Level.MUST)
+             "only support a limited range.", seed=None)
 INT96 = cite(THRIFT_IDL, "enum Type", "INT96 = 3;  // deprecated, new Parquet writers should not write data in INT96",
              seed=None, level=Level.SHOULD)
 BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
@@ -283,10 +288,10 @@ BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
 @cache
 def base_needs(base: str) -> tuple[Citation, ...]:
     """The sentences that let a reader refuse `base` for what it needs (empty: a reader must read it)."""
-    from parquet_conformance.generators.parquet.bases import BASES, base_bytes
+    from parquet_conformance.generators.parquet.bases import base_bytes, lookup
     from parquet_conformance.generators.parquet.footer import parse_file
 
-    if BASES[base].encrypted:
+    if lookup(base).encrypted:
         return ()
     codecs = {md.value("codec") for md in parse_file(base_bytes(base)).structs() if md.name == "ColumnMetaData"}
     return (*((CODEC_SUPPORT,) if codecs - {0} else ()), *BEYOND_RANGE.get(base, ()))

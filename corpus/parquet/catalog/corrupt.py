@@ -50,7 +50,7 @@ TAIL_INVALID, TAIL_STOP = 0xF, 0x0  # low nibbles of the footer length's first b
 # is lost (README, Error recovery); an extension's M bytes lie inside the footer, which the footer length bounds
 # (the length rule, docs/spec-notes.md#length-fields); a tail that is not PAR1 is not for it (Encryption.md 5.4).
 LOST = RECOVERY.requiring("legacy")
-WIRE_RULE = WIRE.requiring("legacy")
+WIRE_RULE = WIRE  # a layout: context; the lost metadata (LOST) requires the reject
 NOT_PAR1 = MAGIC.requiring("legacy")
 LENGTH_RULE = ("The length rule, value (docs/spec-notes.md#length-fields): read as ULEB128 (every byte, as the spec "
                "and the compact protocol define it), the declared length runs past the footer, so the FileMetaData "

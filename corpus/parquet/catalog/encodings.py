@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case
-from parquet_conformance.corpus.parquet.catalog.common import ENCODING, ENCODING_READER, FORMS, HEADER_NOTE, IGNORE
+from parquet_conformance.corpus.parquet.catalog.common import (
+    AWARE,
+    ENCODING,
+    ENCODING_READER,
+    FORMS,
+    GOLDEN,
+    HEADER_NOTE,
+    IGNORE,
+)
 from parquet_conformance.generators.parquet.mutations.encoding import AddEncodingExtension
 
 
@@ -22,7 +30,7 @@ def cases() -> list[Case]:
                     base=base,
                     mutations=(AddEncodingExtension(columns=columns, header=form),),
                     expect={"legacy": "read", enc: "read"},
-                    citations=(ENCODING, ENCODING_READER.requiring(enc), IGNORE),
+                    citations=(GOLDEN, AWARE.requiring(enc), ENCODING, ENCODING_READER, IGNORE),
                     notes="Legacy readers read the PLAIN chunks the footer points at; an aware reader reads the new "
                     "ones. The extension layout (u64 offset | u64 length | i32 encoding | UUID) is ours: the spec "
                     "gives none. " + HEADER_NOTE[form],
@@ -36,7 +44,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(AddEncodingExtension(columns=("f64",), bad_offset=True),),
             expect={"legacy": "read", enc: "either"},
-            citations=(ENCODING, ENCODING_READER, IGNORE),
+            citations=(GOLDEN, ENCODING, ENCODING_READER, IGNORE),
             notes="The offsets point outside the file: an aware reader must not read there. The spec does not say "
             "what it does instead: refuse the file, or read the old encoding the footer points at (exactly the base "
             "data): docs/spec-notes.md#fallback.",

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from parquet_conformance.corpus.model import Case, Citation
-from parquet_conformance.corpus.parquet.catalog.common import PF, base_needs, cite, needs_note
-from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD, ENUM_DEFS, LOST
-from parquet_conformance.corpus.parquet.catalog.unions import FORWARD
-from parquet_conformance.generators.parquet import evolution, thrift
-from parquet_conformance.generators.parquet.bases import written_bytes
+from parquet_conformance.corpus.model import Alternative, Case, Citation, Level
+from parquet_conformance.corpus.parquet.catalog.common import GOLDEN, PF, RANGE, base_needs, cite, needs_note
+from parquet_conformance.corpus.parquet.catalog.storage import COMPAT_OLD, ENUM_DEFS, LOST, SKIPS_NEW, UNDEFINED_ENUM
+from parquet_conformance.corpus.parquet.catalog.unions import FORWARD, ORDER, UNSUPPORTED
+from parquet_conformance.generators.parquet import evolution, thrift, variant
+from parquet_conformance.generators.parquet.bases import base_expected, written_bytes
 from parquet_conformance.generators.parquet.footer import read_footer
 from parquet_conformance.generators.parquet.layout import select as page_select
 from parquet_conformance.generators.parquet.mutations import Mutation
@@ -36,28 +36,23 @@ from parquet_conformance.generators.parquet.mutations.fields import (
     UnionMember,
 )
 
-THRIFT = f"{PF} src/main/thrift/parquet.thrift (24102ed5)"  # master after 2.13.0 (c47e2a66): FILE, ALP, #584
-UNSUPPORTED = cite(f"{PF} PR #606 LogicalTypes.md (55010d6e)", "Unsupported Logical Types",
-                   "When reading a file written by a newer writer that contains an unrecognized logical type or an "
-                   "unrecognized logical/physical type combination on a column, readers should ignore both the "
-                   "logical type annotation and statistics for that column. Only the physical type information should "
-                   "be used to process the column's data.", seed=None, level="should")
+# The main line after the 2.13.0 release (c47e2a66), which it adds FILE, ALP and INT96_TIMESTAMP_ORDER to (#585, #557,
+# #584: merged, unreleased). A sentence that only defines a structure (a member list, a field) has no force.
+THRIFT = f"{PF} src/main/thrift/parquet.thrift (24102ed5)"
 NEW_TYPES = cite(THRIFT, "union LogicalType", "16: VariantType VARIANT     // no compatible ConvertedType / 17: "
                  "GeometryType GEOMETRY   // no compatible ConvertedType / 18: GeographyType GEOGRAPHY // no "
                  "compatible ConvertedType / 19: FileType FILE           // no compatible ConvertedType",
-                 seed=None, level="must")
+                 seed=None)
 FILE_TYPE = cite(f"{PF} PR #585 LogicalTypes.md (c6a6967f)", "FILE", "The annotated group may contain the following "
-                 "fields, identified by name case sensitively, not by field order.", seed=None, level="must")
+                 "fields, identified by name case sensitively, not by field order.", seed=None)
 FILE_603 = cite(f"{PF} PR #603 LogicalTypes.md (c2a8c6f8)", "FILE / Resolution", "`offset` and `size` apply only to "
                 "data referenced by `uri`; there is no form that addresses a byte range in the current file directly.",
                 seed=None, level="policy")
 UUID_TYPE = cite(THRIFT, "struct StringType ...", "struct UUIDType {}    // allowed for FIXED[16], must be encoded as "
-                 "raw UUID bytes", seed=None, level="must")
+                 "raw UUID bytes", seed=None)
 TIMESTAMP_601 = cite(f"{PF} PR #601 LogicalTypes.md (8ed9c879)", "TIMESTAMP", "For the `FIXED_LEN_BYTE_ARRAY` carrier "
                      "(with `type_length = 12`), the value is a signed 96-bit two's-complement little-endian integer "
                      "count of `unit`s since the Unix epoch.", seed=None, level="policy")
-ORDER = cite(THRIFT, "union ColumnOrder", "If the reader does not support the value of this union, min and max stats "
-             "for this column should be ignored.", seed=None, level="should")
 INT96_ORDER = cite(f"{PF} PR #584 src/main/thrift/parquet.thrift (4bda1008)", "union ColumnOrder", "If TYPE_ORDER is "
                    "used for an INT96 column, readers should ignore all statistics (`min`/`max` fields in `Statistics` "
                    "and `min_values`/`max_values` fields in `ColumnIndex`) for that column.",
@@ -66,24 +61,24 @@ IEEE754 = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "union
                "statistics for columns with this order, the following rules should be followed: - Readers should "
                "consult the nan_count field to determine whether NaNs are present.", seed=None, level="should")
 NAN_COUNT = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "struct Statistics", "9: optional i64 "
-                 "nan_count;", seed=None, level="must")
+                 "nan_count;", seed=None)
 NAN_COUNTS = cite(f"{PF} PR #514 src/main/thrift/parquet.thrift (662cdac7)", "struct ColumnIndex", "If this field is "
                   "not present, readers MUST assume that there might be NaN values in any page. ... 8: optional "
                   "list<i64> nan_counts", seed=None, level="must")
 ALP_ENUM = cite(f"{PF} PR #557 src/main/thrift/parquet.thrift (2076361b)", "enum Encoding", "Adaptive Lossless "
-                "floating-Point (ALP) encoding for FLOAT and DOUBLE. ... ALP = 10;", seed=None, level="must")
+                "floating-Point (ALP) encoding for FLOAT and DOUBLE. ... ALP = 10;", seed=None)
 ALP_PREVIEW = cite(f"{PF} PR #604 Encodings.md (3ef43e00)", "Adaptive Lossless floating-Point: (ALP = 10)", "The "
                    "Parquet community recommends only using the encoding when you are sure your reader supports it.",
                    seed=None, level="should")
 ALP_LAYOUT = cite(f"{PF} PR #608 AlpEncoding.md (24102ed5)", "Overview", "Only that byte layout and the "
-                  "[Decoding](#decoding) procedure are normative.", seed=None, level="must")
+                  "[Decoding](#decoding) procedure are normative.", seed=None)
 SIGNAL = cite(f"{PF} CONTRIBUTING.md (24102ed5)", "Compatibility categories", "It is expected any feature in this "
               "category will provide a signal to older readers, so they can unambiguously determine that they cannot "
-              "properly read the file (e.g. via adding a new value to an existing enum).", seed=None, level="should")
+              "properly read the file (e.g. via adding a new value to an existing enum).", seed=None)
 VALIDATE = cite(THRIFT, "struct ColumnMetaData", "Set of all encodings used for this column. The purpose is to "
-                "validate whether we can decode those pages.", seed=None, level="policy")
+                "validate whether we can decode those pages.", seed=None)
 ENCODING_STATS = cite(THRIFT, "struct PageEncodingStats", "statistics of a given page type and encoding",
-                      seed=None, level="policy")
+                      seed=None)
 MINOR_581 = cite(f"{PF} PR #581 src/main/thrift/parquet.thrift (cf448f18)", "struct FileMetaData", "10: optional i32 "
                  "minor_version", seed=None, level="policy")
 MAJOR_582 = cite(f"{PF} PR #582 src/main/thrift/parquet.thrift (88589dc6)", "struct FileMetaData", "10: optional i32 "
@@ -98,7 +93,7 @@ PATH_564 = cite(f"{PF} PR #564 src/main/thrift/parquet.thrift (5a4f7c34)", "stru
                 "to writing the field until at least September 2028. ... 3: optional list<string> path_in_schema",
                 seed=None, level="policy")
 REQUIRED_PATH = cite(THRIFT, "struct ColumnMetaData", "3: required list<string> path_in_schema",
-                     seed=None, level="must")
+                     seed=None)
 TESTING = "apache/parquet-testing"
 
 
@@ -129,23 +124,45 @@ SHREDDED = {  # quoted from cases.json: the test's name and the variant, or the 
 }
 EMPTY = "00"
 VARIANT_1 = "130100"  # VariantType {specification_version: 1}, as DuckDB and parquet-java write it
-DATA_UNKNOWN = ("A reader that knows the type may return its values in a form of its own (DuckDB and hyparquet decode "
-                "VARIANT, hyparquet decodes WKB), so the case is judged on read versus reject, crash and hang, not on "
-                "its data (docs/spec-notes.md#evolution).")
+DATA_UNKNOWN = ("A reader that knows the type may return its values in a form of its own (hyparquet decodes WKB), and "
+                "no text states a common form of decoded geometries, so the case is judged on read versus reject, "
+                "crash and hang, not on its data (docs/spec-notes.md#evolution).")
+DECODED = ("A reader that knows VARIANT returns the variants instead, in the normal form of decoded variants "
+           "(docs/spec-notes.md#variant): both readings are right data, other data is wrong data.")
+# VariantShredding.md at the main line (325b9f4c, #574; 24102ed5 holds it unchanged): what a reader of VARIANT returns
+SHREDDING = f"{PF} VariantShredding.md (24102ed5)"
+RECONSTRUCT = cite(SHREDDING, "Value Shredding", "When `typed_value` is present, readers **must** reconstruct shredded "
+                   "values according to this specification.", seed=None, level=Level.MUST)
+CONFLICT = cite(SHREDDING, "Objects", "When both `value` and `typed_value` for a field are non-null, engines should "
+                "fail. If engines choose to read in such cases, then the `typed_value` column must be used.",
+                seed=None, level=Level.SHOULD)
+NOT_BOTH = cite(SHREDDING, "Primitive Types", "Unless the value is shredded as an object (see [Objects](#objects)), "
+                "`typed_value` or `value` (but not both) must be non-null.", seed=None)
+INVALID_OBJECT = cite(SHREDDING, "Objects", "Invalid cases in the table above must not be produced by writers. Readers "
+                      "must return an object when `typed_value` is non-null containing the shredded fields.",
+                      seed=None, level=Level.MUST)
+SHREDDED_TYPES = cite(SHREDDING, "Shredded Value Types", "Shredded values must use the following Parquet types:",
+                      seed=None)
+MISSING = cite(SHREDDING, "Value Shredding", "If a Variant is missing in a context where a value is required, readers "
+               "must return a Variant null (`00`): basic type 0 (primitive) and physical type 0 (null).", seed=None,
+               level=Level.MUST)
+READ_OR_FAIL = cite(SHREDDING, "Backward and forward compatibility", "Engines that do not write shredded values must "
+                    "be able to read shredded values according to this spec or must fail.", seed=None)
 
 
 def _case(slug: str, title: str, kind: str, base: str, steps: tuple[Mutation, ...], expect: str,
-          citations: tuple[Citation, ...], notes: str, data_unknown: bool = False) -> Case:
+          citations: tuple[Citation, ...], notes: str, data_unknown: bool = False,
+          alternatives: tuple[Alternative, ...] = ()) -> Case:
     """A case of the family; on a base that needs what a reader may lack (DuckDB writes snappy), the base's own
     sentences and note (common.base_needs)."""
     return Case(id=f"evolution/{slug}", title=title, kind=kind, base=base, mutations=steps, expect={"legacy": expect},
                 citations=(*citations, *base_needs(base)), notes=" ".join(filter(None, (
                     notes, "Both readings where the spec is silent: docs/spec-notes.md#evolution.", needs_note(base)))),
-                data_unknown=data_unknown)
+                data_unknown=data_unknown, alternatives=alternatives)
 
 
 def cases() -> list[Case]:
-    return [*_logical_types(), *_orders_and_counts(), *_alp(), *_proposals()]
+    return [*_logical_types(), *_shredded(), *_orders_and_counts(), *_alp(), *_proposals()]
 
 
 @cache
@@ -173,46 +190,142 @@ def _logical_types() -> list[Case]:
     out = [
         _case("variant/duckdb-shredded", "a VARIANT column as DuckDB 2.0.1 writes it (shredded: metadata, value, "
               "typed_value INT32), with an id", "golden", "evo-variant", (_annotate(2, 16, VARIANT_1),), "read",
-              (NEW_TYPES, UNSUPPORTED, FORWARD, COMPAT_OLD),
+              (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
               f"The file is DuckDB's byte for byte. {physical} polars #28627: a VARIANT annotation made polars refuse "
-              f"the whole file. {DATA_UNKNOWN}", data_unknown=True),
-        *(_case(f"variant/shredded-{case}", f"the content of apache/parquet-testing shredded_variant/{case}.parquet: "
-                "an id and a VARIANT group, written by pyarrow and annotated by our footer edit", "golden",
-                f"evo-shredded-{case}", (_annotate(2, 16, VARIANT_1),), "either" if case == "case-042" else "read",
-                (NEW_TYPES, UNSUPPORTED, SHREDDED[case]),
-                f"{physical} cases.json expects a VARIANT reader to "
-                + ("reject it (value and typed_value conflict): a reader that does not know VARIANT reads the physical "
-                   "group, one that does rejects, so either." if case == "case-042" else "return the value it "
-                   "names.") + f" {DATA_UNKNOWN}", data_unknown=True) for case in evolution.SHREDDED),
+              f"the whole file. {DECODED} Here the variants are the values of the SQL that wrote them "
+              "(generators/parquet/evolution.py VARIANT_SQL): 42, 'text', {a: 1, b: 'x'}, [1, 2, 3], NULL, 7, 2.5.",
+              alternatives=(_variant_alternative("evo-variant", "the values DuckDB was given (VARIANT_SQL)"),)),
         _case("geometry/pyarrow", "a GEOMETRY column of WKB as pyarrow 26 writes a geoarrow.wkb column (the "
               "annotation and its geospatial statistics)", "golden", "evo-geometry", (_annotate(1, 17), geo_stats),
-              "read", (NEW_TYPES, UNSUPPORTED, FORWARD, COMPAT_OLD),
+              "read", (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
               f"The file is pyarrow's byte for byte. {physical} {DATA_UNKNOWN}", data_unknown=True),
         _case("geography/pyarrow", "a GEOGRAPHY column of WKB as pyarrow 26 writes a geoarrow.wkb column with "
               "spherical edges", "golden", "evo-geography", (_annotate(1, 18),), "read",
-              (NEW_TYPES, UNSUPPORTED, FORWARD, COMPAT_OLD),
+              (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
               f"The file is pyarrow's byte for byte. {physical} {DATA_UNKNOWN}", data_unknown=True),
-        _case("file/group", "a group annotated FILE (LogicalType 19, parquet-format 2.13) with the six fields of "
+        _case("file/group", "a group annotated FILE (LogicalType 19, PR #585, merged after 2.13.0, unreleased) with "
+              "the six fields of "
               "LogicalTypes.md: external files, a range, inline bytes with and without a locator, a null", "golden",
-              "evo-file", (_annotate(2, 19),), "read", (NEW_TYPES, FILE_TYPE, FILE_603, UNSUPPORTED, FORWARD),
+              "evo-file", (_annotate(2, 19),), "read",
+              (SKIPS_NEW, NEW_TYPES, FILE_TYPE, FILE_603, UNSUPPORTED, FORWARD),
               f"No library we have writes FILE: the annotation is our footer edit on a pyarrow file. {physical} "
               "A reader of PR #592 (open) takes LogicalType 19 for VECTOR, finds no VECTOR-repeated `list` group in it "
               "and may reject: evolution/vector/*."),
         _case("uuid-on-int32", "UUID (allowed only on FIXED_LEN_BYTE_ARRAY(16)) on a required INT32 column holding "
               "0..9, with its statistics: the content of apache/parquet-testing#122", "golden", "evo-int32-uuid",
-              (_annotate(1, 14),), "read", (UNSUPPORTED, UUID_TYPE, INT32_UUID),
+              (_annotate(1, 14),), "read", (UNSUPPORTED.requiring("legacy"), UUID_TYPE, INT32_UUID),
               "An unrecognized logical/physical combination: the reader ignores the annotation and the statistics and "
               "reads the INT32s (PR #606, issue #607). arrow-rs #10941, apache/arrow #50909/#50910 and "
               "parquet-java before #3711 refuse it. The annotation is our footer edit on a pyarrow file."),
-        _case("timestamp-on-flba12", "TIMESTAMP(MILLIS, MICROS, NANOS; UTC) on three FIXED_LEN_BYTE_ARRAY(12) columns: "
-              "the content of apache/parquet-testing flba12_timestamp.parquet (PR #601, open)", "golden",
-              "evo-flba12", tuple(_annotate(i, 8, f"111c{unit}c000000") for i, unit in ((1, 1), (2, 2), (3, 3))),
-              "read", (UNSUPPORTED, TIMESTAMP_601, FLBA12),
-              "Today's parquet.thrift allows TIMESTAMP on INT64 only, so to a reader of 2.14 this is an unrecognized "
-              "combination: it reads the 12-byte values (PR #606). A reader of PR #601 reads instants instead, other "
-              "data than this case's legacy expectation; none of the default readers is one. The annotation is our "
-              "footer edit on a pyarrow file."),
+        *_flba12(),
     ]
+    return out
+
+
+def _variant_alternative(base: str, stated: str, wins: str | None = None, label: str = "variant") -> Alternative:
+    """The base's rows with their VARIANT column decoded from its physical group (VariantShredding.md's
+    reconstruction; tests/test_variant.py holds it equal to what the upstream texts state)."""
+    data = base_expected(base)
+    column = data["columns"].index("var" if "var" in data["columns"] else "v")
+    rows = [[variant.reconstruct(v, wins) if i == column else v for i, v in enumerate(row)]
+            for row in data["rows"]]
+    return Alternative(label, f"A reader of VARIANT returns the variants: {stated}, in the normal form of decoded "
+                       "variants (docs/spec-notes.md#variant).", {"columns": list(data["columns"]), "rows": rows})
+
+
+def _stated(case: evolution.ShreddedCase) -> Alternative:
+    """The variants cases.json states for the file, decoded from its .variant.bin files (one per row, null for a
+    null variant), beside the file's ids."""
+    data = base_expected(f"evo-shredded-{case.stem}")
+    rows = [[row[0], None if f is None else variant.row_tokens(*variant.split(evolution.upstream_bytes(
+        f"shredded_variant/{f}")))] for row, f in zip(data["rows"], case.variants, strict=True)]
+    return Alternative("variant", f"A reader of VARIANT returns the variant{'s' if len(rows) > 1 else ''} cases.json "
+                       "states (its .variant.bin files), in the normal form of decoded variants "
+                       "(docs/spec-notes.md#variant).", {"columns": list(data["columns"]), "rows": rows})
+
+
+# Error cases a reading of the text reads anyway, and the sentence that gives the data: a primitive or an array
+# element in both value and typed_value (the Objects section's "then the typed_value column must be used", written of
+# an object's fields), a non-object value beside shredded fields ("Readers must return an object ... containing the
+# shredded fields").
+TYPED_READING = {40: ("typed-value", CONFLICT), 42: ("typed-value", CONFLICT), 87: ("shredded-fields", INVALID_OBJECT),
+                 128: ("shredded-fields", INVALID_OBJECT), 127: ("variant", MISSING), 137: ("variant", MISSING)}
+# A field both in value and in a shredded field (the INVALID files 43 and 125): "reads ... may be inconsistent", so
+# value's reading is right too.
+INCONSISTENT = cite(SHREDDING, "Objects", "Readers may always assume that data is written correctly and that shredded "
+                    "fields in `typed_value` are not present in `value`. As a result, reads when a field is defined in "
+                    "both `value` and a `typed_value` shredded field may be inconsistent.", seed=None)
+
+
+def _shredded() -> list[Case]:
+    """Every case of apache/parquet-testing shredded_variant/cases.json, its file byte for byte (docs/spec-notes.md#
+    variant): a reader that does not know VARIANT reads the physical group (the base's data), one that does returns
+    the variant cases.json states or, for an error case, fails."""
+    out = []
+    for c in evolution.shredded_cases():
+        base = f"evo-shredded-{c.stem}"
+        quote = upstream("shredded_variant/cases.json", "a3d96a65", f"{c.test} ... {c.text[:300]}"
+                         + ("..." if len(c.text) > 300 else ""), f"case {c.number}")
+        title = (f"apache/parquet-testing shredded_variant/{c.parquet_file} (Iceberg's {c.test}), as it is: "
+                 + ("an error case" if c.error else "a file not valid by the spec" if c.notes else
+                    f"{len(c.variants)} variant{'s' if len(c.variants) > 1 else ''}"))
+        physical = "A reader that does not know VARIANT reads the physical group, the base data."
+        if c.error:
+            label, sentence = TYPED_READING.get(c.number, ("", None))
+            alternatives = (_variant_alternative(base, f"the {label} reading ({sentence.quote[:60]}...)", "typed",
+                                                 label),) if sentence else ()
+            rule = NOT_BOTH if c.number in (40, 42) else SHREDDED_TYPES if c.number in (127, 137) else INVALID_OBJECT
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
+                             (NEW_TYPES, UNSUPPORTED, quote, rule, *(() if sentence is None else (sentence,))),
+                             f"{physical} cases.json expects a reader of VARIANT to fail: \"{c.text}\". "
+                             + (f"Read as VariantShredding.md's other sentence gives it ({label}), the data is "
+                                f"{label}'s alternative. " if sentence else "No text states data a reader of VARIANT "
+                                "could return. ") + "Either: the physical group, "
+                             + ("that alternative, " if sentence else "") + "or a refusal; other data is wrong data.",
+                             alternatives=alternatives))
+        elif c.notes:
+            both = c.number != 84  # 84: optional field groups, where the spec says required
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "either",
+                             (NEW_TYPES, UNSUPPORTED, quote, INCONSISTENT if both else SHREDDED_TYPES),
+                             f"{physical} cases.json: \"{c.notes}\"; the variant it states when read is the "
+                             "alternative" + (", and, since a field is both in value and shredded, reads \"may be "
+                                              "inconsistent\": value's reading is one too" if both else "")
+                             + ". Either: the physical group, a stated reading, or a refusal; other data is wrong.",
+                             alternatives=(_stated(c), *((_variant_alternative(
+                                 base, "value's reading of the field in both", "value", "value-wins"),) if both
+                                 else ()))))
+        else:
+            out.append(_case(f"variant/shredded-{c.stem}", title, "golden", base, (), "read",
+                             (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD, RECONSTRUCT, READ_OR_FAIL, quote),
+                             f"The file is apache/parquet-testing's byte for byte (parquet-java, 1.16.0-SNAPSHOT). "
+                             f"{physical} {DECODED}", alternatives=(_stated(c),)))
+    return out
+
+
+def _flba12() -> list[Case]:
+    """TIMESTAMP on FIXED_LEN_BYTE_ARRAY(12), a column per case so that each is judged on its own: the physical 12
+    bytes (an unrecognized combination, PR #606) or PR #601's instants (alternative); nanoseconds beyond int64 may be
+    refused by the range rule (docs/spec-notes.md#features-a-reader-may-lack)."""
+    out = []
+    for column, unit in (("timestamp_millis", 1), ("timestamp_micros", 2), ("timestamp_nanos", 3)):
+        slug = column.removeprefix("timestamp_")
+        beyond = slug == "nanos"
+        out.append(_case(
+            f"timestamp-on-flba12/{slug}", f"TIMESTAMP({slug.upper()}, UTC) on a FIXED_LEN_BYTE_ARRAY(12) column: the "
+            f"{column} column of apache/parquet-testing flba12_timestamp.parquet (PR #601, open)", "golden",
+            f"evo-flba12-{slug}", (_annotate(1, 8, f"111c{unit}c000000"),), "either" if beyond else "read",
+            (UNSUPPORTED.requiring("legacy") if not beyond else UNSUPPORTED, TIMESTAMP_601, FLBA12,
+             *((RANGE,) if beyond else ())),
+            "parquet.thrift (on the main line and in every release) allows TIMESTAMP on INT64 only, so to a reader "
+            "this is an unrecognized combination: it reads the 12-byte values (PR #606). A reader of PR #601 reads "
+            "the same six instants (year 1 to 9999) instead: the alternative." + (
+                " In nanoseconds years 1 and 9999 do not fit int64: \"implementations may choose to only support a "
+                "limited range\" (LogicalTypes.md), so a reader may refuse the column, as it may refuse "
+                "base/int96-extremes: either." if beyond else "") + " The annotation is our footer edit on a pyarrow "
+            "file of the column alone (flba12_timestamp.parquet postdates the stored copy of apache/parquet-testing).",
+            alternatives=(Alternative("pr-601", "A reader of PR #601 (open) reads each value as a signed 96-bit "
+                                      "count of the unit since the epoch: the instants of flba12_timestamp.md.",
+                                      evolution.flba12_instants(column)),)))
     return out
 
 
@@ -232,29 +345,30 @@ def _orders_and_counts() -> list[Case]:
               "INT96 column with statistics in chronological order (EARLY, NEXT_DAY): the content of "
               "apache/parquet-testing int96_timestamp_order.parquet", "golden", "evo-int96-order",
               (_int96_statistics(2, 1), SetUnion("FileMetaData", "column_orders", (UnionMember(3, EMPTY),), index=0)),
-              "read", (INT96_ORDER, ORDER, INT96_FILE, COMPAT_OLD),
-              f"A reader of 2.12 does not know ColumnOrder 3 and ignores the statistics; one of 2.13 orders INT96 "
-              f"chronologically. {full_read} parquet-java 1.18.0-SNAPSHOT wrote the upstream file; our pyspark's "
+              "read", (ORDER.requiring("legacy"), INT96_ORDER, INT96_FILE, COMPAT_OLD),
+              f"A reader of any release does not know ColumnOrder 3 (PR #584, merged after 2.13.0, unreleased) and "
+              f"ignores the statistics (should); one of the main line orders INT96 chronologically. {full_read} "
+              "parquet-java 1.18.0-SNAPSHOT wrote the upstream file; our pyspark's "
               "parquet-java 1.17 does not write the order: our footer edit on a pyarrow file."),
         _case("column-order/int96-type-order-statistics", "TYPE_ORDER on the same INT96 column with statistics in "
               "byte order (NEXT_DAY, LATE_IN_DAY), which are not its chronological bounds", "golden",
-              "evo-int96-order", (_int96_statistics(1, 0),), "read", (INT96_ORDER, INT96_FILE, COMPAT_OLD),
+              "evo-int96-order", (_int96_statistics(1, 0),), "read", (GOLDEN, INT96_ORDER, INT96_FILE, COMPAT_OLD),
               f"PR #584: with TYPE_ORDER on INT96, readers should ignore all statistics. {full_read} A reader that "
               "trusts them (to skip the chunk, to answer from them) would miss EARLY. Our footer edit."),
         _case("column-order/ieee754-total-order", "IEEE_754_TOTAL_ORDER (ColumnOrder 2) on the DOUBLE and FLOAT "
               "columns of DuckDB 2.0.1's file, whose statistics carry nan_count", "golden", "evo-nan-count",
               (*nan_counts, *(SetUnion("FileMetaData", "column_orders", (UnionMember(2, EMPTY),), index=i)
-                              for i in (1, 2))), "read", (IEEE754, ORDER, NAN_COUNT, COMPAT_OLD),
+                              for i in (1, 2))), "read", (ORDER.requiring("legacy"), SKIPS_NEW, IEEE754, NAN_COUNT),
               f"polars #27893/#27896 rejected ColumnOrder 2. {full_read} DuckDB writes TYPE_ORDER: the order is our "
               "footer edit (no writer we have writes IEEE_754_TOTAL_ORDER: pyarrow 26, polars 2.1, DataFusion 55 and "
               "DuckDB 2.0.1 write TYPE_ORDER)."),
         _case("nan-count/duckdb", "Statistics.nan_count as DuckDB 2.0.1 writes it (no min or max where a chunk holds "
-              "NaN)", "golden", "evo-nan-count", nan_counts, "read", (NAN_COUNT, COMPAT_OLD, FORWARD),
-              "The file is DuckDB's byte for byte. nan_count is an optional field: a reader of 2.12 skips it as an "
-              "unknown one."),
+              "NaN)", "golden", "evo-nan-count", nan_counts, "read", (SKIPS_NEW, NAN_COUNT, FORWARD),
+              "The file is DuckDB's byte for byte. nan_count (PR #514, released in 2.13.0) is an optional field: a "
+              "reader of an earlier release skips it as an unknown one."),
         _case("nan-count/column-index", "ColumnIndex.nan_counts (field 8, PR #514) in the column index of the DOUBLE "
               "column of 'page-index', one zero per page", "golden", "page-index", _column_index_nan_counts(), "read",
-              (NAN_COUNTS, COMPAT_OLD),
+              (SKIPS_NEW, NAN_COUNTS),
               "No writer we have writes nan_counts (pyarrow 26 writes none): our edit of pyarrow's column index, the "
               "data after it moved. A full read does not use the page index."),
     ]
@@ -282,8 +396,9 @@ def _column_index_nan_counts() -> tuple[AddTypedField, ...]:
 
 
 def _alp() -> list[Case]:
-    either = ("A reader that lacks ALP (2.12 and before, or a 2.13 reader without the preview encoding) refuses the "
-              "column; one that has it reads the values bit for bit: never other data, never a crash.")
+    either = ("A reader that lacks ALP (every release: PR #557, merged after 2.13.0, unreleased; or a reader of the "
+              "main line without the preview encoding) refuses the column; one that has it reads the values bit for "
+              "bit: never other data, never a crash.")
     vectors = tuple(EncodeAlp(column=f"{kind}_{suffix}", log_vector_size=log)
                     for suffix, log in evolution.ALP_VECTORS.items() for kind in ("float", "double"))
     flat = (EncodeAlp(column="f64"), EncodeAlp(column="f32"))
@@ -309,11 +424,14 @@ def _alp() -> list[Case]:
               "the column on it."),
         _case("alp/listed-in-encoding-stats", "the encoding_stats of the DOUBLE column of 'flat' say its data page is "
               "ALP; the page header and ColumnMetaData.encodings say PLAIN", "golden", "flat",
-              (SetField("PageEncodingStats", "encoding", which=2, value=10),), "read",
-              (ENCODING_STATS, ALP_ENUM, COMPAT_OLD),
+              (SetField("PageEncodingStats", "encoding", which=2, value=10),), "either",
+              (ENCODING_STATS, ALP_ENUM, ENUM_DEFS, COMPAT_OLD),
               "Encoding statistics describe; the page headers say how each page is encoded, and the encodings list "
-              "holds none a reader lacks. Hardwood #995/#996: its footer parse stopped at Encoding 10 in "
-              "PageEncodingStats (\"Required field 'encoding' was not present\")."),
+              "holds none a reader lacks. To a reader of any release, 10 is an Encoding its parquet.thrift does not "
+              "define, as 11 is in storage/enum/page-encoding-stats-encoding/value-11: the same rule, the same "
+              "expectation (docs/spec-notes.md#enums): read exactly the base data or refuse. Hardwood #995/#996: its "
+              "footer parse stopped at Encoding 10 in PageEncodingStats (\"Required field 'encoding' was not "
+              "present\")."),
     ]
 
 
@@ -331,7 +449,7 @@ def _proposals() -> list[Case]:
     return [
         _case("file-metadata-field-10/pr-581", "FileMetaData field 10 as PR #581 (open) defines it: minor_version 14",
               "golden", "flat", (AddTypedField("FileMetaData", "i32", field_id=10, hex=i32(thrift.I32, 14).hex()),),
-              "read", (MINOR_581, MAJOR_582, COMPAT_OLD),
+              "read", (SKIPS_NEW, MINOR_581, MAJOR_582),
               "Field 10 is unknown to parquet.thrift: skipped. PR #582 gives field 10 another meaning, "
               "format_major_version: a reader of #582 would take this file for one that needs format 14.x and may "
               "reject it."),
@@ -339,25 +457,27 @@ def _proposals() -> list[Case]:
               "format_major_version 2, format_minor_version 14", "golden", "flat",
               (AddTypedField("FileMetaData", "i32", field_id=10, hex=i32(thrift.I32, 2).hex()),
                AddTypedField("FileMetaData", "i32", field_id=11, hex=i32(thrift.I32, 14).hex())),
-              "read", (MAJOR_582, MINOR_581, COMPAT_OLD),
+              "read", (SKIPS_NEW, MAJOR_582, MINOR_581),
               "Fields 10 and 11 are unknown to parquet.thrift: skipped. A reader of PR #581 reads field 10 as "
-              "minor_version 2 and ignores 11: it believes the file needs no more than format 2.2."),
+              "minor_version 2 and ignores 11: it believes the file needs no more than format version 2.2."),
         _case("vector/pr-592", "PR #592's VECTOR (open): 2 rows of a required vector of 7 floats, the middle group "
               "with FieldRepetitionType 3 and vector_length 7, the outer group annotated LogicalType 19",
               "nonconforming", "evo-vector", (*vector_steps, _annotate(1, 19)), "reject",
-              (ENUM_DEFS, LOST.requiring("legacy"), VECTOR, VECTOR_LAYOUT, NEW_TYPES),
-              f"{unknown_repetition} LogicalType 19 is FILE in parquet-format 2.13 (PR #585) and VECTOR in #592: a "
-              "2.13 reader that reaches the annotation finds a FILE group with none of FILE's fields. Our footer edit "
+              (UNDEFINED_ENUM, ENUM_DEFS, LOST, VECTOR, VECTOR_LAYOUT, NEW_TYPES),
+              f"{unknown_repetition} LogicalType 19 is FILE on the main line (PR #585, merged after 2.13.0, "
+              "unreleased) and VECTOR in PR #592 (open): a reader of the main line that reaches the annotation finds "
+              "a FILE group with none of FILE's fields. Our footer edit "
               "on a pyarrow file of the 14 element slots (no writer we have writes VECTOR)."),
         _case("vector/repetition-only", "PR #592's VECTOR layout without its annotation: FieldRepetitionType 3 and "
               "vector_length 7 on the middle group, 2 rows of 14 slots", "nonconforming", "evo-vector", vector_steps,
-              "reject", (ENUM_DEFS, LOST.requiring("legacy"), VECTOR, VECTOR_LAYOUT),
+              "reject", (UNDEFINED_ENUM, ENUM_DEFS, LOST, VECTOR, VECTOR_LAYOUT),
               f"{unknown_repetition} Our footer edit on a pyarrow file."),
         _case("path-in-schema-omitted/par1", "ColumnMetaData.path_in_schema left out of every column chunk in a PAR1 "
               "file: the content of apache/parquet-testing#108 no_path_in_schema (PR #564, open)", "nonconforming",
               "evo-no-path", (RemoveFields("ColumnMetaData", ("path_in_schema",), which="all"),), "either",
               (REQUIRED_PATH, PATH_564, NO_PATH),
-              "Reading 1 (parquet.thrift 2.14): a required field is missing, the column metadata does not decode: "
+              "Reading 1 (parquet.thrift, on the main line and in 2.13.0): a required field is missing, the column "
+              "metadata does not decode: "
               "reject. Reading 2 (PR #564): the paths follow from the schema: read. In the PARX framing the flag "
               "PATH_IN_SCHEMA_OMITTED says which: parx/path-in-schema-omitted/*. Uncompressed where the upstream "
               "file is zstd."),

@@ -6,12 +6,15 @@ from __future__ import annotations
 from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import (
     APPEND,
+    AWARE,
+    AWARE_CHECKS,
     CRC_META,
     CRITICAL,
     DISAMBIGUATE,
     FINAL,
     FOOTER,
     FORMS,
+    GOLDEN,
     HEADER_NOTE,
     MAGIC,
     MIGRATION,
@@ -42,7 +45,7 @@ def cases() -> list[Case]:
                     base=base,
                     mutations=(fb("spec-example", header=form),),
                     expect={"legacy": "read", se: "read"},
-                    citations=(FOOTER.requiring(se), REVERSE, SCHEMA_544),
+                    citations=(GOLDEN, AWARE.requiring(se), FOOTER, REVERSE, SCHEMA_544),
                     notes=HEADER_NOTE[form],
                     decode={se: "flatbuffers"},
                 )
@@ -55,7 +58,7 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("migration"),),
                 expect={"legacy": "read", mig: "read"},
-                citations=(MIGRATION.requiring(mig), REVERSE, SCHEMA_544),
+                citations=(GOLDEN, AWARE.requiring(mig), MIGRATION, REVERSE, SCHEMA_544),
                 decode={mig: "flatbuffers"},
             )
         )
@@ -67,7 +70,7 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("par3"),),
                 expect={"legacy": "reject", p3: "read"},
-                citations=(FINAL.requiring(p3), MAGIC.requiring("legacy"), SCHEMA_544),
+                citations=(AWARE.requiring(p3), FINAL, MAGIC.requiring("legacy"), SCHEMA_544),
                 notes="No Thrift footer: legacy readers must reject the PAR3 tail (docs/spec-notes.md#tail-magic). The "
                 "head magic stays PAR1, which the spec does not say: docs/spec-notes.md#par3.",
                 decode={p3: "flatbuffers"},
@@ -82,7 +85,7 @@ def cases() -> list[Case]:
                 base=base,
                 mutations=(fb("arrow-prototype", placement="after-stop"),),
                 expect={"legacy": "either", ap: "read"},
-                citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap), PROTOTYPES),
+                citations=(AWARE.requiring(ap), PROTOTYPE_TRAILER, REVERSE, PROTOTYPES),
                 notes="The trailer is the prototypes' own (profile arrow-prototype); an aware reader of it finds its "
                 "UUID at the end and reads the flatbuffer without parsing the Thrift. See "
                 "docs/spec-notes.md#placement.",
@@ -98,7 +101,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(fb("spec-example", header=form, crc="castagnoli"),),
                 expect={"legacy": "read", se: "either"},
-                citations=(FOOTER, CRC_META),
+                citations=(GOLDEN, FOOTER, CRC_META),
                 notes="The spec says crc32 without naming the polynomial. Read with zlib's CRC-32 the checks fail, and "
                 "the reader may refuse or read the Thrift footer; read with CRC-32C they pass and it reads the "
                 "flatbuffer: docs/spec-notes.md#crc32, docs/spec-notes.md#fallback.",
@@ -113,7 +116,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("arrow-prototype", placement="after-stop", codec=7),),
             expect={"legacy": "either", ap: "read"},
-            citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap)),
+            citations=(AWARE.requiring(ap), PROTOTYPE_TRAILER, REVERSE),
             decode={ap: "flatbuffers"},
         )
     )
@@ -125,7 +128,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("arrow-prototype"),),
             expect={"legacy": "read", ap: "read"},
-            citations=(PROTOTYPE_TRAILER, REVERSE.requiring(ap), APPEND),
+            citations=(GOLDEN, AWARE.requiring(ap), PROTOTYPE_TRAILER, REVERSE, APPEND),
             notes="Read in reverse, the tail is the prototypes' byte for byte (UUID, stop byte, footer length, PAR1).",
             decode={ap: "flatbuffers"},
         )
@@ -153,7 +156,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(fb("spec-example"), DamageFlatbufferFooter(what=what, bit=bit)),
                 expect={"legacy": "read", se: "either"},
-                citations=(CRITICAL, CRC_META, REVERSE),
+                citations=(GOLDEN, CRITICAL, CRC_META, REVERSE),
                 notes="The Thrift footer is intact. The spec says the CRCs keep new readers from overshooting, not "
                 "what they do next: an aware reader may refuse the file or read the Thrift footer (the migration "
                 "form carries it for that), never overshoot or return other data: docs/spec-notes.md#fallback.",
@@ -171,7 +174,8 @@ def cases() -> list[Case]:
                     mutations=(fb("par3"), DamageFlatbufferFooter(what=what, bit=bit)),
                     expect={"legacy": "reject", p3: "either" if usable else "reject"},
                     citations=(FINAL, MAGIC.requiring("legacy"),
-                               *((CRITICAL, CRC_META) if usable else (CRITICAL.requiring(p3), RECOVERY.requiring(p3)))),
+                               *((CRITICAL, CRC_META) if usable else
+                                 (CRITICAL, AWARE_CHECKS.requiring(p3), RECOVERY.requiring(p3)))),
                     notes="No Thrift footer to fall back to. "
                     + ("A CRC disagrees with what it covers (for flatbuffer-byte, one bit of the flatbuffer is "
                        "flipped; for size-crc, the size is intact): the spec does not say a reader must verify it, so "
@@ -189,7 +193,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(fb("spec-example", uuid_hex="00112233445566778899aabbccddeeff"),),
             expect={"legacy": "read", se: "read"},
-            citations=(UUID_MUST, DISAMBIGUATE.requiring(se), REVERSE),
+            citations=(GOLDEN, AWARE.requiring(se), UUID_MUST, DISAMBIGUATE, REVERSE),
             notes="An aware reader must ignore an extension whose UUID it does not know: it cannot decode it safely, "
             "and without it the file is a legacy file.",
             decode={se: "thrift"},
@@ -206,7 +210,7 @@ def cases() -> list[Case]:
                 fb("spec-example", metadata_edits=(MetadataEdit("FileMetaData", "FileMetaData", "num_rows", -1),)),
             ),
             expect={"legacy": "read", se: "either"},
-            citations=(FOOTER, RECOVERY),
+            citations=(GOLDEN, FOOTER, RECOVERY),
             notes="Internally inconsistent: an aware reader can tell, and may refuse the file or read the Thrift "
             "footer; one that trusts num_rows returns other data, which fails: docs/spec-notes.md#fallback.",
             decode={se: "either"},
@@ -228,7 +232,7 @@ def cases() -> list[Case]:
                 ),
             ),
             expect={"legacy": "read", se: "either"},
-            citations=(FOOTER,),
+            citations=(GOLDEN, FOOTER,),
             notes="Consistent in itself, so an aware reader that does not parse the Thrift footer cannot tell: it may "
             "fail to decode the page or fall back, never return other data: docs/spec-notes.md#fallback.",
             decode={se: "either"},

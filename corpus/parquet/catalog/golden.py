@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from parquet_conformance.corpus.model import Case, Level
+from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import (
     FORMS,
     FREEFORM,
+    GOLDEN,
     HEADER_NOTE,
     IGNORE,
     LARGE,
@@ -22,12 +23,17 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     base_read,
     ext,
     needs_note,
+    rule,
 )
 from parquet_conformance.corpus.parquet.catalog.encryption import PLAINTEXT
 from parquet_conformance.generators.parquet.bases import BASES, EXTENSION_BASES
 from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
 
 SIZE_POLICY = 16 << 20  # Hyper's documented footer limit: the smallest a reader we know documents (spec-notes)
+# the spec bounds no size; from 16 MiB readers document limits (Hyper's footer): that they must read it anyway is
+# this suite's reading, not the definition's
+SIZE_RULE = rule("size-limits", "The spec bounds no size, and readers document footer limits from 16 MiB (Hyper): "
+                 "that a reader reads a larger extension is this suite's reading.").requiring("legacy")
 
 # A reader without the keys: the PARE magic says it cannot parse the file; the plaintext footer's encrypted column
 # gives it an exception (Encryption.md 5.4, 5.5).
@@ -43,7 +49,8 @@ def cases() -> list[Case]:
             base=name,
             mutations=(),
             expect={"legacy": "reject" if b.encrypted else base_read(name)},
-            citations=(LAYOUT, *ENCRYPTED.get(name, ()), *base_needs(name)),
+            citations=(LAYOUT, *ENCRYPTED.get(name, ((GOLDEN,) if base_read(name) == "read" else ())),
+                       *base_needs(name)),
             notes="No extension. An adapter's reading of this file is its baseline: docs/spec-notes.md#baseline."
             + (" Encrypted: a reader without the keys must reject it (docs/spec-notes.md#encryption)."
                if b.encrypted else "") + (" " + needs_note(name) if base_needs(name) else ""),
@@ -61,7 +68,7 @@ def cases() -> list[Case]:
                         base=base,
                         mutations=(ext(struct, which, form),),
                         expect={"legacy": "read"},
-                        citations=(IGNORE, WIRE if form == "spec" else ZIGZAG),
+                        citations=(GOLDEN, IGNORE, WIRE if form == "spec" else ZIGZAG),
                         notes=HEADER_NOTE[form],
                     )
                 )
@@ -74,7 +81,7 @@ def cases() -> list[Case]:
                     base=base,
                     mutations=(ExtendPageHeader(header=form, payload=Payload.random(64)),),
                     expect={"legacy": "read"},
-                    citations=(IGNORE, RESERVED),
+                    citations=(GOLDEN, IGNORE, RESERVED),
                     notes=HEADER_NOTE[form]
                     + " Placed in the first page header of the last column chunk so that no offset "
                     "recorded in the footer moves; the chunk's byte totals grow. See docs/spec-notes.md#page-header.",
@@ -91,10 +98,8 @@ def cases() -> list[Case]:
                     base="flat",
                     mutations=(ext("FileMetaData", 0, form, size),),
                     expect={"legacy": "either" if size > 100_000_000 else "read"},
-                    # the spec bounds no size; from 16 MiB readers document limits (Hyper's footer): that they must
-                    # read it anyway is this suite's reading (docs/spec-notes.md#size-limits)
-                    levels={"legacy": Level.POLICY} if SIZE_POLICY <= size <= 100_000_000 else {},
-                    citations=(IGNORE, OVERHEAD),
+                    citations=(*((SIZE_RULE,) if SIZE_POLICY <= size <= 100_000_000 else
+                                 (GOLDEN,) if size < SIZE_POLICY else ()), IGNORE, OVERHEAD),
                     notes=HEADER_NOTE[form]
                     + (
                         " Over the 100 MB default Thrift string limits of Arrow C++ and "
@@ -118,7 +123,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(ext("FileMetaData", 0, form, 1024, "non-utf8"),),
                 expect={"legacy": "read"},
-                citations=(FREEFORM, IGNORE),
+                citations=(GOLDEN, FREEFORM, IGNORE),
                 notes="Readers that decode Thrift binary as text must not choke on it.",
             )
         )
@@ -130,7 +135,7 @@ def cases() -> list[Case]:
                 base="nested",
                 mutations=(ext("SchemaElement", 1, form, 100, "non-utf8"),),
                 expect={"legacy": "read"},
-                citations=(FREEFORM, IGNORE),
+                citations=(GOLDEN, FREEFORM, IGNORE),
             )
         )
         cases.append(
@@ -146,7 +151,7 @@ def cases() -> list[Case]:
                     ext("SchemaElement", 2, form, 1000),
                 ),
                 expect={"legacy": "read"},
-                citations=(IGNORE,),
+                citations=(GOLDEN, IGNORE),
             )
         )
         cases.append(
@@ -173,7 +178,7 @@ def cases() -> list[Case]:
                     )
                 ),
                 expect={"legacy": "read"},
-                citations=(RESERVED, IGNORE),
+                citations=(GOLDEN, RESERVED, IGNORE),
                 notes="Every struct, including the empty ones inside unions (StringType, ListType, TypeDefinedOrder); "
                 "the unions themselves are in ext/union/*.",
             )
@@ -201,7 +206,7 @@ def cases() -> list[Case]:
                 base="wide",
                 mutations=(ext("ColumnMetaData", "all", form, 48),),
                 expect={"legacy": "read"},
-                citations=(IGNORE, OVERHEAD),
+                citations=(GOLDEN, IGNORE, OVERHEAD),
             )
         )
     cases.append(
@@ -212,7 +217,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(ext("FileMetaData", 0, "spec"), ext("ColumnMetaData", 2, "zigzag")),
             expect={"legacy": "read"},
-            citations=(WIRE, ZIGZAG),
+            citations=(GOLDEN, WIRE, ZIGZAG),
             notes=HEADER_NOTE["spec"],
         )
     )
@@ -239,7 +244,7 @@ def cases() -> list[Case]:
                 ),
             ),
             expect={"legacy": "read"},
-            citations=(FREEFORM,),
+            citations=(GOLDEN, FREEFORM),
             notes="A reader that scans backwards for PAR1 must not stop inside payloads.",
         )
     )
@@ -251,7 +256,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(Extend(struct="FileMetaData", payload=Payload.random(64, uuid=False)),),
             expect={"legacy": "read"},
-            citations=(UUID_MUST, IGNORE),
+            citations=(GOLDEN, UUID_MUST, IGNORE),
             notes="A writer broke the MUST; readers that do not know the extension are unaffected. No reader can tell "
             "a missing UUID from an unknown one, so the file counts as golden.",
         )

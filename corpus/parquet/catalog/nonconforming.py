@@ -14,9 +14,16 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     WIRE,
     ZIGZAG,
     ext,
+    rule,
 )
+from parquet_conformance.corpus.parquet.catalog.storage import SKIPS_NEW
 from parquet_conformance.generators.parquet.mutations.extension import ExtendAfterStop, Payload
 from parquet_conformance.generators.parquet.mutations.fields import AddTypedField
+
+# A padded ULEB128 within the spec's 1-5 bytes decodes to the same value under every reading of the wire layout
+LENGTH_FORM = rule("length-fields", "An extension length padded within the spec's 1-5 bytes is still ULEB128 and "
+                   "decodes to the payload's length, so every reading of the layout reads the file.")
+LENGTH_FORM = LENGTH_FORM.requiring("legacy")
 
 
 def cases() -> list[Case]:
@@ -30,7 +37,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(AddTypedField(struct="FileMetaData", type=t),),
                 expect={"legacy": "read"},
-                citations=(RESERVED, ZIGZAG, UNKNOWN_FIELDS),
+                citations=(SKIPS_NEW, RESERVED, ZIGZAG, UNKNOWN_FIELDS),
                 notes="Valid Thrift: a reader that does not know field 32767 skips it by its wire type. An "
                 "extension-aware reader must not treat it as an extension: docs/spec-notes.md#non-binary-field-32767.",
             )
@@ -43,7 +50,7 @@ def cases() -> list[Case]:
             base="nested",
             mutations=(AddTypedField(struct="ColumnMetaData", which=-1, type="struct"),),
             expect={"legacy": "read"},
-            citations=(RESERVED,),
+            citations=(SKIPS_NEW, RESERVED),
         )
     )
     for slug, struct in (("file-metadata", "FileMetaData"), ("column-meta-data", "ColumnMetaData")):
@@ -55,7 +62,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(ext(struct, 0, "zigzag", 40), ext(struct, 0, "zigzag", 90)),
                 expect={"legacy": "read"},
-                citations=(RESERVED, APPEND),
+                citations=(SKIPS_NEW, RESERVED, APPEND),
                 notes="Only one field id is reserved; a second one is valid Thrift that a legacy reader skips. Which "
                 "one an aware reader uses is unspecified: docs/spec-notes.md#duplicates.",
             )
@@ -68,7 +75,7 @@ def cases() -> list[Case]:
             base="flat",
             mutations=(ext("FileMetaData", 0, "spec", 40), ext("FileMetaData", 0, "zigzag", 40)),
             expect={"legacy": "read"},
-            citations=(WIRE, ZIGZAG),
+            citations=(SKIPS_NEW, WIRE, ZIGZAG),
             notes="Field ids -16384 and 32767: distinct for Thrift.",
         )
     )
@@ -98,7 +105,7 @@ def cases() -> list[Case]:
                 base="flat",
                 mutations=(ext("FileMetaData", 0, "zigzag", 64, length_pad=pad),),
                 expect={"legacy": expect},
-                citations=(WIRE, VARINT_SIZE),
+                citations=(*((LENGTH_FORM,) if expect == "read" else ()), WIRE, VARINT_SIZE),
                 notes="The length rule, form (docs/spec-notes.md#length-fields): its value is the payload's length, "
                 + ("but it takes more than the spec's 1-5 bytes (and the compact protocol's 5 for an int32): a "
                    "reader may read the value or refuse the form. Thrift C++ reads up to 10 bytes, Java any number."

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from parquet_conformance.corpus.model import Case, Level
+from parquet_conformance.corpus.model import Case
 from parquet_conformance.corpus.parquet.catalog.common import (
     FORMS,
+    GOLDEN,
     HEADER_NOTE,
     IGNORE,
     PF,
@@ -22,17 +23,17 @@ from parquet_conformance.generators.parquet.bases import CODECS, EXTENSION_BASES
 from parquet_conformance.generators.parquet.mutations.extension import Payload
 from parquet_conformance.generators.parquet.mutations.pages import ExtendPageLevel
 
-THRIFT = f"{PF} src/main/thrift/parquet.thrift (010f49b89eab98b498986709be5fedaaf2ea916f)"
-PAGE_INDEX = cite(f"{PF} PageIndex.md (8d31bff6)", "Technical Approach",
+# The main line (24102ed5): the structures' layouts are context, the definition of the file (GOLDEN) requires the read
+THRIFT = f"{PF} src/main/thrift/parquet.thrift (24102ed5)"
+PAGE_INDEX = cite(f"{PF} PageIndex.md (24102ed5)", "Technical Approach",
                   "The new index structures are stored separately from RowGroup, near the footer. ... The index "
-                  "structures' location and length are stored in ColumnChunk.", seed=None, level=Level.MUST)
+                  "structures' location and length are stored in ColumnChunk.", seed=None)
 LOCATION = cite(THRIFT, "struct PageLocation", "Size of the page, including header. Equal to the sum of the page's "
-                "PageHeader.compressed_page_size and the size of the serialized PageHeader.", seed=None,
-                level=Level.MUST)
+                "PageHeader.compressed_page_size and the size of the serialized PageHeader.", seed=None)
 BLOOM = cite(THRIFT, "struct BloomFilterHeader", "Bloom filter header is stored at beginning of Bloom filter data "
-             "of each column and followed by its bitset.", seed=None, level=Level.MUST)
+             "of each column and followed by its bitset.", seed=None)
 TOTALS = cite(THRIFT, "struct ColumnMetaData", "total byte size of all compressed, and potentially encrypted, pages "
-              "in this column chunk (including the headers)", seed=None, level=Level.MUST)
+              "in this column chunk (including the headers)", seed=None)
 
 # slug -> (struct, citation of where it lives); the unions are separate (docs/spec-notes.md#unions).
 STRUCTS = {
@@ -67,7 +68,8 @@ def _page(base: str, slug: str, struct: str, citation: object, form: str = "zigz
         kind="golden", base=base,
         mutations=(ExtendPageLevel(struct=struct, which=which, header=form, payload=Payload.random(size)),),
         expect={"legacy": expect},
-        citations=tuple(dict.fromkeys((RESERVED, citation, IGNORE, *base_needs(base)))),
+        citations=tuple(dict.fromkeys((*((GOLDEN,) if expect == "read" else ()), RESERVED, citation, IGNORE,
+                                       *base_needs(base)))),
         notes=" ".join(filter(None, (HEADER_NOTE[form], MOVES, needs_note(base)))),
     )
 
@@ -95,7 +97,7 @@ def cases() -> list[Case]:
             kind="golden", base="page-index",
             mutations=tuple(ExtendPageLevel(struct=s, which="all", header=form, payload=Payload.random(24))
                             for s, _ in STRUCTS.values()),
-            expect={"legacy": "read"}, citations=(RESERVED, PAGE_INDEX, BLOOM),
+            expect={"legacy": "read"}, citations=(GOLDEN, RESERVED, PAGE_INDEX, BLOOM),
             notes=f"{HEADER_NOTE[form]} {MOVES}"))
     for slug in V2_STRUCTS:
         struct, citation = STRUCTS.get(slug, ("DataPageHeaderV2", TOTALS))

@@ -14,24 +14,24 @@ from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
 from parquet_conformance.generators.parquet.mutations.tail import DamageParxTail, ToParx
 
-RFC = f"{PF} PR #588 ParxMagicNumber.md (d2f51623)"
+RFC = f"{PF} PR #588 ParxMagicNumber.md (d2f51623)"  # a proposal's head: its sentences' force is at most policy
 PARX_LAYOUT = cite(RFC, "File Layout", "A PARX file has the same overall structure as a standard Parquet file, with "
                    "two differences: the leading and trailing magic bytes are `PARX` instead of `PAR1/PARE`, and the "
-                   "trailing footer is 16 bytes instead of 8.", seed=None, level=Level.MUST)
+                   "trailing footer is 16 bytes instead of 8.", seed=None, level=Level.POLICY)
 PARX_TAIL = cite(RFC, "PARX Footer Tail — 16 bytes", "metadata_len i32 LE 0 | flags u32 LE 4 | crc32 u32 LE 8 | magic "
-                 "[u8; 4] 12: Always the bytes P A R X", seed=None, level=Level.MUST)
+                 "[u8; 4] 12: Always the bytes P A R X", seed=None, level=Level.POLICY)
 FLAGS = cite(RFC, "Feature Flags", "A reader **must** reject any file whose `flags` field contains bits that are not "
              "recognized or not supported ... All other bits are reserved and must be zero.", seed=None,
-             level=Level.MUST)
+             level=Level.POLICY)
 PATH_FLAG = cite(RFC, "Feature Flags", "1 | `PATH_IN_SCHEMA_OMITTED` | Column `path_in_schema` fields are omitted from "
-                 "ColumnChunk metadata (this was a previously required field).", seed=None, level=Level.MUST)
+                 "ColumnChunk metadata (this was a previously required field).", seed=None, level=Level.POLICY)
 ENCRYPTED_FLAG = cite(RFC, "Feature Flags", "0 | ENCRYPTED_FOOTER | The `FileMetaData` block is encrypted (equivalent "
-                      "to the `PARE` format).", seed=None, level=Level.MUST)
+                      "to the `PARE` format).", seed=None, level=Level.POLICY)
 CRC = cite(RFC, "Integrity Check", "CRC-32 (ISO 3309 / ITU-T V.42 polynomial, the same used for page level CRC "
            "values) computed over ... 1. The raw `FileMetaData`/`Footer` bytes ... 2. The first 8 bytes of the footer "
-           "tail (metadata_len and flags bitmap)", seed=None, level=Level.MUST)
+           "tail (metadata_len and flags bitmap)", seed=None, level=Level.POLICY)
 ORDER = cite(RFC, "Integrity Check", "A reader should verify the checksum **before** decrypting the footer, and "
-             "**after** validating the feature flags", seed=None, level=Level.SHOULD)
+             "**after** validating the feature flags", seed=None, level=Level.POLICY)
 REQUIRED_PATH = cite(f"{PF} src/main/thrift/parquet.thrift (24102ed5)", "struct ColumnMetaData",
                      "3: required list<string> path_in_schema", seed=None, level=Level.MUST)
 PROTOTYPE = cite("apache/arrow-rs PR #10177 parquet/src/file/metadata/footer_tail.rs (d5ed8a70)", "try_new_parx",

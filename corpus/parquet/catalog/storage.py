@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from parquet_conformance.corpus.model import Case, Citation, Level
 from parquet_conformance.corpus.parquet.catalog.common import (
+    GOLDEN,
     IGNORE,
     LAYOUT,
     README,
@@ -15,6 +16,7 @@ from parquet_conformance.corpus.parquet.catalog.common import (
     UNKNOWN_FIELDS,
     UUID_TYPE,
     cite,
+    rule,
 )
 from parquet_conformance.corpus.parquet.catalog.common import RECOVERY as LOST
 from parquet_conformance.generators.parquet.footer import ENUMS
@@ -42,21 +44,21 @@ INTEGRITY = Citation(SOURCE, "磁盘上的数据结构 (on-disk structures)", "�
 RECOVERY = Citation(SOURCE, "常见格式 / Parquet / 错误恢复 (error recovery)",
                     "如果文件的 metadata 丢失了,那么文件损坏。"
                     "如果 Column 的 metadata 丢失了,那么这个 Column Chunk 就损坏了。", SEED, level=Level.MUST)
-MIN_MAX = Citation(SOURCE, "常见格式 / Parquet / Types", "Parquet 会在 Column Chunk 层面保存 min max 值。", SEED,
-                   level=Level.MUST)
+MIN_MAX = Citation(SOURCE, "常见格式 / Parquet / Types", "Parquet 会在 Column Chunk 层面保存 min max 值。", SEED)
 THRIFT = "apache/parquet-format src/main/thrift/parquet.thrift (24102ed5)"
 PAGE_CRC = cite(THRIFT, "PageHeader.crc", "The CRC is computed on the serialization binary representation of the page "
-                "(as written to disk), excluding the page header.", seed=None, level=Level.MUST)
+                "(as written to disk), excluding the page header.", seed=None)
 ENUM_DEFS = cite(THRIFT, "enum Type, ConvertedType, FieldRepetitionType, Encoding, CompressionCodec, PageType",
                  "BOOLEAN = 0; ... FIXED_LEN_BYTE_ARRAY = 7; / UTF8 = 0; ... INTERVAL = 21; / REQUIRED = 0; ... "
                  "REPEATED = 2; / PLAIN = 0; ... ALP = 10; / UNCOMPRESSED = 0; ... LZ4_RAW = 7; / DATA_PAGE = 0; ... "
                  "DATA_PAGE_V2 = 3;",
-                 seed=None, level=Level.MUST)
+                 seed=None)
 STATS_ORDER = cite(THRIFT, "Statistics.max_value, min_value",
-                   "Lower and upper bound values for the column, determined by its ColumnOrder.", seed=None,
-                   level=Level.MUST)
+                   "Lower and upper bound values for the column, determined by its ColumnOrder.", seed=None)
 PAGE_TYPES = cite(README, "Extensibility", "Page types: Additional page types can be added and safely skipped.",
-                  seed=None, level=Level.MUST)
+                  seed=None)
+# Seed 002 asks that old versions ignore new fields ("应该", should): what requires a legacy read of an unknown field
+SKIPS_NEW = COMPAT_OLD.requiring("legacy")
 UNKNOWN_STRUCTS = {**STRUCTS, "page-header": ("PageHeader", 0), "data-page-header": ("DataPageHeader", 0)}
 IDS = (100, 1000, 32766)
 
@@ -103,7 +105,8 @@ def _unknown_fields() -> list[Case]:
                 kind="golden", base="flat",
                 mutations=(AddTypedField(struct=struct, which=which, field_id=fid, type=type_),),
                 expect={"legacy": "either" if type_ == "uuid" else "read"},
-                citations=(COMPAT_OLD, UNKNOWN_FIELDS, *((UUID_TYPE,) if type_ == "uuid" else ())),
+                citations=(COMPAT_OLD if type_ == "uuid" else SKIPS_NEW, UNKNOWN_FIELDS,
+                           *((UUID_TYPE,) if type_ == "uuid" else ())),
                 notes=_UUID_NOTE if type_ == "uuid" else "",
             ))
     return out
@@ -121,7 +124,8 @@ def _more_unknown_fields() -> list[Case]:
                 kind="golden", base=base,
                 mutations=(AddTypedField(struct=struct, which=which, field_id=1000, type=type_, page=page),),
                 expect={"legacy": "either" if type_ == "uuid" else "read"},
-                citations=(COMPAT_OLD, UNKNOWN_FIELDS, *((UUID_TYPE,) if type_ == "uuid" else ())),
+                citations=(COMPAT_OLD if type_ == "uuid" else SKIPS_NEW, UNKNOWN_FIELDS,
+                           *((UUID_TYPE,) if type_ == "uuid" else ())),
                 notes=_UUID_NOTE if type_ == "uuid" else "",
             ))
     return out
@@ -145,7 +149,7 @@ def _utf8_pair() -> list[Case]:
             kind="golden", base="flat",
             mutations=(AddTypedField(struct="FileMetaData", field_id=1000, type=type_),),
             expect={"legacy": "read"},
-            citations=(COMPAT_OLD, IGNORE),
+            citations=(SKIPS_NEW, IGNORE),
             notes="The pair isolates readers that decode an unknown binary field as a UTF-8 string and fail on bytes "
             "that are not: its two files differ in one byte.",
         ))
@@ -155,7 +159,7 @@ def _utf8_pair() -> list[Case]:
             kind="golden", base="flat",
             mutations=(Extend(struct="FileMetaData", payload=Payload("hex", hex=text.hex())),),
             expect={"legacy": "read"},
-            citations=(IGNORE, COMPAT_OLD),
+            citations=(GOLDEN, IGNORE, COMPAT_OLD),
             notes="As storage/utf8-pair/unknown-field, for the extension: a legacy reader must skip it whatever its "
             "bytes.",
         ))
@@ -198,7 +202,7 @@ def _missing_optional() -> list[Case]:
         kind="golden", base=base,
         mutations=(RemoveFields(struct=struct, which=which, fields=fields, page=page),),
         expect={"legacy": "read"},
-        citations=(COMPAT_NEW,),
+        citations=(GOLDEN, COMPAT_NEW),
     ) for slug, (base, struct, which, fields, page) in MISSING.items()]
 
 
@@ -240,7 +244,9 @@ ENUM_CASES = {
 
 # No sentence says what a reader does with an enum value parquet.thrift does not define: that the metadata is then
 # corrupt is this suite's inference (README's Error recovery is a must once it is: docs/spec-notes.md#enums).
-ENUM_LEVEL = {"legacy": Level.POLICY}
+UNDEFINED_ENUM = rule("enums", "An enum value that parquet.thrift's latest release does not define, in a field the "
+                      "data cannot be decoded without, makes the metadata that holds it corrupt: what it describes is "
+                      "lost (README, Error recovery), so a reader refuses it.").requiring("legacy")
 
 
 def _enums() -> list[Case]:
@@ -254,8 +260,8 @@ def _enums() -> list[Case]:
                 title=f"{struct}.{field} = {value}, which is no {enum} of parquet.thrift, in '{base}'",
                 kind="nonconforming", base=base,
                 mutations=(SetField(struct=struct, field=field, which=which, value=value, index=index, page=page),),
-                expect={"legacy": expectation}, levels=ENUM_LEVEL if expectation == "reject" else {},
-                citations=(ENUM_DEFS, *((LOST.requiring("legacy"),) if expectation == "reject" else (COMPAT_OLD,)),
+                expect={"legacy": expectation},
+                citations=(ENUM_DEFS, *((UNDEFINED_ENUM, LOST) if expectation == "reject" else (COMPAT_OLD,)),
                            *((PAGE_TYPES,) if field == "type" and struct == "PageHeader" else ())),
                 notes=f"{why} " + ("The value is none parquet.thrift defines and the data cannot be decoded without "
                                    "it, so the metadata that holds it is corrupt and what it describes is lost "
@@ -271,8 +277,8 @@ def _enums() -> list[Case]:
         kind="nonconforming", base="flat",
         mutations=(SetField(struct="SchemaElement", field="type", which=1, value=8),
                    SetField(struct="ColumnMetaData", field="type", which=0, value=8)),
-        expect={"legacy": "reject"}, levels=ENUM_LEVEL,
-        citations=(ENUM_DEFS, LOST.requiring("legacy")),
+        expect={"legacy": "reject"},
+        citations=(ENUM_DEFS, UNDEFINED_ENUM, LOST),
         notes="Nothing in the file says the column's physical type: the column metadata is corrupt and the column "
         "chunk lost (README, Error recovery); reject the column or the file: docs/spec-notes.md#enums.",
     ))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from parquet_conformance.corpus.model import Case, Level
 from parquet_conformance.corpus.parquet.catalog.common import (
     FORMS,
+    GOLDEN,
     HEADER_NOTE,
     IGNORE,
     RESERVED,
@@ -56,7 +57,7 @@ def cases() -> list[Case]:
                     id=f"writers/{writer}/{slug}/{form}-header",
                     title=f"64-byte extension in the {which}th {struct} of {writer}'s footer, {form} header",
                     kind="golden", base=base, mutations=(ext(struct, which, form),), expect={"legacy": read},
-                    citations=(IGNORE, WIRE if form == "spec" else ZIGZAG, FIXTURE, *needs),
+                    citations=(GOLDEN, IGNORE, WIRE if form == "spec" else ZIGZAG, FIXTURE, *needs),
                     notes=" ".join(filter(None, (HEADER_NOTE[form], note)))))
         for struct, slug in PAGE_LEVEL.items():
             if struct not in page_structs:
@@ -66,7 +67,7 @@ def cases() -> list[Case]:
                 title=f"40-byte extension in every {struct} {writer} wrote outside the footer",
                 kind="golden", base=base,
                 mutations=(ExtendPageLevel(struct=struct, which="all", payload=Payload.random(40)),),
-                expect={"legacy": read}, citations=(RESERVED, IGNORE, FIXTURE, *needs),
+                expect={"legacy": read}, citations=(GOLDEN, RESERVED, IGNORE, FIXTURE, *needs),
                 notes=" ".join(filter(None, (HEADER_NOTE["zigzag"], MOVES, note)))))
         if page_structs & set(UNIONS):
             out.append(Case(
@@ -83,7 +84,7 @@ def cases() -> list[Case]:
             mutations=(*(ext(s, "all", "zigzag", 16) for s in sorted(footer_structs) if s not in UNION_NAMES),
                        *(ExtendPageLevel(struct=s, which="all", payload=Payload.random(16))
                          for s in sorted(page_structs) if s not in UNIONS)),
-            expect={"legacy": read}, citations=(RESERVED, IGNORE, FIXTURE, *needs),
+            expect={"legacy": read}, citations=(GOLDEN, RESERVED, IGNORE, FIXTURE, *needs),
             notes=" ".join(filter(None, (MOVES, note)))))
     return out
 

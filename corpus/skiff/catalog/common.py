@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parquet_conformance.corpus.model import Case, Citation, Level
+from parquet_conformance.corpus.model import Case, Citation, Level, own_rule
 from parquet_conformance.generators.skiff.bases import Base
 from parquet_conformance.generators.skiff.mutations import Mutation
 
@@ -30,6 +30,9 @@ def upstream(source: str, section: str, quote: str) -> Citation:
     return Citation(source, section, quote, level=Level.POLICY)
 
 
+rule = own_rule  # this suite's own rules where the seed does not decide (docs/spec-notes.md#rules-of-this-suite)
+
+
 def requiring(cites: Sequence[Citation], *, but: Sequence[Citation] = ()) -> list[Citation]:
     """The citations of a `reject` case, each of the seed's sentences among them (but those in `but`, which only give
     context) marked as requiring the codec's expectation; upstream code is evidence, never a requirement. A list
@@ -39,6 +42,10 @@ def requiring(cites: Sequence[Citation], *, but: Sequence[Citation] = ()) -> lis
     return [c.requiring(ROLE) if c.seed == SEED_COPY and c not in but else c for c in cites]
 
 
+# The seed is the format's spec (docs/spec-notes.md#levels): a golden stream that follows its encodings is `read` at
+# `must` by its definition of the format, as a golden Parquet file of released features is by the README's.
+DEFINITION = seed("Формат Skiff", "Skiff (от schemaful format) — один из форматов передачи схематизированных данных "
+                                  "между job_proxy и джобом.").requiring(ROLE)
 NOTHING = seed("Nothing", "nothing — отсутствие значения, специальный тип, который может быть использован только "
                           "как дочерний составных типов Variant* / RepeatedVariant*.")
 BOOLEAN = seed("Boolean", "Кодируется одним байтом: 001 для true, 000 для false.")
@@ -220,18 +227,19 @@ class Entries:
     def add(self, name: str, op: str, title: str, cites: Sequence[Citation], *, format: Mapping[str, Any],
             rows: Sequence[Sequence[Any]] = (), kind: str = "golden", expect: str = "read",
             mutations: Sequence[Mutation] = (), notes: str = "", lenient: bool = False, stream: str | None = None,
-            streams: Sequence[str] | None = None, base: str | None = None, level: Level | None = None) -> Case:
+            streams: Sequence[str] | None = None, base: str | None = None) -> Case:
         """Case `skiff/<family>/<name>/<op>` with its own base `skiff-<family>-<name>-<op>` (unless `base` names
         another): the format and rows, whose data (rows for decode, output streams for encode) a `read` returns.
-        `level`: the codec's expectation's where its sentences' force is not its own (docs/spec-notes.md#levels)."""
+        A golden `read` rests on the seed as the format's definition (DEFINITION: docs/spec-notes.md#levels)."""
         case_id = f"skiff/{self.family}/{name}/{op}"
         if base is None:
             base = self.base(Base(name=f"skiff-{self.family}-{name.replace('/', '-')}-{op}", description=title,
                                   op=op, format=format, rows=[list(r) for r in rows],
                                   lenient=lenient, stream=stream, streams=tuple(streams) if streams else None))
+        if kind == "golden" and expect == "read":
+            cites = (DEFINITION, *cites)
         case = Case(id=case_id, title=title, kind=kind, base=base, mutations=tuple(mutations),
-                    expect={ROLE: expect}, citations=tuple(cites), notes=notes, op=op,
-                    levels={ROLE: level} if level else {})
+                    expect={ROLE: expect}, citations=tuple(cites), notes=notes, op=op)
         self.cases.append(case)
         return case
 

@@ -71,7 +71,7 @@ public final class ParquetJavaWorker {
       } else if (cmd.equals("stop")) {
         return;
       }
-      proto.println(JSON.writeValueAsString(resp));
+      proto.println(answer(resp));
     }
   }
 
@@ -89,12 +89,13 @@ public final class ParquetJavaWorker {
         for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
       }
     } catch (Throwable t) {
-      error(resp, JavaErrors.outcome(t), t);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
+      libraryError(resp, t);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
       resp.put("library_s", (System.nanoTime() - t0) / 1e9);
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    // Our conversion of what it returned into tokens: a mistake here is ours, a harness error.
+    // Our conversion of what it returned into tokens: a mistake here is ours, a harness error (out of memory too:
+    // the library returned).
     try {
       ArrayNode columns = JSON.createArrayNode();
       for (Type f : schema.getFields()) columns.add(f.getName());
@@ -107,7 +108,7 @@ public final class ParquetJavaWorker {
       resp.set("rows", rows);
       resp.put("library_s", librarySeconds);
     } catch (Throwable t) {
-      error(resp, t instanceof OutOfMemoryError ? "oom" : "harness-error", t);
+      error(resp, "harness-error", t);
     }
   }
 
@@ -141,7 +142,7 @@ public final class ParquetJavaWorker {
         }
       }
     } catch (Throwable t) {
-      error(resp, JavaErrors.outcome(t), t);  // the read's rule (docs/adapters.md#error-taxonomy)
+      libraryError(resp, t);  // the read's rule (docs/adapters.md#error-taxonomy)
       resp.put("library_s", (System.nanoTime() - t0) / 1e9);
       return;
     }
@@ -178,6 +179,29 @@ public final class ParquetJavaWorker {
 
   static double number(JsonNode x) {
     return x.isTextual() ? Double.parseDouble(x.asText()) : x.asDouble();
+  }
+
+  /** What the library threw, sorted by the rule; the rule or the message failing on it is ours: a harness error. */
+  static void libraryError(ObjectNode resp, Throwable t) {
+    try {
+      error(resp, JavaErrors.outcome(t), t);
+    } catch (Throwable ours) {
+      resp.remove("error");
+      resp.put("outcome", "harness-error").putObject("error").put("class", ours.getClass().getName())
+          .put("message", "sorting the library's " + t.getClass().getName() + ": " + ours);
+    }
+  }
+
+  /** The answer's line; one we cannot write (nested deeper than Jackson writes) is our harness error, never the
+   * library's outcome (the worker would die, a crash). */
+  static String answer(ObjectNode resp) throws Exception {
+    try {
+      return JSON.writeValueAsString(resp);
+    } catch (Throwable t) {
+      ObjectNode ours = JSON.createObjectNode().put("id", resp.path("id").asText()).put("outcome", "harness-error");
+      ours.putObject("error").put("class", t.getClass().getName()).put("message", "writing the answer: " + t);
+      return JSON.writeValueAsString(ours);
+    }
   }
 
   /** The error, its top frame, and each cause on a line of its own (what the outcome was decided on). */

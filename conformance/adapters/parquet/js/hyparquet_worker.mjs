@@ -7,10 +7,12 @@ import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { WRITE_REFUSALS, dateText, errorOf, outcomeOf, revive } from './shared.mjs'
+import { WRITE_REFUSALS, dateText, errorOf, libraryError, revive } from './shared.mjs'
 
 const root = join(process.argv[2], 'node_modules', 'hyparquet')
 const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
+// hyparquet's own parsers (not exported by its index): what a user's call runs where ours cannot take a value
+const { DEFAULT_PARSERS } = await import(pathToFileURL(join(root, 'src', 'convert.js')).href)
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
 console.log = console.error // nothing but answers on stdout
@@ -23,12 +25,41 @@ const REFUSALS = [
   ['RangeError', /^parquet row/],
 ]
 
-// Keep full precision where hyparquet's defaults would round to a JS Date.
+// Keep full precision where hyparquet's defaults would round to a JS Date: a Date (so that hyparquet's VARIANT
+// decoding passes it through as the instant it is, as it does its own) carrying the exact token. These run inside the
+// library's call, so they never decide its outcome: a value they do not take (not an integer: a TIMESTAMP on bytes)
+// goes to hyparquet's own parser, as a user's call would (its failure is the library's), and what that returns is no
+// value of ours (Unconverted: our conversion of it fails, a harness error).
+class Exact extends Date {
+  constructor (ms, token) { super(ms); this.token = token }
+}
+class Unconverted {
+  constructor (value) { this.value = value }
+  toJSON () { throw new Error(`no token for ${String(this.value)}, which hyparquet's own parser made`) }
+}
+const integer = (v) => {
+  if (typeof v !== 'bigint' && !Number.isSafeInteger(v)) throw new TypeError('not an integer')
+  return BigInt(v)
+}
+const ours = (own, library) => (v) => {
+  let token
+  try {
+    token = own(v)
+  } catch {
+    return new Unconverted(library(v))
+  }
+  return token
+}
 const parsers = {
-  timestampFromMilliseconds: (ms) => ({ ts_ms: BigInt(ms).toString() }),
-  timestampFromMicroseconds: (us) => ({ ts_us: BigInt(us).toString() }),
-  timestampFromNanoseconds: (ns) => ({ ts_ns: BigInt(ns).toString() }),
-  dateFromDays: (days) => ({ date: dateText(days) }), // any int32: a JS Date would throw beyond +-100M days
+  timestampFromMilliseconds: ours((ms) => new Exact(Number(integer(ms)), { ts_ms: integer(ms).toString() }),
+    DEFAULT_PARSERS.timestampFromMilliseconds),
+  timestampFromMicroseconds: ours((us) => new Exact(Number(integer(us) / 1000n), { ts_us: integer(us).toString() }),
+    DEFAULT_PARSERS.timestampFromMicroseconds),
+  timestampFromNanoseconds: ours((ns) => new Exact(Number(integer(ns) / 1000000n), { ts_ns: integer(ns).toString() }),
+    DEFAULT_PARSERS.timestampFromNanoseconds),
+  // any int32: no Date arithmetic in the token
+  dateFromDays: ours((days) => new Exact(Number(integer(days)) * 86400000, { date: dateText(Number(integer(days))) }),
+    DEFAULT_PARSERS.dateFromDays),
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
@@ -36,7 +67,9 @@ const float = (x) => (Object.is(x, -0) ? '-0.0' : String(x))
 
 function token(value, node) {
   if (value === null || value === undefined) return null
+  if (value instanceof Unconverted) value.toJSON()
   const el = node.element
+  if (el.logical_type?.type === 'VARIANT') return variantToken(value, child(node, 'typed_value'))
   if (el.converted_type === 'LIST' || el.logical_type?.type === 'LIST') {
     const item = node.children[0].children.length === 1 ? node.children[0].children[0] : node.children[0]
     return value.map((v) => token(v, item))
@@ -46,8 +79,7 @@ function token(value, node) {
     for (const child of node.children) fields[child.element.name] = token(value[child.element.name], child)
     return { struct: fields }
   }
-  if (typeof value === 'object' && !(value instanceof Uint8Array) &&
-    ['ts_ms', 'ts_us', 'ts_ns', 'date'].some((tag) => tag in value)) return value
+  if (value instanceof Exact) return value.token
   if (el.converted_type === 'DECIMAL') return { dec: Number(value).toFixed(el.scale || 0) }
   switch (el.type) {
     case 'BOOLEAN': return value
@@ -56,6 +88,42 @@ function token(value, node) {
     default:
       return typeof value === 'string' ? value : { bin: hex(value) }
   }
+}
+
+const child = (node, name) => node?.children.find((c) => c.element.name === name)
+const TIME_NS = { MILLIS: 1000000n, MICROS: 1000n, NANOS: 1n }
+
+// A VARIANT value as hyparquet decodes it (JS values), in the normal form of decoded variants
+// (generators/parquet/variant.py, docs/spec-notes.md#variant). `typed`: the schema node of the typed_value it was
+// shredded into, if any, whose Parquet type says what a JS number or string stood for; without one (a value in the
+// variant's binary), an integral number is an integer and a string text: JS keeps no more.
+function variantToken(value, typed) {
+  if (value === null || value === undefined) return null
+  if (typed && typed.children.length && Array.isArray(value) && (typed.element.logical_type?.type === 'LIST' ||
+    typed.element.converted_type === 'LIST')) {
+    const element = child(typed.children[0].children[0], 'typed_value')
+    return value.map((v) => variantToken(v, element))
+  }
+  if (Array.isArray(value)) return value.map((v) => variantToken(v, undefined))
+  if (value instanceof Exact) return value.token
+  if (typeof value === 'object' && !(value instanceof Uint8Array)) {
+    const fields = {}
+    const group = typed && typed.children.length ? typed : undefined
+    for (const [k, v] of Object.entries(value)) fields[k] = variantToken(v, child(child(group, k), 'typed_value'))
+    return { struct: fields }
+  }
+  // the shredded column's type tells what a JS number or bigint stood for (the value may have come from the binary
+  // value instead: a JS boolean, string or bytes says what it is)
+  const lt = typed && !typed.children.length ? typed.element.logical_type : undefined
+  const physical = typed && !typed.children.length ? typed.element.type : undefined
+  if (typeof value === 'boolean') return value
+  if (typeof value === 'bigint') return lt?.type === 'TIME' ? { time_ns: (value * TIME_NS[lt.unit]).toString() } : { int: value.toString() }
+  if (typeof value === 'number') {
+    if (lt?.type === 'DECIMAL') return { dec: value.toFixed(lt.scale || 0) }
+    if (physical === 'FLOAT' || physical === 'DOUBLE' || !Number.isInteger(value) || Object.is(value, -0)) return { float: float(value) }
+    return { int: String(value) }
+  }
+  return typeof value === 'string' ? value : { bin: hex(value) }
 }
 
 // The values JSON cannot carry, tagged by hyparquet.py (shared.mjs revive): bytes as plain Uint8Arrays.
@@ -98,7 +166,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     try {
       result = await read(req.path)
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, REFUSALS), library_s: (performance.now() - t0) / 1000 })
       continue
     }
     const libraryS = (performance.now() - t0) / 1000
@@ -123,7 +191,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
         library_s: (performance.now() - t0) / 1000 })
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, WRITE_REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, WRITE_REFUSALS), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { readFileSync } from 'node:fs'
-import { WRITE_REFUSALS, dateText, errorOf, outcomeOf, revive } from './shared.mjs'
+import { WRITE_REFUSALS, dateText, errorOf, libraryError, revive } from './shared.mjs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
 const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
@@ -167,7 +167,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     try {
       result = await read(req.path)
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, REFUSALS), library_s: (performance.now() - t0) / 1000 })
       continue
     }
     const libraryS = (performance.now() - t0) / 1000
@@ -191,7 +191,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       await write(spec, req.path)
       out({ id: req.id, outcome: 'written', library_s: (performance.now() - t0) / 1000 })
     } catch (e) {
-      out({ id: req.id, outcome: outcomeOf(e, WRITE_REFUSALS), error: errorOf(e), library_s: (performance.now() - t0) / 1000 })
+      out({ id: req.id, ...libraryError(e, WRITE_REFUSALS), library_s: (performance.now() - t0) / 1000 })
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)

@@ -28,6 +28,18 @@ export function outcomeOf (e, refusals) {
   return 'rejected'
 }
 
+// The answer's fields for what the library threw; our rule or our message failing on it (an object without a
+// string form, a getter that throws) is ours: a harness error, never the library's outcome (docs/adapters.md#the-data-path).
+export function libraryError (e, refusals) {
+  try {
+    return { outcome: outcomeOf(e, refusals), error: errorOf(e) }
+  } catch (ours) {
+    let text = 'an error without a message'
+    try { text = String(ours?.message ?? ours) } catch {}
+    return { outcome: 'harness-error', error: { class: 'Error', message: `sorting what the library threw: ${text}` } }
+  }
+}
+
 // An error as the protocol carries it: the class (with Node's code, as Node prints it: `RangeError
 // [ERR_OUT_OF_RANGE]`), and the message with each cause on a line of its own.
 export function errorOf (e) {
