@@ -126,7 +126,7 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     def reproducer(self) -> Reproducer:
         """repro.py reads as `read` does, in a local[1] session of the same settings; an error carrying a Java
         throwable is judged by the JVM's rule, as `outcome` judges it (java/JavaErrors.java, compiled at first use)."""
-        errors = reproducers.JVM_ERRORS.replace("@@SOURCE@@", repr(ERRORS.read_text()))
+        errors = reproducers.JVM_ERRORS.replace("@@SOURCE@@", repr(ERRORS.read_text(encoding="utf-8")))
         return reproducers.python(
             "pyspark", "import os\nimport time\nimport pyarrow as pa\nimport pyspark\n"
             "from pyspark.sql import SparkSession\n\nSESSION = None\nJVM_RULE = None", "pyspark.__version__",
