@@ -208,14 +208,22 @@ def generate_cached(out: Path, seed: int = 0, tracks: Sequence[Track] | None = N
                     progress: Progress | None = None) -> bool:
     """Writes the corpus into `out` (which must not hold one): a copy of the same corpus generated before, or
     generated now and kept for the next run. True when it came from the cache. A copy, not links: a change
-    to `out` never reaches the cache."""
+    to `out` never reaches the cache. A cache folder that cannot be written is passed by: the corpus is generated
+    into `out` directly."""
     tracks = list(tracks) if tracks is not None else all_tracks()
     root = cache_root() / "corpora"
     cached = root / corpus_key(seed, tracks)
-    hit = (cached / "manifest.json").is_file()
+    try:
+        hit = (cached / "manifest.json").is_file()
+    except OSError:  # a cache folder this user cannot search
+        hit = False
     if not hit:
-        root.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".new-", dir=root))
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".new-", dir=root))
+        except OSError:
+            generate(out, seed=seed, tracks=tracks, progress=progress)
+            return False
         try:
             generate(staging, seed=seed, tracks=tracks, progress=progress)
             staging.rename(cached)  # atomic; another run that got there first keeps its own

@@ -89,7 +89,7 @@ def pack(corpus: Path, out: Path) -> tuple[Path, str]:
         os.chmod(tmp, 0o644)
         digest = sha256_file(Path(tmp))
         sums_fd, sums_tmp = tempfile.mkstemp(prefix=f".{SUMS}.", suffix=".tmp", dir=out)
-        with open(sums_fd, "w") as f:
+        with open(sums_fd, "w", encoding="utf-8") as f:
             f.write(sums_text(out, {archive.name: digest}))
         os.chmod(sums_tmp, 0o644)
         with trees.interrupts_deferred():  # the archive and its line in SHA256SUMS appear together

@@ -49,7 +49,7 @@ def load(root: Path | None = None) -> list[dict]:
     if not path.is_file():
         return []
     try:
-        entries = json.loads(path.read_text())
+        entries = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
         raise ValueError(f"{path}: not JSON ({e})") from None
     if not isinstance(entries, list) or not all(isinstance(e, dict) and "id" in e for e in entries):
@@ -62,7 +62,7 @@ def save(entries: list[dict], root: Path | None = None) -> None:
     root.mkdir(parents=True, exist_ok=True)
     text = json.dumps(sorted(entries, key=lambda e: e["id"]), indent=1, ensure_ascii=True) + "\n"
     tmp = root / f".{INDEX}.tmp"
-    tmp.write_text(text)
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(root / INDEX)
 
 

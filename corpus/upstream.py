@@ -77,7 +77,7 @@ def _pin(obj: Mapping[str, Any], where: str) -> Pin:
 def load(path: Path) -> list[Pin]:
     """The pins of a committed list (`{"files": [...]}`), each checked."""
     try:
-        doc = json.loads(path.read_text())
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise UpstreamError(f"{path}: cannot read the pin list ({e})") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):

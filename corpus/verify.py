@@ -12,6 +12,7 @@ import stat
 import tarfile
 import zlib
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from parquet_conformance.corpus.dist import (
@@ -128,6 +129,31 @@ def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
     problems += [f"{what}: {rel}" for rel, what in strange.items()
                  if (rel not in named and rel.split("/", 1)[0] not in DATA_DIRS) or rel in DATA_DIRS]
     return problems
+
+
+def verify_cases(root: Path, manifest: Manifest, case_ids: Iterable[str]) -> list[str]:
+    """Problems of what reading a few cases rests on, checked as verify_tree checks a whole corpus: the manifest
+    against its digest, and these cases' files against the manifest, no link followed (`read` of one case)."""
+    wanted = set(case_ids)
+    part = replace(manifest, cases=[c for c in manifest.cases if c.id in wanted], bases={})
+
+    def digest(rel: str) -> str | None:
+        h = hashlib.sha256()
+        try:
+            with trees.open_below(root, rel) as f:
+                while chunk := f.read(CHUNK):
+                    h.update(chunk)
+        except FileNotFoundError:
+            return None
+        except (trees.TreeError, OSError) as e:
+            return str(e).rsplit(": ", 1)[-1]
+        return h.hexdigest()
+
+    try:
+        sums = documents.read_bytes(root / SUMS, MAX_SUMS, links=False)
+    except DocumentError:
+        sums = None
+    return check(part, digest, lambda rel: None, sums, [])
 
 
 def verify_archive(path: Path) -> tuple[list[str], list[str]]:

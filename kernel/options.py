@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -49,6 +50,10 @@ def stored_path(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
+        if _utf8(os.fsencode(text)) and sys.getfilesystemencoding() != "utf-8":  # the locale's fault, not the name's
+            raise argparse.ArgumentTypeError(
+                f"{_shown(text)} cannot be named under this locale's {sys.getfilesystemencoding()} encoding: set a "
+                "UTF-8 locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1") from None
         raise argparse.ArgumentTypeError(f"{_shown(text)} is not valid UTF-8; rename it") from None
     if "\x00" in text or not text:
         raise argparse.ArgumentTypeError("an empty path, or one with a NUL byte")
@@ -56,15 +61,34 @@ def stored_path(text: str) -> str:
 
 
 def output_dir(text: str) -> str:
-    """A folder to write into: a stored path that is a folder or can be made one, by this user."""
+    """A folder to write into: a stored path that is a folder or can be made one, by this user (each check is made
+    with this process's own rights: a folder above it that it cannot search is refused as one it cannot write)."""
     stored_path(text)
     path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{_shown(text)} exists and is not a folder")
-    existing = next((p for p in (path, *path.absolute().parents) if p.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+    try:
+        if path.exists() and not path.is_dir():
+            raise argparse.ArgumentTypeError(f"{_shown(text)} exists and is not a folder")
+        existing = next((p for p in (path, *path.absolute().parents) if p.exists()), None)
+    except OSError as e:  # a folder above it this user cannot search
+        shut = next((p for p in reversed(path.absolute().parents) if not _may(p, os.X_OK)), e.filename)
+        raise argparse.ArgumentTypeError(f"{_shown(text)} cannot be written here ({shut} cannot be searched by this "
+                                         "user)") from None
+    if existing is None or not existing.is_dir() or not _may(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{_shown(text)} cannot be written here ({existing} is not writable)")
     return text
+
+
+def _may(path: Path, mode: int) -> bool:
+    """Whether this process may use the folder so, by its effective user and groups (as the writes will be made)."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _shown(text: str) -> str:

@@ -5,6 +5,7 @@ is still there and unchanged, and case summaries made from the cells when it is 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict
@@ -14,6 +15,8 @@ from parquet_conformance.conformance.harness.results import (
     read_cells,
     read_document_parts,
     read_record,
+    recorded_path,
+    run_path,
 )
 from parquet_conformance.corpus.model import Expectation, Manifest
 from parquet_conformance.reports.datadiff import data_diff
@@ -39,7 +42,7 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
         if base not in expected:
             path = (corpus / manifest.bases[base].expected) if corpus and manifest else None
             try:
-                expected[base] = json.loads(path.read_text()) if path else None
+                expected[base] = json.loads(path.read_text(encoding="utf-8")) if path else None
             except (OSError, ValueError):
                 expected[base] = None
         return expected[base]
@@ -120,6 +123,8 @@ def stored_document(results: Path, run_id: str | None = None) -> ResultsDocument
     run_id, cells = read_cells(results, run_id)
     record = read_record(results, run_id)
     info = record.info if record else RunInfo(run_id, "?", 0, "?", "", None, sorted({c.track for c in cells}), "")
+    if info.corpus:  # recorded against the run's folder (a run recorded before that: where it is now found)
+        info = replace(info, corpus=recorded_path(run_path(results, info.corpus), results.parent))
     parts = read_document_parts(results, run_id)
     if parts is not None:
         try:

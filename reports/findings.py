@@ -46,11 +46,12 @@ def summary(report: FuzzReport) -> str:
 def write_findings(report: FuzzReport, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     doc = out / "findings.json"
-    doc.write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=True) + "\n")
+    doc.write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
     page = out / "findings.html"
     template = environment().get_template("findings.html.j2")
     dumps = [hexdump(f.window_offset or 0, f.window_hex) if f.window_hex is not None else None
              for f in report.findings]
     page.write_text(template.render(report=report, dumps=dumps, per_impl=per_implementation(report),
-                                    chains=[json.dumps(f.shrunk_chain or f.chain, indent=1) for f in report.findings]))
+                                    chains=[json.dumps(f.shrunk_chain or f.chain, indent=1) for f in report.findings]),
+                    encoding="utf-8")
     return [doc, page]

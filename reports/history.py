@@ -151,6 +151,6 @@ def history_markdown(history: History, chart: str = "history.svg") -> str:
 
 def write_history(history: History, out: Path) -> list[Path]:
     with trees.files_replaced(out) as staging:  # the chart and its page replace the old ones together
-        (staging / "history.svg").write_text(chart_svg(history))
-        (staging / "history.md").write_text(history_markdown(history, "history.svg"))
+        (staging / "history.svg").write_text(chart_svg(history), encoding="utf-8")
+        (staging / "history.md").write_text(history_markdown(history, "history.svg"), encoding="utf-8")
     return [out / "history.svg", out / "history.md"]

@@ -347,7 +347,7 @@ class Html:
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "report.html"
         # errors="replace": a lone surrogate from another tool's cells becomes "?"
-        path.write_text(render(doc, corpus=corpus_href(doc, out)), errors="replace")
+        path.write_text(render(doc, corpus=corpus_href(doc, out)), errors="replace", encoding="utf-8")
         return [path]
 
 

@@ -13,7 +13,7 @@ class Json:
 
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "results.json"
-        path.write_text(json.dumps(doc.to_json(), indent=1, ensure_ascii=True) + "\n")
+        path.write_text(json.dumps(doc.to_json(), indent=1, ensure_ascii=True) + "\n", encoding="utf-8")
         return [path]
 
 

@@ -24,7 +24,7 @@ from parquet_conformance.reports.text import (
     cell_level_text,
     corpus_href,
     detail,
-    file_name,
+    file_names,
     mark_text,
     repro_command,
     shorten,
@@ -116,8 +116,9 @@ class JUnit:
         folder = out / "junit"
         folder.mkdir(exist_ok=True)
         paths = []
+        names = file_names(a.adapter for a in doc.adapters)  # a name from a results dataset may be anything
         for a in doc.adapters:
-            path = folder / f"{file_name(a.adapter)}.xml"  # a name from a results dataset may be anything
+            path = folder / f"{names[a.adapter]}.xml"
             path.write_bytes(suite(doc, a.adapter, corpus_href(doc, out)))
             paths.append(path)
         return paths

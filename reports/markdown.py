@@ -11,7 +11,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Verdict
 from parquet_conformance.reports.clusters import clusters
-from parquet_conformance.reports.model import Mark, ResultsDocument, reuse_text
+from parquet_conformance.reports.model import Mark, ResultsDocument, refused_starts, reuse_text
 from parquet_conformance.reports.text import (
     EXPECTATIONS,
     LEVEL_MEANING,
@@ -96,6 +96,7 @@ def summary(doc: ResultsDocument, per_adapter: int = PER_ADAPTER) -> str:
                      f"{percent(a.pass_rate)} | {a.level_text()} | {a.passed} | {a.fail} | {a.flaky} | "
                      f"{a.representation} |{marks} "
                      f"{a.skip} | {a.harness_errors} | {fails} |")
+    lines += [f"\n**{cell_text(a)} is unavailable**: {cell_text(why)}" for a, why in refused_starts(doc.cells).items()]
     flaky = [c for c in doc.cells if c.verdict == Verdict.FLAKY]
     if flaky:  # apart from passes and failures: the attempts at each disagree
         lines += ["", f"**{len(flaky)} flaky {'cell' if len(flaky) == 1 else 'cells'}** (some attempts passed, some "
@@ -166,7 +167,7 @@ class Markdown:
 
     def write(self, doc: ResultsDocument, out: Path) -> list[Path]:
         path = out / "summary.md"
-        path.write_text(summary(doc), errors="replace")
+        path.write_text(summary(doc), errors="replace", encoding="utf-8")
         return [path]
 
 

@@ -10,7 +10,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
-from parquet_conformance.conformance.harness.model import Cell, Overhead, RunInfo, Verdict, WriterCell
+from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, Overhead, RunInfo, Verdict, WriterCell
+from parquet_conformance.conformance.harness.protocol import refused_start
 from parquet_conformance.corpus.model import LEVELS, Citation, Expectation, Kind
 from parquet_conformance.kernel.documents import plain
 
@@ -284,6 +285,17 @@ def scores(cells: Iterable[Cell]) -> list[AdapterScore]:
             levels={str(lv): LevelScore(by_level[lv, True], by_level[lv, False]) for lv in LEVELS
                     if by_level[lv, True] + by_level[lv, False]},
             representation=verdicts[Verdict.REPRESENTATION]))
+    return out
+
+
+def refused_starts(cells: Iterable[Cell]) -> dict[str, str]:
+    """adapter -> why, for each adapter that was unavailable because its start answer was refused (a role outside the
+    protocol's alphabet, one listed twice: harness/protocol.py refused_start): the run, summary.md and `check` say it,
+    where a skip count alone would not."""
+    out: dict[str, str] = {}
+    for c in cells:
+        if c.outcome == OutcomeKind.UNAVAILABLE and c.error_message and refused_start(c.error_message):
+            out.setdefault(c.adapter, c.error_message)
     return out
 
 

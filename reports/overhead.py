@@ -48,8 +48,8 @@ class SkipOverheadReport:
         if not rows:
             return []
         svg, md = out / "skip-overhead.svg", out / "skip-overhead.md"
-        svg.write_text(overhead_chart_svg(rows))
-        md.write_text(markdown(rows, svg.name))
+        svg.write_text(overhead_chart_svg(rows), encoding="utf-8")
+        md.write_text(markdown(rows, svg.name), encoding="utf-8")
         return [svg, md]
 
 

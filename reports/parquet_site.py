@@ -30,6 +30,7 @@ from typing import Literal
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.model import ResultsDocument
+from parquet_conformance.reports.text import distinct_names
 
 Mode = Literal["requires", "tolerates"]
 
@@ -75,6 +76,11 @@ FEATURES = (
 ENGINES = {"pyarrow": "arrow", "parquet-java": "parquet-java", "datafusion": "arrow-rs", "hyparquet": "hyparquet",
            "duckdb": "duckdb", "polars": "polars"}
 NOTE_CASES = 3  # failing cases named in a `none` note
+
+
+def engine_of(adapter: str) -> str:
+    """The site's engine id of an adapter: its engine's where it has one of the site's, else its own name."""
+    return ENGINES.get(re.split(r"[=@]", adapter)[0], adapter)  # polars==1.40.1: polars
 
 
 def _scalar(text: str) -> str:
@@ -138,17 +144,23 @@ class ParquetSiteFormat:
         folder = out / "parquet-site"
         folder.mkdir(parents=True, exist_ok=True)
         day = (doc.run.started or "")[:10]
-        written = []
+        supported = {}
         for score in doc.adapters:
             if score.track != "parquet":
                 continue
             cells = [c for c in doc.cells if c.adapter == score.adapter and c.track == "parquet"]
-            support = statuses(cells, {c.id: c.baseline for c in doc.cases if c.baseline})
-            if not support:
-                continue
-            engine = ENGINES.get(re.split(r"[=@]", score.adapter)[0], score.adapter)  # polars==1.40.1: polars
-            path = folder / f"{_file_part(engine)}-{_file_part(score.version or 'unknown')}.yaml"
-            path.write_text(document(engine, score.implementation, score.version or "", day, doc.run.id, support))
+            if support := statuses(cells, {c.id: c.baseline for c in doc.cases if c.baseline}):
+                supported[score.adapter] = (score, support)
+        # One file each, never one over another: an engine's own adapter keeps <engine>-<version>; another adapter
+        # whose name gives the same file (named like the engine, or alike in its first 80 characters) is told apart.
+        order = sorted(supported, key=lambda a: (re.split(r"[=@]", a)[0] not in ENGINES, a))
+        stems = distinct_names({a: f"{_file_part(engine_of(a))}-{_file_part(supported[a][0].version or 'unknown')}"
+                                for a in order})
+        written = []
+        for adapter, (score, support) in supported.items():
+            path = folder / f"{stems[adapter]}.yaml"
+            path.write_text(document(engine_of(adapter), score.implementation, score.version or "", day, doc.run.id,
+                                     support), encoding="utf-8")
             written.append(path)
         return written
 

@@ -36,14 +36,14 @@ def rendered() -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     texts = rendered()
-    stale = [n for n, text in texts.items() if not FILES[n].is_file() or FILES[n].read_text() != text]
+    stale = [n for n, text in texts.items() if not FILES[n].is_file() or FILES[n].read_text(encoding="utf-8") != text]
     if "--check" in argv:
         for name in stale:
             print(f"{FILES[name]} differs from the records; run python -m parquet_conformance.reports.schemas")
         return 1 if stale else 0
     for name in stale:
         FILES[name].parent.mkdir(parents=True, exist_ok=True)
-        FILES[name].write_text(texts[name])
+        FILES[name].write_text(texts[name], encoding="utf-8")
         print(f"wrote {FILES[name]}")
     return 0
 

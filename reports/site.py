@@ -14,6 +14,7 @@ others relatively, so the folder can be served from anywhere or opened from disk
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -31,6 +32,7 @@ from parquet_conformance.reports.text import (
     environment,
     family_name,
     file_name,
+    file_names,
     mark_text,
     repro_command,
 )
@@ -44,8 +46,10 @@ def case_path(case_id: str) -> str:
     return "case/" + "/".join(file_name(s) for s in segments) + ".html"
 
 
-def impl_path(adapter: str) -> str:
-    return f"impl/{file_name(adapter)}.html"
+def impl_paths(adapters: Iterable[str]) -> Callable[[str], str]:
+    """Each implementation's page (impl/<adapter>.html), a file of its own whatever the names (text.file_names)."""
+    names = file_names(adapters)
+    return lambda adapter: f"impl/{names[adapter]}.html"
 
 
 def case_href(root: str, cell: Cell) -> str:
@@ -66,10 +70,11 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
     def page(rel: str, text: str) -> None:
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, errors="replace")
+        path.write_text(text, errors="replace", encoding="utf-8")
         written.append(path)
 
-    corpus = corpus_href(doc, out)  # from the site's root; a page deeper down goes up first
+    corpus = corpus_href(doc, out, run_out)  # from the site's root; a page deeper down goes up first
+    impl_path = impl_paths(a.adapter for a in doc.adapters)
     page("index.html", render(doc, Links(case=case_path, impl=impl_path), corpus=corpus))
     if doc.writers is not None:  # the writer x reader matrix the index links, its files where the run wrote them
         from parquet_conformance.reports.writers import FORMAT as WRITERS
@@ -92,8 +97,8 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
             releases = {s.adapter for p in history.runs for s in p.scores
                         if family_name(s.adapter, s.version) == family.name}
             (out / "impl").mkdir(parents=True, exist_ok=True)
-            svg = out / "impl" / f"{file_name(a.adapter)}.svg"
-            svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"))
+            svg = (out / rel).with_suffix(".svg")
+            svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"), encoding="utf-8")
             written.append(svg)
             chart = svg.name
         changes = [c for c in history.latest.changes if c.adapter == a.adapter] if history and history.latest else []
@@ -107,6 +112,6 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
         cells = sorted(by_case.get(case.id, []), key=lambda c: (c.adapter, c.role))
         page(rel, env.get_template("site_case.html.j2").render(
             doc=doc, case=case, cells=cells, corpus=up(rel) + corpus, mark_text=mark_text,
-            diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel),
+            diff_text=lambda c: (d := doc.diff_of(c)) and describe(d), root=up(rel), impl_path=impl_path,
             command=partial(repro_command, doc)))
     return written

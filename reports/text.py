@@ -7,10 +7,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import itertools
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
 
 from parquet_conformance.conformance.harness.chains import root_cause
@@ -99,6 +101,31 @@ def file_name(name: str) -> str:
         return name
     prefix = re.sub(r"[^A-Za-z0-9._+-]+", "-", name)[:40].strip(".-") or "name"
     return f"{prefix}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+
+
+def distinct_names(wanted: dict[str, str]) -> dict[str, str]:
+    """key -> its wanted file name (a stem), no two alike even on a file system that folds case: a key whose stem an
+    earlier key took (two long names sharing their cut prefix, an external adapter named like a built-in engine,
+    names that differ only in case) gets its own digest added. The keys keep the dict's order: an earlier key keeps
+    its wanted stem. Every place a name becomes a file name goes through it, so that no file overwrites another."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for key, stem in wanted.items():
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        for n in itertools.count():
+            if stem.casefold() not in taken:
+                break
+            stem = f"{wanted[key][:80]}-{digest[:12]}" + (f"-{n}" if n else "")
+        taken.add(stem.casefold())
+        out[key] = stem
+    return out
+
+
+def file_names(names: Iterable[str]) -> dict[str, str]:
+    """Each name as a file name of its own (file_name, made distinct: distinct_names); a name that is its own file
+    name, in lower case, keeps it before any other."""
+    order = sorted(set(names), key=lambda n: (file_name(n) != n, n != n.lower(), n))
+    return distinct_names({n: file_name(n) for n in order})
 
 
 def cell_text(text: object) -> str:
@@ -361,15 +388,20 @@ def published(staging: Path, final: Path) -> Iterator[None]:
         _PUBLISHED.reset(token)
 
 
-def corpus_href(doc: ResultsDocument, page_dir: Path) -> str:
-    """The run's corpus relative to a page's folder (report.html's: the run's --out, where the corpus usually is)."""
+def corpus_href(doc: ResultsDocument, page_dir: Path, run_out: Path | None = None) -> str:
+    """The run's corpus relative to a page's folder. A run records its corpus relative to its own folder
+    (harness/results.py recorded_path): `run_out`, that folder when the page is elsewhere (a site); by default the
+    page's own (report.html's, junit's: the run's --out)."""
     if not doc.run.corpus:
         return "corpus"
     page = page_dir.resolve()
     moved = _PUBLISHED.get()
     if moved is not None and (page == moved[0] or moved[0] in page.parents):
         page = moved[1] / page.relative_to(moved[0])
-    return Path(os.path.relpath(Path(doc.run.corpus).resolve(), page)).as_posix()
+    corpus = Path(doc.run.corpus)
+    if not corpus.is_absolute():
+        corpus = (run_out.resolve() if run_out is not None else page) / corpus
+    return Path(os.path.relpath(corpus.resolve(), page)).as_posix()
 
 
 def repro_command(doc: ResultsDocument, cell: Cell, corpus: str = "corpus") -> str | None:
@@ -476,10 +508,23 @@ def html_visible(value: object) -> object:
     return terminal(str(value), keep_newlines=True)
 
 
+class _Compiled(jinja2.FileSystemBytecodeCache):
+    """jinja2's cache of compiled templates, kept in the cache folder: a folder that cannot be read or written (a
+    read-only home, another user's cache) costs a compile, never a run's reports."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().load_bytecode(bucket)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
 def _compiled() -> jinja2.BytecodeCache | None:
-    """Where compiled templates are kept; none where the cache folder cannot be made (a read-only home)."""
+    """Where compiled templates are kept; none where the cache folder cannot be made."""
     try:
-        return jinja2.FileSystemBytecodeCache(str(cache_dir("templates")))
+        return _Compiled(str(cache_dir("templates")))
     except OSError:
         return None
 

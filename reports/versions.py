@@ -73,7 +73,7 @@ class Versions:
         if not text:
             path.unlink(missing_ok=True)  # no stale table from an earlier run into the same directory
             return []
-        path.write_text(text)
+        path.write_text(text, encoding="utf-8")
         return [path]
 
 

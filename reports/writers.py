@@ -321,8 +321,8 @@ class WritersReport:
                                         refusals=refusals(doc), file=_file, short=_short,
                                         writers=writer_rows(doc.writers), counts=verdict_counts(doc.writers),
                                         why=why, table=_table, label=_writer_label, shown=MESSAGE_SHOWN,
-                                        variants=VARIANTS, verdicts=[str(v) for v in WriterVerdict]))
-        md.write_text(markdown(doc))
+                                        variants=VARIANTS, verdicts=[str(v) for v in WriterVerdict]), encoding="utf-8")
+        md.write_text(markdown(doc), encoding="utf-8")
         return [html, md]
 
 

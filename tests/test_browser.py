@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -321,14 +322,20 @@ def test_from_a_score_row_to_a_failing_cell_its_file_its_command_and_back(browse
     by_id(browser, "detail-copy").click()
     assert by_id(browser, "detail-copy").text in ("copied", "selected: copy it")
     command = by_id(browser, "detail-cmd").get_attribute("value")
-    assert command.startswith("parquet-conformance read corpus/cases/ext/column-meta-data/flat/zigzag-header.parquet "
-                              "--adapter-cmd 'sparky=")
-    argv = shlex.split(command)
-    proc = subprocess.run([*CLI, *argv[1:], "--json"], cwd=out, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    folder, _, read_line = command.partition(" && ")  # opened as a file: the report's folder first
+    assert shlex.split(folder) == ["cd", f"{out.resolve()}/"]
+    assert read_line.startswith("parquet-conformance read corpus/cases/ext/column-meta-data/flat/zigzag-header.parquet "
+                                "--adapter-cmd 'sparky=")
+    assert by_id(browser, "detail-where").get_attribute("hidden") is not None  # no "from the folder of" needed
+    anywhere = tempfile.mkdtemp()  # pasted into a shell elsewhere, it works as it is
+    proc = subprocess.run(["sh", "-c", f"{command} --json"], cwd=anywhere, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    os.rmdir(anywhere)
+    assert proc.returncode == 1, proc.stderr  # a case of the corpus: judged, and sparky fails it
     read = json.loads(proc.stdout)
     assert (read["adapter"], read["outcome"], read["error"]["class"]) == ("sparky", "rejected",
                                                                           "py4j.protocol.Py4JJavaError")
+    assert read["verdicts"][0]["verdict"].startswith("fail:")
     assert "Required field 'codec' was not found" in read["error"]["message"]
     browser.back()  # type: ignore[attr-defined]
     assert not by_id(browser, "detail").is_displayed() and fragment(browser) == "view=impl&impl=sparky"

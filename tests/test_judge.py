@@ -3,6 +3,7 @@ run that goes on across crashes. Misbehaving workers themselves are in tests/hos
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from parquet_conformance.corpus.model import MANIFEST_VERSION, Expectation, Leve
 from tests.helpers import read_cases
 
 FAKE = Path(__file__).parent / "hostile" / "worker.py"
+EMPTY = hashlib.sha256(b"").hexdigest()  # the digest of an empty case file
 
 
 def manifest(cases: list[tuple[str, ...]], base_hash: str = "h") -> Manifest:
@@ -41,13 +43,16 @@ def manifest(cases: list[tuple[str, ...]], base_hash: str = "h") -> Manifest:
                         "expected": "expected/b.json", "data_hash": base_hash, "rows": 1, "columns": ["x"],
                         "baseline_case": "base/b"}},
         "cases": [{"id": i, "track": "parquet", "title": i, "group": i.split("/")[0], "kind": "corrupt", "base": "b",
-                   "file": f"cases/{i}.parquet", "size": 0, "sha256": "0" * 64, "seed": 0, "mutations": [],
+                   "file": f"cases/{i}.parquet", "size": 0, "sha256": EMPTY, "seed": 0, "mutations": [],
                    "expect": {"legacy": e}, "decode": {}, "citations": [], "notes": "", "extensions": None,
                    "large": False, "levels": {"legacy": level[0] if level else "must"}} for i, e, *level in cases]})
 
 
 def test_a_run_completes_across_crashes(tmp_path: Path) -> None:
     m = manifest([("base/b", "read"), ("corrupt/bad-1", "reject"), ("corrupt/bad-2", "reject")])
+    for c in m.cases:  # the files the manifest names (empty: the fake reads none of them)
+        (tmp_path / c.file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / c.file).touch()
     specs = [AdapterSpec("fake", f"{sys.executable} {FAKE} segfault")]  # it crashes on paths with "bad" in them
     cells = Judge.of(m).cells(read_cases(m.cases, tmp_path, specs))
     assert [(c.case, c.outcome, c.verdict) for c in cells] == [

@@ -209,18 +209,29 @@ def test_names_and_corpus() -> None:
     assert upstream.safe_word("1.2.3", "V") == "1.2.3" and upstream.safe_word("1`$(x)", "V") == "V"
 
 
-def test_the_corpus_is_found_from_anywhere(tmp_path: Path) -> None:
-    """A run records its corpus as given (out/latest/corpus, relative to where it started): found from above the
-    results dataset, or given."""
+def test_the_corpus_is_found_from_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run records its corpus relative to its own folder (`corpus`): found there from any folder; a run recorded
+    before that (relative to where it started: out/latest/corpus) is found from a folder above its results, never
+    from the current folder, even one that holds another run's out/latest/corpus (README's first command)."""
     corpus = tmp_path / "out" / "latest" / "corpus"
     corpus.mkdir(parents=True)
     (corpus / "manifest.json").write_text("{}")
     results = tmp_path / "out" / "latest" / "results"
     results.mkdir()
+    here = tmp_path / "here"  # another run's folder, the current one
+    (here / "out" / "latest" / "corpus").mkdir(parents=True)
+    (here / "out" / "latest" / "corpus" / "manifest.json").write_text("{}")
+    monkeypatch.chdir(here)
+    assert upstream.locate_corpus("corpus", results, None) == corpus.resolve()
     assert upstream.locate_corpus("out/latest/corpus", results, None) == corpus.resolve()
     assert upstream.locate_corpus("anything", results, tmp_path) == tmp_path
+    copy = tmp_path / "copy"  # a copy of the run (out/latest) recorded so: its corpus is the copy's
+    (copy / "corpus").mkdir(parents=True)
+    (copy / "corpus" / "manifest.json").write_text("{}")
+    (copy / "results").mkdir()
+    assert upstream.locate_corpus("out/latest/corpus", copy / "results", None) == (copy / "corpus").resolve()
     with pytest.raises(UsageError, match="give it with --corpus"):
-        upstream.locate_corpus("elsewhere/corpus", results, None)
+        upstream.locate_corpus("elsewhere/gone", results, None)
     with pytest.raises(UsageError, match="records no corpus"):
         upstream.locate_corpus("", results, None)
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters.parquet.pyarrow import ADAPTER as PYARROW
@@ -264,6 +264,8 @@ def test_the_decoder_decodes_what_the_encoding_says(value: tuple[bytes, object])
 
 
 @given(st.binary(max_size=64))
+@example(b"\x13" * 64)  # every element of every array at the same bytes: 2^60 values unfolded from 64 bytes
+@example(b"\x13\xff\xff\xff\xff")  # a large array of 2^32 - 1 elements: lists of that length before any check
 def test_the_decoder_refuses_or_decodes_any_bytes(raw: bytes) -> None:
     try:
         json.dumps(variant.row_tokens(METADATA, raw))

@@ -9,27 +9,30 @@ import argparse
 from pathlib import Path
 
 from parquet_conformance.conformance.harness import gate
-from parquet_conformance.conformance.harness.model import Cell
-from parquet_conformance.conformance.harness.results import RunRecord, read_cells, read_record
+from parquet_conformance.conformance.harness.model import Cell, OutcomeKind
+from parquet_conformance.conformance.harness.results import RunRecord, read_cells, read_record, run_path
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.model import Level
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports.model import scores
 
 
-def preconditions(args: argparse.Namespace, run_id: str, cells: list[Cell], record: RunRecord | None) -> list[Cell]:
+def preconditions(args: argparse.Namespace, results: Path, run_id: str, cells: list[Cell],
+                  record: RunRecord | None) -> list[Cell]:
     """The adapter's cells of the run, once the gate can judge them; UsageError (exit 2) otherwise."""
     mine = [c for c in cells if c.adapter == args.adapter]
     if not mine:
         adapters = sorted({c.adapter for c in cells})
         raise UsageError(f"adapter {args.adapter!r} is not in run {run_id} (it has: {', '.join(adapters)})")
     if all(c.verdict == "skip" for c in mine):
-        raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}")
-    if record is not None and Path(record.info.corpus).is_dir():  # the corpus is still here: it must be the one run
+        why = next((c.error_message for c in mine if c.outcome == OutcomeKind.UNAVAILABLE and c.error_message), None)
+        raise UsageError(f"adapter {args.adapter!r} was unavailable in run {run_id}" + (f": {why}" if why else ""))
+    corpus = run_path(results, record.info.corpus) if record is not None and record.info.corpus else None
+    if record is not None and corpus is not None and corpus.is_dir():  # the corpus is still there: the one run?
         # Its manifest's digest names it (the run checked every file against that manifest as it began).
-        digest = dist.manifest_digest(dist.find_root(Path(record.info.corpus)))
+        digest = dist.manifest_digest(dist.find_root(corpus))
         if digest != record.info.corpus_digest:
-            raise UsageError(f"{record.info.corpus} changed since run {run_id} (manifest digest {digest[:16]}, the run "
+            raise UsageError(f"{corpus} changed since run {run_id} (manifest digest {digest[:16]}, the run "
                              f"used {record.info.corpus_digest[:16]})")
     if record is not None and record.info.only != args.only:
         what = f"only {record.info.only!r}" if record.info.only else "the whole corpus"
@@ -70,12 +73,12 @@ def command(args: argparse.Namespace) -> int:
     results = Path(args.results)
     run_id, cells = read_cells(results, args.run)
     record = read_record(results, run_id)
-    mine = preconditions(args, run_id, cells, record)
+    mine = preconditions(args, results, run_id, cells, record)
     level = Level(args.level)
     if args.write_expected_failures:
         if not path.parent.is_dir():
             raise UsageError(f"{path.parent}: no such directory")
-        path.write_text(gate.expected_failures_text(args.adapter, run_id, mine, level))
+        path.write_text(gate.expected_failures_text(args.adapter, run_id, mine, level), encoding="utf-8")
         print(f"wrote {sum(c.verdict.is_failure and gate.enforced(c, level) for c in mine)} expected failures "
               f"(level {level}) to {path}")
         return 0

@@ -179,12 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
     ada.add_argument("--json", action="store_true", help="machine-readable output")
     ada.set_defaults(handler="commands:adapters")
 
-    rd = sub.add_parser("read", help="read one file with one adapter and print the outcome",
+    rd = sub.add_parser("read", help="read one file with one adapter: the outcome, and a case's verdict",
                         description="One cell: the adapter's worker reads FILE; the outcome is read (rows, "
                                     "data_hash of the canonical data), rejected (error class and message), "
                                     "unhandled-error (an error the library does not raise on purpose), crash, "
-                                    "timeout, oom, unavailable or harness-error (our side failed).")
-    rd.add_argument("file", metavar="FILE")
+                                    "timeout, oom, unavailable or harness-error (our side failed). A case of a corpus "
+                                    "(a file inside one, or a case id with --corpus) is judged as a run judges it: "
+                                    "the adapter's reading of the unmodified base too, a cell that did not pass "
+                                    "confirmed in a new worker; it prints the verdict and its level and exits 0 for a "
+                                    "pass, 1 for a failure (or a flaky cell), 2 when the adapter is unavailable, 3 for "
+                                    "a harness error. Any other file: the outcome alone (exit 0).")
+    rd.add_argument("file", metavar="FILE", help="a file, or with --corpus a case id")
+    rd.add_argument("--corpus", metavar="DIR", help="the corpus FILE is a case of (default: the corpus above FILE)")
     add_adapter_options(rd)
     add_track_option(rd, many=False)
     rd.add_argument("--op", default="read", help="the operation to ask for (a track may define more than read)")
@@ -327,8 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--run", metavar="RUN_ID",
                      help="--site, --rewrite, --upstream: the run to show (default: the latest)")
     rep.add_argument("--corpus", metavar="DIR",
-                     help="--upstream: the run's corpus (default: the path its run recorded, as it is or from a folder "
-                          "above the results dataset)")
+                     help="--upstream: the run's corpus (default: the path its run recorded, found against the run's "
+                          "folder, the one holding the results dataset, wherever it was moved or copied)")
     rep.add_argument("--out", metavar="DIR", type=output_dir,
                      help="--history: where history.svg and history.md go (default: the folder holding RESULTS_DIR)")
     rep.add_argument("--json", action="store_true", help="--diff: machine-readable output")

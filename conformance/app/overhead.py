@@ -159,10 +159,10 @@ def _bytes_read(worker: Worker) -> int | None:
     try:
         while todo:
             pid = todo.pop()
-            io = Path(f"/proc/{pid}/io").read_text()
+            io = Path(f"/proc/{pid}/io").read_text(encoding="utf-8")
             total += int(next(line.split()[1] for line in io.splitlines() if line.startswith("rchar:")))
             for task in Path(f"/proc/{pid}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
+                todo += [int(c) for c in (task / "children").read_text(encoding="utf-8").split()]
     except (OSError, StopIteration, ValueError):
         return None
     return total

@@ -52,7 +52,9 @@ from parquet_conformance.conformance.harness.results import (
     Store,
     check_run_id,
     new_run_id,
+    read_partition,
     read_record,
+    recorded_path,
     reusable_cells,
     warn,
 )
@@ -65,7 +67,7 @@ from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
 from parquet_conformance.reports.document import results_document
-from parquet_conformance.reports.model import WritersMatrix, reuse_text
+from parquet_conformance.reports.model import WritersMatrix, refused_starts, reuse_text
 
 if TYPE_CHECKING:
     from parquet_conformance.conformance.app.writers import WritersResult
@@ -141,10 +143,12 @@ def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
 def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> RunResult:
     timings = Timings()
     store = Store(opts.out)
-    run_id = check_run_id(opts.resume or opts.run_id or new_run_id())
+    named = opts.resume or opts.run_id  # else an id made of the time, which gives way if taken (Store.begin)
+    run_id = check_run_id(named or new_run_id())
     if opts.master != "none" and importlib.util.find_spec("pyspark") is None:
         raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
-    store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
+    if named:
+        store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
     # OUT inside the corpus (or inside any corpus, results dataset or site of ours) would break it; the corpus may
     # live in OUT (OUT/corpus is the default), where nothing the run writes goes.
@@ -183,9 +187,11 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         by_track.setdefault(s.build().track, []).append(s.name)
     judge = Judge.of(manifest, root, representations(opts.specs))
     measured = overhead.load(opts.out)  # a file that is not one is refused now, not after every cell ran
+    if opts.resume:
+        check_resume(store, run_id, wanted, names, {c.id for c in manifest.cases})
     # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
-    started = store.begin(run_id, resume=opts.resume is not None,
-                          now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    run_id, started = store.begin(run_id, resume=opts.resume is not None,
+                                  now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), pick=not named)
     executor = executor_for(opts.master, opts.conf, opts.out / "logs" / f"spark-{run_id}.log", progress)
     staging = Staging(store, run_id)
 
@@ -261,6 +267,8 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         staging.flush()
         rows = staged()
         cells = judge.cells(rows)
+        for adapter, why in refused_starts(cells).items():  # not only a skip count: which answer, and why
+            warn(f"adapter {adapter} is unavailable, every cell of it skipped: {why}")
         for adapter, role in sorted(unjudged_roles(rows, cells, manifest.cases)):  # said, not silently dropped
             warn(f"adapter {adapter} announces role {role}, which no case of the corpus names: no cell judged it "
                  "(each case names its roles; an aware reader meets the others in its first role)")
@@ -279,7 +287,7 @@ def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Ru
         t3 = timings.marks["reports"] = time.monotonic()
         beat.now("writing the results and reports")
         info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
-                       master=opts.master, corpus=str(root), only=opts.only,
+                       master=opts.master, corpus=recorded_path(root, opts.out), only=opts.only,
                        tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
         comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
         doc = results_document(cells, manifest, info, root, measured, comparison,
@@ -328,6 +336,20 @@ class Staging:
         self.flush()
 
 
+def check_resume(store: Store, run_id: str, wanted: set[str], names: set[str], corpus_cases: set[str]) -> None:
+    """A resumed run adds to what it holds (its staged attempts, its stored cells) and never drops any of it: every
+    adapter it ran and every case of the corpus it ran on must be in the resumed selection; RunError otherwise."""
+    held = {(r.case, r.adapter) for r in store.staged(run_id)}
+    if store.run_dir(run_id).is_dir():
+        held |= {(c.case, c.adapter) for c in read_partition(store.results, run_id)}
+    if adapters := sorted({a for _, a in held} - names):
+        raise RunError(f"run {run_id} holds cells of {', '.join(adapters)}: --resume it with every adapter it ran "
+                       "(and any to add), or their verdicts would be dropped")
+    if cases := sorted({c for c, _ in held if c in corpus_cases} - wanted):
+        raise RunError(f"run {run_id} holds cells of {len(cases)} cases outside this selection (e.g. {cases[0]}): "
+                       "--resume it with the --only it ran with, or a wider one")
+
+
 def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell], cases: list[CaseEntry]) -> set[tuple[str, str]]:
     """(adapter, role) of each role an adapter announced that no cell of the run was judged in and no case of the
     corpus names (a misnamed role; one that only the cases left out by --only name is no news)."""
@@ -341,8 +363,7 @@ def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     from parquet_conformance.reports.document import case_summaries, diffs
 
     manifest = matrix.manifest
-    return WritersMatrix(corpus=str(matrix.root.relative_to(out)) if matrix.root.is_relative_to(out) else
-                         str(matrix.root), profiles=matrix.profiles, writers=matrix.writers,
+    return WritersMatrix(corpus=recorded_path(matrix.root, out), profiles=matrix.profiles, writers=matrix.writers,
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
                          regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root))

@@ -35,6 +35,7 @@ from parquet_conformance.conformance.adapters.reproducing import Reproducer, rep
 from parquet_conformance.conformance.adapters.taxonomy import SAFETY_NETS
 from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict
+from parquet_conformance.conformance.harness.results import run_path
 from parquet_conformance.conformance.harness.sample import column_digests
 from parquet_conformance.corpus.model import CaseEntry, Expectation, Manifest
 from parquet_conformance.generators.canonical import date_text
@@ -389,20 +390,16 @@ def write_finding(folder: Path, finding: Finding, doc: ResultsDocument, manifest
 
 
 def locate_corpus(recorded: str, results: Path, given: Path | None) -> Path:
-    """The run's corpus: --corpus, else the recorded path as it is, else relative to a folder above the results
-    dataset (a run records the path as given, relative to where it was started: out/latest/corpus)."""
+    """The run's corpus: --corpus, else the path the run recorded, found against the run's folder (the one holding
+    the results dataset: harness/results.py run_path), wherever the run was started, moved or copied to."""
     if given is not None:
         return given
     if not recorded:
         raise UsageError("the run records no corpus: give it with --corpus DIR")
-    path = Path(recorded)
-    if path.is_absolute() or (path / "manifest.json").is_file():
+    path = run_path(results, recorded)
+    if (path / "manifest.json").is_file():
         return path
-    for above in [results.resolve(), *results.resolve().parents]:
-        if (above / path / "manifest.json").is_file():
-            return above / path
-    raise UsageError(f"{recorded}: the run's corpus is not there, from here or from above {results}; give it with "
-                     "--corpus DIR")
+    raise UsageError(f"{recorded}: the run's corpus is not there ({path}); give it with --corpus DIR")
 
 
 def write_upstream(doc: ResultsDocument, name: str, out: Path, results: Path,

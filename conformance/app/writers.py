@@ -85,7 +85,7 @@ def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: lis
     t0 = time.monotonic()
     if (root / "manifest.json").is_file() and (root / WRITERS_FILE).is_file():
         manifest = dist.read_manifest(root)[1]
-        writer_cells = [WriterCell.from_json(c) for c in json.loads((root / WRITERS_FILE).read_text())]
+        writer_cells = [WriterCell.from_json(c) for c in json.loads((root / WRITERS_FILE).read_text(encoding="utf-8"))]
     else:
         manifest, writer_cells = _write_all(root, track, writers, executor, progress)
     writing_s = time.monotonic() - t0
@@ -152,7 +152,8 @@ def _write_all(root: Path, track: Track, writers: list[AdapterSpec], executor: E
 
         shutil.rmtree(root)
     manifest = written_corpus.build(root, track, files)
-    (root / WRITERS_FILE).write_text(json.dumps([c.to_json() for c in cells], indent=1, ensure_ascii=True) + "\n")
+    (root / WRITERS_FILE).write_text(json.dumps([c.to_json() for c in cells], indent=1, ensure_ascii=True) + "\n",
+                                     encoding="utf-8")
     return manifest, cells
 
 

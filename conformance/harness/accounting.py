@@ -32,11 +32,11 @@ def enter(pid: int, adapter: str) -> None:
         path.mkdir(exist_ok=True)
         for p in [pid, *_children(pid)]:
             with contextlib.suppress(OSError):
-                (path / "cgroup.procs").write_text(str(p))
+                (path / "cgroup.procs").write_text(str(p), encoding="utf-8")
 
 
 def _children(pid: int) -> list[int]:
     try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text(encoding="utf-8").split()]
     except (OSError, ValueError):
         return []

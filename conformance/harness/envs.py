@@ -112,7 +112,12 @@ def ensure(env: Env, progress: Progress = say) -> Path:
     try:
         with cache_lock(path):
             marker = path / MARKER
-            made = json.loads(marker.read_text()) if marker.is_file() else {}
+            made = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
+            held = (made.get("index"), made.get("package"), made.get("version"))
+            if made and held != (env.index, env.package, env.version):  # two releases named alike: never one for both
+                raise AdapterUnavailable(f"the environment {path} holds {held[1]} {held[2]} from {held[0]}, not "
+                                         f"{env.package} {env.version} from {env.index} (their names agree); remove "
+                                         "that folder to make this one")
             if made.get("requirements") == list(env.requirements) and made.get("interpreter") == env.interpreter:
                 return path
             progress(f"creating environment {env.name} ({' '.join(env.requirements)}) in {path}")
@@ -129,7 +134,7 @@ def ensure(env: Env, progress: Progress = say) -> Path:
                                           "requirements": list(env.requirements),
                                           **({"interpreter": env.interpreter} if env.interpreter else {}),
                                           "created": time.time(),
-                                          "seconds": seconds}) + "\n")
+                                          "seconds": seconds}) + "\n", encoding="utf-8")
             progress(f"environment {env.name} ready in {seconds}s")
             return path
     finally:
@@ -153,7 +158,7 @@ def _remove(path: Path) -> None:
 def _run(argv: list[str], what: str, cwd: Path | None = None) -> None:
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, cwd=cwd,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, encoding="utf-8", errors="replace")  # whatever the locale
     except (OSError, subprocess.TimeoutExpired) as e:
         raise AdapterUnavailable(f"{what}: {e}") from None
     if proc.returncode != 0:
@@ -233,7 +238,7 @@ def _create_npm(env: Env, path: Path, progress: Progress) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise AdapterUnavailable("program 'npm' is not on PATH")
-    (path / "package.json").write_text('{"private": true}\n')
+    (path / "package.json").write_text('{"private": true}\n', encoding="utf-8")
     progress(f"  npm install {' '.join(env.requirements)}")
     _run([npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(path), *env.requirements],
          f"npm install {' '.join(env.requirements)}", cwd=path)
@@ -267,8 +272,8 @@ def harness_path() -> Path:
                 (package / name).symlink_to(folder, target_is_directory=True)
             info.mkdir(exist_ok=True)
             (info / "METADATA").write_text(
-                f"Metadata-Version: 2.1\nName: parquet-conformance\nVersion: {dist.version}\n")
-            (info / "entry_points.txt").write_text(entry_points)
+                f"Metadata-Version: 2.1\nName: parquet-conformance\nVersion: {dist.version}\n", encoding="utf-8")
+            (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
     return path
 
 
@@ -290,7 +295,8 @@ def releases(index: Index, package: str) -> list[str]:
             raise AdapterUnavailable("program 'npm' is not on PATH")
         argv = [npm, "view", package, "versions", "--json"]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                              encoding="utf-8", errors="replace")
     except (OSError, subprocess.TimeoutExpired) as e:
         raise AdapterUnavailable(f"listing the releases of {package}: {e}") from None
     if proc.returncode != 0:
@@ -321,7 +327,7 @@ def listing() -> list[EnvInfo]:
     out = []
     for path in sorted(p for p in root().iterdir() if p.is_dir()):
         marker = path / MARKER
-        meta = json.loads(marker.read_text()) if marker.is_file() else {}
+        meta = json.loads(marker.read_text(encoding="utf-8")) if marker.is_file() else {}
         out.append(EnvInfo(path.name, meta.get("package", "?"), meta.get("version", "?"), _size(path),
                            bool(meta), meta.get("seconds")))
     return out

@@ -35,10 +35,11 @@ from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import Adapter, AdapterUnavailable, CommandAdapter
 from parquet_conformance.conformance.harness.derived import OUTCOME_SCHEMA
 from parquet_conformance.conformance.harness.envs import check_version
-from parquet_conformance.conformance.harness.model import OutcomeRow, Timeout
+from parquet_conformance.conformance.harness.model import Error, HarnessError, OutcomeRow, Read, Timeout, Unavailable
 from parquet_conformance.conformance.harness.protocol import StartReply
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.dist import sha256_file
 from parquet_conformance.corpus.model import NAME_RE, CaseEntry, Manifest
 from parquet_conformance.generators.representations import Representation
 
@@ -247,16 +248,37 @@ class WorkerSet:
         if not attempt.fresh and not timeout and timed.previous_case is not None:  # a warm worker's own pace
             self.pace[name].seconds.append(timed.duration_s)
         roles = list(info.roles) if info and info.roles else worker.adapter.role_names()
+        outcome = timed.outcome
+        if not isinstance(outcome, Unavailable) and not (isinstance(outcome, Read) and outcome.data_hash in expect):
+            outcome = case_file_gone(path, case) or outcome  # what the reader met was not the case
         return OutcomeRow.of(
             case=case.id, adapter=name, implementation=implementation(info) if info else worker.adapter.implementation,
             version=info.version if info else None, roles=roles,
-            outcome=timed.outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
+            outcome=outcome, duration_s=timed.duration_s, round=attempt.round, fresh=attempt.fresh,
             previous_case=timed.previous_case, cut_short=timeout and limit < full, library_s=timed.library_s,
             confirming=attempt.confirm, fingerprint=self.specs[name].fingerprint, case_sha256=case.sha256 or None)
 
     def close(self) -> None:
         for worker in self.workers.values():
             worker.close()
+
+
+def case_file_gone(path: Path, case: CaseEntry) -> HarnessError | None:
+    """A harness error when the file a reader was given is not (or no longer) the case the manifest names: a file
+    removed or changed while the run lasts would otherwise reach the judge as the reader's own outcome (its refusal of
+    a missing file would pass a corrupt case). Asked only of outcomes that are not the right data, so that a run hashes
+    again only the files of the cells that may fail; a case without a digest (fuzz's examples) is not checked."""
+    if not case.sha256:
+        return None
+    try:
+        digest = sha256_file(path)
+    except OSError as e:
+        return HarnessError(Error("case-file-gone", f"the case file {path} cannot be read any more "
+                                                    f"({e.strerror or e}): it vanished during the run"))
+    if digest != case.sha256:
+        return HarnessError(Error("case-file-changed", f"the case file {path} changed during the run (sha256 "
+                                                       f"{digest[:16]}, the manifest's {case.sha256[:16]})"))
+    return None
 
 
 # -- workers kept for the life of an executor's process (fuzz batches) ---------------------------

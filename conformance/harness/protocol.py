@@ -35,7 +35,7 @@ from parquet_conformance.conformance.harness.model import (
     Wrote,
 )
 from parquet_conformance.conformance.harness.sample import check_sample, sample_of
-from parquet_conformance.corpus.model import ROLE
+from parquet_conformance.corpus.model import MAX_NAME, ROLE, ROLE_RE
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import documents
 from parquet_conformance.kernel.documents import PRINTABLE, DocumentError
@@ -258,15 +258,33 @@ def _check(obj: dict[str, Any], record: type, what: str) -> None:
         raise ProtocolError(str(e)) from None
 
 
+START_REFUSED = "start answer"  # how every ProtocolError of parse_start begins (refused_start)
+
+
+def refused_start(reason: str) -> bool:
+    """Whether an unavailable adapter's reason is a start answer we refused (a role outside the alphabet, one listed
+    twice, ...), as the worker words it (workers.py): the run, summary.md and `check` say so."""
+    return reason.startswith(f"worker did not start: {START_REFUSED}")
+
+
 def parse_start(obj: object, want_id: str) -> StartReply | UnavailableReply:
     """The start answer; ProtocolError (the adapter is unavailable, with the reason) for any other line or for a
-    self-description outside the protocol's limits."""
+    self-description outside the protocol's limits (a role refused is named, with the rule it breaks)."""
     obj = _answer_to(obj, want_id)
     if obj.get("ok") is False:
         return UnavailableReply(want_id, clean(str(obj.get("unavailable") or "worker refused to start"), MAX_TEXT))
     if obj.get("ok") is not True:
-        raise ProtocolError("start answer: 'ok' must be true or false")
-    _check(obj, StartReply, "start answer")
+        raise ProtocolError(f"{START_REFUSED}: 'ok' must be true or false")
+    roles = obj.get("roles")
+    if isinstance(roles, list) and len(roles) <= MAX_ROLES:  # more: the schema's limit says so
+        if twice := next((r for i, r in enumerate(roles) if r in roles[:i]), None):
+            raise ProtocolError(f"{START_REFUSED}: role {_show(twice)} refused: it is listed twice")
+        for role in roles:
+            if isinstance(role, str) and (not ROLE_RE.fullmatch(role) or len(role) > MAX_NAME):
+                raise ProtocolError(f"{START_REFUSED}: role {_show(role)} refused: a role is [a-z][a-z0-9-]* with an "
+                                    f"optional :profile of [A-Za-z0-9][A-Za-z0-9._-]*, at most {MAX_NAME} characters "
+                                    "(docs/adapter-protocol.md#limits)")
+    _check(obj, StartReply, START_REFUSED)
     engine = obj.get("engine")
     return StartReply(id=want_id, adapter=obj["adapter"], implementation=obj["implementation"],
                       version=obj["version"], roles=list(obj["roles"]), engine=engine)

@@ -18,6 +18,7 @@ import contextlib
 import datetime as dt
 import fcntl
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -113,22 +114,40 @@ class Store:
         if not resume and self.exists(run_id):
             raise ResultsError(f"run {run_id} already exists in {self.out}; use --resume {run_id} or another --run-id")
 
-    def begin(self, run_id: str, resume: bool, now: str) -> str:
-        """The run begins (check_begin's rules hold). Returns when the run started: `now` for a new one, the first
-        start for a resumed one (kept in its staging folder; `now` if that is gone)."""
-        self.check_begin(run_id, resume)
+    def begin(self, run_id: str, resume: bool, now: str, pick: bool = False) -> tuple[str, str]:
+        """The run begins (check_begin's rules hold): (its id, when it started: `now` for a new run, the first start
+        for a resumed one, kept in its staging folder; `now` if that is gone). A new run claims its staging folder in
+        one step (mkdir), so that no two processes begin the same run; with `pick` (an id made by new_run_id) a
+        taken id gives way to the first free of ID-2, ID-3, ...: two runs started in one second never collide."""
         mark = self.staging(run_id) / "started"
-        if resume and mark.is_file():
+        if resume:
+            self.check_begin(run_id, resume)
+            if mark.is_file():
+                try:
+                    kept = documents.read_bytes(mark, 100).decode("ascii").strip()
+                except (DocumentError, UnicodeDecodeError):
+                    kept = ""
+                if started_at(kept) is None:
+                    raise ResultsError(f"{mark}: not the start time of a run")
+                return run_id, kept
+            mark.parent.mkdir(parents=True, exist_ok=True)
+            mark.write_text(now, encoding="utf-8")
+            return run_id, now
+        self.staging_root.mkdir(parents=True, exist_ok=True)
+        for n in itertools.count(1):
+            candidate = check_run_id(run_id if n == 1 else f"{run_id}-{n}")
             try:
-                kept = documents.read_bytes(mark, 100).decode("ascii").strip()
-            except (DocumentError, UnicodeDecodeError):
-                kept = ""
-            if started_at(kept) is None:
-                raise ResultsError(f"{mark}: not the start time of a run")
-            return kept
-        mark.parent.mkdir(parents=True, exist_ok=True)
-        mark.write_text(now)
-        return now
+                if self.run_dir(candidate).exists():
+                    raise FileExistsError(candidate)
+                self.staging(candidate).mkdir()
+            except FileExistsError:
+                if pick:
+                    continue
+                self.check_begin(candidate, resume)  # says why in one line
+                raise
+            (self.staging(candidate) / "started").write_text(now, encoding="utf-8")
+            return candidate, now
+        raise AssertionError("unreachable")
 
     @contextlib.contextmanager
     def lock(self, run_id: str) -> Iterator[None]:
@@ -183,6 +202,29 @@ class Store:
         if document is not None:
             trees.write_atomic(target / DOCUMENT, json.dumps(document, ensure_ascii=True) + "\n")
         return target
+
+
+def recorded_path(path: Path, out: Path) -> str:
+    """How a run records a path of its own (its corpus, its written corpus): relative to its output folder when it is
+    inside it, so that the run keeps it wherever it is moved, copied or downloaded to; absolute otherwise (never
+    relative to the folder the run was started from)."""
+    where, folder = path.resolve(), out.resolve()
+    return where.relative_to(folder).as_posix() if where.is_relative_to(folder) else str(where)
+
+
+def run_path(results: Path, recorded: str) -> Path:
+    """Where a path a run recorded (recorded_path) is now: an absolute one as it is; a relative one against the run's
+    folder (the folder holding its results dataset), never against the current folder. Runs recorded before paths
+    were kept so recorded them relative to where they were started (out/latest/corpus): where the run's folder does
+    not hold such a path, its tail is looked for in the run's folder (out/latest/corpus: corpus, in a copy of the
+    run), then the path from each folder above it (the run where it was made)."""
+    path = Path(recorded)
+    if path.is_absolute():
+        return path
+    folder = results.resolve().parent
+    tails = [Path(*path.parts[k:]) for k in range(len(path.parts))]
+    found = [folder / tail for tail in tails] + [above / path for above in folder.parents]
+    return next((p for p in found if p.exists()), folder / path)
 
 
 def write_document_parts(results: Path, run_id: str, document: dict[str, Any]) -> None:
@@ -256,14 +298,12 @@ def _first_line(e: BaseException) -> str:
 
 
 def latest(results: Path, runs: list[str]) -> str:
-    """The run that started last by its record (a run without a readable one counts as the oldest, with a warning);
-    runs that started together, or none with a record, by id in natural order (pr-10 after pr-9)."""
+    """The run that started last by its record (a run stored without one counts as the oldest); runs that started
+    together, or none with a record, by id in natural order (pr-10 after pr-9). A record that does not read is a
+    ResultsError naming it: which run is the latest cannot be known, and the gate or a report must not fall back on
+    another run's data."""
     def key(run_id: str) -> tuple[dt.datetime, tuple[tuple[int, int | str], ...]]:
-        try:
-            record = read_record(results, run_id)
-        except ResultsError as e:
-            warn(f"{e}; run {run_id} counts as the oldest")
-            record = None
+        record = read_record(results, run_id)
         when = started_at(record.info.started) if record else None
         return when or dt.datetime.min.replace(tzinfo=dt.UTC), natural_key(run_id)
 
@@ -279,7 +319,12 @@ def read_cells(results: Path, run_id: str | None = None) -> tuple[str, list[Cell
     """The cells of one run (default: the latest by its recorded start, see `latest`) of a results dataset. Only that
     run's partition is read: damage elsewhere does not matter; damage in it is a ResultsError."""
     runs = partition_ids(results)
-    run_id = run_id or latest(results, runs)
+    if run_id is None:
+        try:
+            run_id = latest(results, runs)
+        except ResultsError as e:
+            raise ResultsError(f"{e}; which run is the latest cannot be told: repair or remove that run, or name one "
+                               "with --run") from None
     if run_id not in runs:
         raise ResultsError(f"no run {run_id!r} in {results}; runs: {', '.join(runs[-5:])}")
     return run_id, read_partition(results, run_id)

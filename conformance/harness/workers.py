@@ -442,10 +442,10 @@ class Box:
         """Every process in the box killed (frozen first, so that none forks meanwhile), its folders removed."""
         if self.cgroup is not None:
             with contextlib.suppress(OSError):
-                (self.cgroup / "cgroup.kill").write_text("1")
+                (self.cgroup / "cgroup.kill").write_text("1", encoding="utf-8")
             for _ in range(200):  # until the kernel has taken them all out (a few ms)
                 try:
-                    if not (self.cgroup / "cgroup.procs").read_text().strip():
+                    if not (self.cgroup / "cgroup.procs").read_text(encoding="utf-8").strip():
                         break
                 except OSError:
                     break
@@ -474,9 +474,10 @@ def _cgroup_parent() -> Path | None:
     if os.environ.get(NO_CGROUP_ENV):
         return None
     try:
-        own = next((line.split(":", 2)[2].strip() for line in Path("/proc/self/cgroup").read_text().splitlines()
+        own = next((line.split(":", 2)[2].strip()
+                    for line in Path("/proc/self/cgroup").read_text(encoding="utf-8").splitlines()
                     if line.startswith("0::")), None)
-        mounts = [line.split() for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+        mounts = [line.split() for line in Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines()]
     except OSError:
         return None
     for fields in mounts:

@@ -352,7 +352,7 @@ def lookup(name: str) -> Base:
 
 def provenance() -> dict[str, dict[str, str]]:
     """Who wrote each committed fixture, with which version and call (fixtures/write.py rewrites them)."""
-    return json.loads((FIXTURES / "provenance.json").read_text())
+    return json.loads((FIXTURES / "provenance.json").read_text(encoding="utf-8"))
 
 
 def _fixtures() -> list[tuple[str, dict[str, str], int]]:

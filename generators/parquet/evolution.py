@@ -230,7 +230,7 @@ PARQUET_TESTING = Path(__file__).parent / "fixtures" / "parquet-testing"
 
 @cache
 def parquet_testing() -> dict[str, Any]:
-    return dict(json.loads((PARQUET_TESTING / "provenance.json").read_text()))
+    return dict(json.loads((PARQUET_TESTING / "provenance.json").read_text(encoding="utf-8")))
 
 
 def upstream_bytes(path: str) -> bytes:

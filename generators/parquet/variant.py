@@ -105,13 +105,22 @@ def _metadata(metadata: bytes) -> tuple[tuple[str, ...], int]:
 
 
 def decode(metadata: bytes, value: bytes) -> Value:
-    """The Variant a metadata and a value encode."""
-    return _value(metadata_names(metadata), value, 0, 0)
+    """The Variant a metadata and a value encode. Every value is contiguous and self-contained (VariantEncoding.md),
+    so a value holds at most one nested value per byte: offsets that point several elements at the same bytes (which
+    would unfold exponentially, 64 bytes into 2^60 values) are refused as no Variant."""
+    return _whole(metadata_names(metadata), value)
 
 
-def _value(names: tuple[str, ...], buf: bytes, pos: int, depth: int) -> Value:
+def _whole(names: tuple[str, ...], value: bytes) -> Value:
+    return _value(names, value, 0, 0, [len(value)])
+
+
+def _value(names: tuple[str, ...], buf: bytes, pos: int, depth: int, budget: list[int]) -> Value:
     if depth > MAX_DEPTH:
         raise VariantError("nested too deep")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise VariantError("more values than bytes: elements overlap")
     if pos >= len(buf):
         raise VariantError(f"value at {pos} past the end ({len(buf)} bytes)")
     basic, header = buf[pos] & 0x03, buf[pos] >> 2
@@ -127,13 +136,15 @@ def _value(names: tuple[str, ...], buf: bytes, pos: int, depth: int) -> Value:
     id_size = (header >> 2 & 0x03) + 1 if basic == 2 else 0
     count = _uint(buf, pos, 4 if large else 1)
     pos += 4 if large else 1
+    if pos + id_size * count + offset_size * (count + 1) > len(buf):  # before any list of `count` is made
+        raise VariantError(f"{count} elements' ids and offsets past the end ({len(buf)} bytes)")
     ids = [_uint(buf, pos + id_size * i, id_size) for i in range(count)]
     pos += id_size * count
     offsets = [_uint(buf, pos + offset_size * i, offset_size) for i in range(count + 1)]
     first = pos + offset_size * (count + 1)
     if first + offsets[-1] > len(buf) or any(o > offsets[-1] for o in offsets):
         raise VariantError("field offsets past the end")
-    items = [_value(names, buf[:first + offsets[-1]], first + o, depth + 1) for o in offsets[:-1]]
+    items = [_value(names, buf[:first + offsets[-1]], first + o, depth + 1, budget) for o in offsets[:-1]]
     if basic == 3:
         return Array(tuple(items))
     if any(i >= len(names) for i in ids):
@@ -230,7 +241,7 @@ def _bin(token: object) -> bytes:
 
 def _construct(names: tuple[str, ...], value: object, typed: object, wins: str | None) -> object:
     if typed is None:
-        return MISSING if value is None else tokens(_value(names, _bin(value), 0, 0))
+        return MISSING if value is None else tokens(_whole(names, _bin(value)))
     if isinstance(typed, dict) and "struct" in typed:
         shredded = {}
         for name, f in typed["struct"].items():
@@ -239,7 +250,7 @@ def _construct(names: tuple[str, ...], value: object, typed: object, wins: str |
                 shredded[name] = got
         if value is None:
             return {"struct": shredded}
-        rest = _value(names, _bin(value), 0, 0)
+        rest = _whole(names, _bin(value))
         if not isinstance(rest, Object):
             if wins is None:
                 raise VariantError("a non-object value beside shredded fields")
@@ -254,7 +265,7 @@ def _construct(names: tuple[str, ...], value: object, typed: object, wins: str |
         if wins is None:
             raise VariantError("conflicting value and typed_value")
         if wins == "value":
-            return tokens(_value(names, _bin(value), 0, 0))
+            return tokens(_whole(names, _bin(value)))
     if isinstance(typed, list):
         # "If a Variant is missing in a context where a value is required, readers must return a Variant null"
         return [None if e is MISSING else e for e in (_construct(names, *_pair(e), wins) for e in typed)]

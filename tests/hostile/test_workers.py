@@ -198,8 +198,8 @@ def test_a_stderr_flood_keeps_a_bounded_tail() -> None:
 
 @pytest.mark.parametrize(("mode", "reason"), [
     ("huge-name", "start answer: implementation: longer than 200 characters"),
-    ("bad-role", "start answer: roles[0]: 'my role#1' does not match"),
-    ("dup-role", "start answer: roles: an item appears twice"),
+    ("bad-role", "start answer: role 'my role#1' refused: a role is [a-z][a-z0-9-]*"),
+    ("dup-role", "start answer: role 'legacy' refused: it is listed twice"),
     ("numeric-version", "start answer: version: 1.5 is not a string"),
     ("banner", "worker did not start: a line that is not JSON"),
 ])

@@ -55,7 +55,7 @@ def python(library: str, imports: str, version: str, read: str, install: str, ar
     its `result`, for the default `data`; `version`: the expression of the library's version; `errors`: code after
     the taxonomy's rule (a library whose errors carry another runtime's, as Spark's carry the JVM's, redefines
     `lost_control` there)."""
-    text = (TEMPLATES / "python.tmpl").read_text()
+    text = (TEMPLATES / "python.tmpl").read_text(encoding="utf-8")
     text = text.replace("@@DATA@@", data.replace("@@ARROW@@", arrow)).replace("@@IMPORTS@@", _indent(imports))
     text = text.replace("@@INSTALL@@", repr(install.splitlines()[0]))
     text = text.replace("@@READ@@", _indent(read)).replace("@@LIBRARY@@", library).replace("@@ERRORS@@", errors)
@@ -119,8 +119,8 @@ def java(name: str, install: str, run: str) -> Reproducer:
     a missing jar's "reproduces") and runs it; and the reading program (repro/NAME-read.tmpl, ReproRead.java), with the
     JVM's error rule (java/JavaErrors.java) as a nested class."""
     first = install.splitlines()[0].split("  #")[0]  # the install command, without its comment
-    launcher = (TEMPLATES / f"{name}.tmpl").read_text().replace("@@INSTALL@@", json.dumps(first))
-    program = (TEMPLATES / f"{name}-read.tmpl").read_text().replace("@@JAVA_ERRORS@@", java_errors())
+    launcher = (TEMPLATES / f"{name}.tmpl").read_text(encoding="utf-8").replace("@@INSTALL@@", json.dumps(first))
+    program = (TEMPLATES / f"{name}-read.tmpl").read_text(encoding="utf-8").replace("@@JAVA_ERRORS@@", java_errors())
     return Reproducer(language="Java", script="Repro.java", text=launcher, install=install, run=run,
                       companions={"ReproRead.java": program})
 
@@ -131,15 +131,17 @@ def node(name: str, worker: str, install: str, read: tuple[str, ...] = ()) -> Re
     the file and make its values tokens, copied in."""
     rule = js_declarations(JS / "shared.mjs", ("SAFETY_NETS", "isAssertion", "messageOf", "classOf", "outcomeOf"))
     refusals = js_declarations(JS / worker, ("REFUSALS",))
-    plain = js_declarations(JS / "shared.mjs", ("dateText",)) + "\n\n" + (TEMPLATES / "plain.mjs").read_text()
-    text = (TEMPLATES / name).read_text().replace("@@RULE@@", f"{refusals}\n\n{rule}").replace("@@PLAIN@@", plain)
+    plain = js_declarations(JS / "shared.mjs", ("dateText",)) + "\n\n" + (TEMPLATES / "plain.mjs").read_text(
+        encoding="utf-8")
+    text = (TEMPLATES / name).read_text(encoding="utf-8").replace("@@RULE@@", f"{refusals}\n\n{rule}").replace(
+        "@@PLAIN@@", plain)
     text = text.replace("@@READ@@", js_declarations(JS / worker, read)).replace("@@INSTALL@@", json.dumps(install))
     return Reproducer(language="JavaScript", script="repro.mjs", text=text, install=install, run="node repro.mjs")
 
 
 def java_errors() -> str:
     """JavaErrors.java as a nested class: its imports dropped (the skeleton imports java.util's), indented."""
-    source = JAVA_ERRORS.read_text()
+    source = JAVA_ERRORS.read_text(encoding="utf-8")
     body = source[source.index("public final class JavaErrors"):].replace(
         "public final class JavaErrors", "static final class JavaErrors", 1)
     return "\n".join(("  " + line).rstrip() for line in body.rstrip().splitlines())
@@ -148,7 +150,7 @@ def java_errors() -> str:
 def js_declarations(path: Path, names: tuple[str, ...]) -> str:
     """Top-level declarations of a module, by name, as they are (`export` dropped): from the line that declares one
     (`const`, `let`, `function`, `async function`) to the line where its brackets balance again."""
-    lines = path.read_text().splitlines()
+    lines = path.read_text(encoding="utf-8").splitlines()
     out = []
     for name in names:
         start = next((i for i, ln in enumerate(lines)

@@ -24,10 +24,12 @@ from typing import Any, cast, get_args
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
+from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
-from parquet_conformance.generators.canonical import ArrowData, canonical_rows
+from parquet_conformance.generators.canonical import canonical_rows
+from parquet_conformance.generators.parquet import variant
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # DataFrameWriter options per profile (parquet-java's configuration keys; Spark's `compression`). parquet-java writes
@@ -124,7 +126,7 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     def reproducer(self) -> Reproducer:
         """repro.py reads as `read` does, in a local[1] session of the same settings; an error carrying a Java
         throwable is judged by the JVM's rule, as `outcome` judges it (java/JavaErrors.java, compiled at first use)."""
-        errors = reproducers.JVM_ERRORS.replace("@@SOURCE@@", repr(ERRORS.read_text()))
+        errors = reproducers.JVM_ERRORS.replace("@@SOURCE@@", repr(ERRORS.read_text(encoding="utf-8")))
         return reproducers.python(
             "pyspark", "import os\nimport time\nimport pyarrow as pa\nimport pyspark\n"
             "from pyspark.sql import SparkSession\n\nSESSION = None\nJVM_RULE = None", "pyspark.__version__",
@@ -151,8 +153,22 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     def canonical(self, result: Any) -> Mapping[str, Any]:
         if isinstance(result, tuple):
             columns, rows = result
-            return canonical_rows(columns, [[_python(v) for v in row] for row in rows])
-        return ArrowData(result)
+            return _rows(columns, rows)
+        return arrow_data(result)  # a VARIANT column decoded (docs/spec-notes.md#variant)
+
+
+def _rows(columns: list[str], rows: list[Any]) -> Mapping[str, Any]:
+    """collect()'s rows as canonical data; a top-level VARIANT value (pyspark's VariantVal: the unshredded metadata
+    and value bytes) in the normal form of decoded variants, by our decoder (docs/spec-notes.md#variant)."""
+    from pyspark.sql.types import VariantVal
+
+    plain = [[_python(v) for v in row] for row in rows]
+    variants = {(i, j): v for i, row in enumerate(plain) for j, v in enumerate(row) if isinstance(v, VariantVal)}
+    data = canonical_rows(columns, [[None if (i, j) in variants else v for j, v in enumerate(row)]
+                                    for i, row in enumerate(plain)])
+    for (i, j), v in variants.items():
+        data["rows"][i][j] = variant.row_tokens(bytes(v.metadata), bytes(v.value))
+    return data
 
 
 def _python(v: object) -> object:

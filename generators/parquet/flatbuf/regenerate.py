@@ -49,7 +49,7 @@ def generate(flatc: str, rev: Revision) -> str:
     """The module text a fresh flatc run produces from that revision, header included."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([flatc, *FLATC_ARGS, "-o", tmp, str(rev.path)], check=True, capture_output=True)
-        return header(rev) + (Path(tmp) / f"{rev.module}.py").read_text()
+        return header(rev) + (Path(tmp) / f"{rev.module}.py").read_text(encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
@@ -64,11 +64,11 @@ def main(argv: list[str]) -> int:
     for rev in REVISIONS.values():
         text, path = generate(flatc, rev), module_path(rev)
         if "--check" in argv:
-            same = path.exists() and path.read_text() == text
+            same = path.exists() and path.read_text(encoding="utf-8") == text
             print(f"{path.name}: " + ("up to date" if same else "differs from a fresh flatc run"))
             stale += not same
         else:
-            path.write_text(text)
+            path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
     return 1 if stale else 0
 

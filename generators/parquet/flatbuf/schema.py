@@ -135,7 +135,7 @@ PROTOTYPES = "a77d2774"  # what apache/arrow PR #48431 and apache/arrow-rs PR #9
 
 
 def _revision(name: str, commit: str, fbs: str, used_by: str) -> Revision:
-    return Revision(name, commit, fbs, used_by, parse_fbs((HERE / fbs).read_text()))
+    return Revision(name, commit, fbs, used_by, parse_fbs((HERE / fbs).read_text(encoding="utf-8")))
 
 
 REVISIONS = {r.name: r for r in (
