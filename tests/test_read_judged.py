@@ -72,3 +72,20 @@ def test_a_case_file_that_is_not_the_manifests_is_not_judged(corpus: Path, tmp_p
     (changed / "cases" / "corrupt" / "tiny" / "empty.parquet").write_bytes(b"PAR1")
     proc = read(changed / "cases" / "corrupt" / "tiny" / "empty.parquet", "none")
     assert proc.returncode == 2 and "sha256 mismatch: cases/corrupt/tiny/empty.parquet" in proc.stderr, proc.stderr
+
+
+def test_a_case_with_alternative_readings_is_verified_with_them(tmp_path: Path) -> None:
+    """`read` checks the files a case's verdict rests on, its alternatives' data included (a shredded VARIANT case
+    accepts the decoded variant too): a right corpus passes, a changed alternative is named."""
+    from parquet_conformance.corpus.dist import read_manifest
+    from parquet_conformance.corpus.verify import verify_cases
+
+    out = tmp_path / "corpus"
+    generate(out, only="evolution/variant/shredded-case-001")
+    root, manifest = read_manifest(out)
+    [case] = manifest.cases
+    assert case.alternatives and verify_cases(root, manifest, [case.id]) == []
+    alt = root / case.alternatives[0].expected
+    alt.write_text(alt.read_text().replace("comedy", "drama"))
+    assert verify_cases(root, manifest, [case.id]) == [f"data mismatch: {case.alternatives[0].expected} (not the "
+                                                       "data whose data_hash is in the manifest)"]

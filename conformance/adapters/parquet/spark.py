@@ -173,7 +173,10 @@ def _rows(columns: list[str], rows: list[Any]) -> Mapping[str, Any]:
 
 def _python(v: object) -> object:
     from pyspark.sql import Row
+    from pyspark.sql.types import Geography, Geometry
 
+    if isinstance(v, Geometry | Geography):  # its WKB, the column's value (the SRID is the column's, in its type)
+        return bytes(v.getBytes())
     if isinstance(v, Row):
         return {k: _python(x) for k, x in v.asDict(recursive=False).items()}
     if isinstance(v, list):
