@@ -119,7 +119,8 @@ def read(args: argparse.Namespace) -> int:
     else:
         print(f"{report['adapter']} ({report['implementation']} {report['version']}): {report['outcome']}"
               + (f", {report['rows']} rows, data {report['data_hash'][:16]}" if report["data_hash"] else "")
-              + (f"\n  {flat['error_class']}: {flat['error_message']}" if report["error"] else ""))
+              + (f"\n  {': '.join(str(p) for p in (flat['error_class'], flat['error_message']) if p)}"
+                 if report["error"] else ""))
     return 0
 
 
