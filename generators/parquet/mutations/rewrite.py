@@ -290,16 +290,17 @@ def rle_from_bit_packed(buf: bytes) -> bytes:
     encoding every reader reads. What the reference reader gives pyarrow, which reads BIT_PACKED least significant
     bit first (apache/arrow#42368, open); the file unchanged where no page has such levels."""
     footer, _ = read_footer(buf)
+    chunks = [md for rg in footer.row_groups() for cc in rg.children("columns")  # none behind an encrypted footer
+              if (md := cc.child("meta_data")) is not None and md.value("codec") == 0
+              and BIT_PACKED in (md.value("encodings") or [])]
+    if not chunks:
+        return buf
     levels_of = max_levels(footer)
     edits: list[Edit] = []
-    for rg in footer.row_groups():
-        for cc in rg.children("columns"):
-            md = cc.child("meta_data")
-            if md is None or md.value("codec") != 0 or BIT_PACKED not in (md.value("encodings") or []):
-                continue
-            rep, dfn = levels_of[tuple(md.value("path_in_schema"))]
-            for page in chunk_pages(footer, md) or []:
-                edits += _rle_page(buf, page.start, rep, dfn)
+    for md in chunks:
+        rep, dfn = levels_of[tuple(md.value("path_in_schema"))]
+        for page in chunk_pages(footer, md) or []:
+            edits += _rle_page(buf, page.start, rep, dfn)
     return move(footer, edits) if edits else buf
 
 
