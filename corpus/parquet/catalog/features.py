@@ -510,6 +510,10 @@ UPSTREAM = {
 }
 
 
+OPERATED = {"statistics": ("format-stats-min-max",), "page-index": ("format-page-index",),
+            "geo-statistics": ("format-geospatial-statistics",), "crc": ("format-page-crc32",)}  # what an op reads
+
+
 def _upstream() -> list[Isolating]:
     """The committed upstream files' cases (a pin per operation), each under the features it bears on."""
     pins = [p for p in upstream.load(UPSTREAM_JSON) if (UPSTREAM_JSON.parent / "parquet-testing" / p.path).is_file()]
@@ -517,9 +521,9 @@ def _upstream() -> list[Isolating]:
     for pin in pins:
         how: How = "operation" if pin.op != "read" else "unchecked" if pin.data_unknown else "reads"
         writer = f"{pin.repo} {pin.path} ({pin.commit[:8]})"
-        features = UPSTREAM.get(pin.path, ())
-        if pin.op in ("statistics", "page-index", "bloom", "geo-statistics", "crc"):
-            features = tuple(f for f in features if f.startswith("format-"))
+        features = OPERATED.get(pin.op, UPSTREAM.get(pin.path, ()))
+        if pin.op == "bloom":  # the filter with or without its length, as the file says
+            features = tuple(f for f in UPSTREAM.get(pin.path, ()) if f.startswith("format-bloom"))
         if pin.expect.get("legacy") == "reject":  # a reader without keys must refuse: no status of the feature
             how = "tolerates"
         out += [Isolating(f, pin.case_id, how, writer) for f in features]
