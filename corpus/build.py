@@ -76,7 +76,7 @@ def derived(track: Track, entry: CaseEntry, data: bytes, base: bytes | None = No
     if not isinstance(track, Deriving):
         return entry
     base_data = track.base_file(entry.base) if base is None else base
-    found = track.derive(base_data, data, entry.expect)
+    found = track.derive(base_data, data, entry.expect, entry.op)
     expect = {**{r: e for r, (e, _) in found.items()}, **entry.expect}
     # A derived role that expects what the default role does rests on the same sentences: its level too.
     default = track.default_role
@@ -116,8 +116,7 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
     by_name = {t.name: t for t in tracks}
     # Files found in the wild (corpus/regression_store.py), after the catalog; read and checked before `out` changes.
     found = [(e, d) for e, d in regressions.case_entries(regressions.selected(only)) if e.track in by_name]
-    if upstream is not None:
-        found += pinned_entries(tracks, upstream, only)[0]
+    found += pinned_entries(tracks, upstream, only)[0]  # the committed copies, and a checkout's files if given
     if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")
     trees.separate(out, replaces="a corpus")
@@ -150,10 +149,11 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
         return write_manifest(staging, tracks, writers, bases, entries, seed=seed, only=only, large=large)
 
 
-def pinned_entries(tracks: Sequence[Track], checkout: Path, only: str | None) -> tuple[list[tuple[CaseEntry, bytes]],
-                                                                                    list[upstream_files.Pin]]:
-    """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout, each checked
-    against its pin; and the pins the checkout lacks."""
+def pinned_entries(tracks: Sequence[Track], checkout: Path | None,
+                   only: str | None) -> tuple[list[tuple[CaseEntry, bytes]], list[upstream_files.Pin]]:
+    """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout where given, else
+    from the track's committed copies (its optional `upstream_copy()`), each checked against its pin; and the pins
+    neither holds."""
     from parquet_conformance.corpus.imports import strict_kind
 
     found: list[tuple[CaseEntry, bytes]] = []
@@ -161,8 +161,9 @@ def pinned_entries(tracks: Sequence[Track], checkout: Path, only: str | None) ->
     for track in tracks:
         pins = getattr(track, "upstream_pins", None)
         if pins is not None:
+            stored = getattr(track, "upstream_copy", lambda: None)()
             entries, lacking = upstream_files.case_entries(track, pins(), checkout, only,
-                                                           lambda path, t=track: strict_kind(t.inspect(path)))
+                                                           lambda path, t=track: strict_kind(t.inspect(path)), stored)
             found += entries
             missing += lacking
     return found, missing

@@ -127,10 +127,11 @@ class Fuzzable(Protocol):
 @runtime_checkable
 class Deriving(Protocol):
     """A track with roles judged on the case file itself (Parquet's metadata role: the footer alone), not on the
-    base's data: at generate time, per such role, the expectation and the data hash a read must have."""
+    base's data: at generate time, per such role, the expectation and the data hash a read must have; `op`, the
+    case's operation, where its answer is not the rows (Parquet's statistics, page index, bloom filter probes)."""
 
-    def derive(self, base: bytes, data: bytes,
-               expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]: ...
+    def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation],
+               op: str = "read") -> dict[str, tuple[Expectation, str]]: ...
 
 
 @runtime_checkable

@@ -1,10 +1,12 @@
-"""Upstream test files beside the generated corpus (`generate --upstream DIR`): a track may pin files of another
-project (apache/parquet-testing) in a committed list, each with its path, the commit it was read at, its sha256 and
-the expectation its own expectation file gives (cases.json, a README). Their bytes are never ours to commit and
-never downloaded: the user's checkout provides them, and a file whose bytes differ from its pin is refused, never
-judged (a pin is a promise about exactly those bytes). Each becomes a case `upstream/<repo>/<path>`, built on the
-base of the generated case that transcribes it (its `twin`), whose data a `read` must return unless the list says
-its data cannot be stated (`data_unknown`).
+"""Upstream test files beside the generated corpus: a track may pin files of another project (apache/parquet-testing)
+in a committed list, each with its path, the commit it was read at, its sha256 and the expectation its own
+expectation file gives (cases.json, a README, an .md beside it), or our reading of its documented content. A few
+MiB of them are committed beside the list (the track's `upstream_copy()`), so a fresh clone judges them with no
+download; the others come from a checkout the user gives (`generate --upstream DIR`). Nothing is downloaded, and a
+file whose bytes differ from its pin is refused, never judged (a pin is a promise about exactly those bytes). Each
+becomes a case `upstream/<repo>/<path>` (`/<op>` added for a pin of an operation), built on the base of the generated
+case that transcribes it (its `twin`), whose data a `read` must return unless the list says its data cannot be
+stated (`data_unknown`).
 """
 
 from __future__ import annotations
@@ -50,10 +52,12 @@ class Pin:
     base: str  # the base of the case that transcribes it
     twin: str | None  # that case's id
     data_unknown: bool
+    op: str = "read"  # what the worker is asked to do with the file (Case.op): a pin per operation
 
     @property
     def case_id(self) -> str:
-        return "upstream/" + "/".join([self.repo.split("/")[1], *self.path.rsplit(".", 1)[0].split("/")])
+        parts = [self.repo.split("/")[1], *self.path.rsplit(".", 1)[0].split("/")]
+        return "upstream/" + "/".join([*parts, *([self.op] if self.op != "read" else [])])
 
 
 def _pin(obj: Mapping[str, Any], where: str) -> Pin:
@@ -62,13 +66,14 @@ def _pin(obj: Mapping[str, Any], where: str) -> Pin:
                   sha256_from=str(obj["sha256_from"]),
                   expect={str(r): Expectation(w) for r, w in dict(obj["expect"]).items()},
                   expectation=str(obj["expectation"]), base=str(obj["base"]),
-                  twin=None if obj.get("twin") is None else str(obj["twin"]), data_unknown=bool(obj["data_unknown"]))
+                  twin=None if obj.get("twin") is None else str(obj["twin"]), data_unknown=bool(obj["data_unknown"]),
+                  op=str(obj.get("op", "read")))
     except (KeyError, TypeError, ValueError) as e:
         raise UpstreamError(f"{where}: not a pin ({e})") from None
     parts = pin.path.split("/")
     if not (COMMIT.fullmatch(pin.commit) and SHA256.fullmatch(pin.sha256) and pin.expect
             and all(ROLE_RE.fullmatch(r) for r in pin.expect) and re.fullmatch(r"[\w.-]+/[\w.-]+", pin.repo)
-            and all(NAME_RE.fullmatch(p) and p not in (".", "..") for p in parts)):
+            and all(NAME_RE.fullmatch(p) and p not in (".", "..") for p in parts) and NAME_RE.fullmatch(pin.op)):
         raise UpstreamError(f"{where}: a pin needs a 40-digit commit, a sha256, roles and a relative path")
     check_case_id(pin.case_id)
     return pin
@@ -106,30 +111,34 @@ def read_pinned(checkout: Path, pin: Pin) -> bytes | None:
     return data
 
 
-def case_entries(track: Track, pins: Sequence[Pin], checkout: Path, only: str | None,
-                 kind_of: Any) -> tuple[list[tuple[CaseEntry, bytes]], list[Pin]]:
-    """(entries with their bytes, pins the checkout lacks) for the pins `only` selects. `kind_of(path)`: the
+def case_entries(track: Track, pins: Sequence[Pin], checkout: Path | None, only: str | None,
+                 kind_of: Any, stored: Path | None = None) -> tuple[list[tuple[CaseEntry, bytes]], list[Pin]]:
+    """(entries with their bytes, pins neither folder holds) for the pins `only` selects: from the checkout given to
+    `generate --upstream` (None: none), else from the track's committed copies (`stored`). `kind_of(path)`: the
     track's strict word on a file (corpus/imports.py strict_kind over the track's inspect)."""
-    if not checkout.is_dir():
+    if checkout is not None and not checkout.is_dir():
         raise UpstreamError(f"{checkout}: not a directory")
     found, missing = [], []
     for pin in pins:
         if not matches(pin.case_id, only):
             continue
-        data = read_pinned(checkout, pin)
-        if data is None:
+        where, data = checkout, read_pinned(checkout, pin) if checkout is not None else None
+        if data is None and stored is not None:
+            where, data = stored, read_pinned(stored, pin)
+        if data is None or where is None:
             missing.append(pin)
             continue
         citation = Citation(f"{pin.repo} {pin.path} ({pin.commit[:8]})", "expectation file", pin.expectation,
                             level=Level.POLICY)
-        notes = (f"{pin.repo} at {pin.commit}, sha256 {pin.sha256} ({pin.sha256_from}); from the checkout given to "
-                 f"`generate --upstream`, never committed. Transcribed by {pin.twin}." if pin.twin else
-                 f"{pin.repo} at {pin.commit}, sha256 {pin.sha256} ({pin.sha256_from}); no generated twin.")
+        origin = ("committed beside its pin (corpus/parquet/parquet-testing)" if where == stored else
+                  "from the checkout given to `generate --upstream`")
+        notes = (f"{pin.repo} at {pin.commit}, sha256 {pin.sha256} ({pin.sha256_from}); {origin}. "
+                 + (f"Transcribed by {pin.twin}." if pin.twin else "No generated twin."))
         found.append((CaseEntry(
             id=pin.case_id, track=track.name, title=f"{pin.repo} {pin.path} as pinned", group="upstream",
-            kind=kind_of(checkout / pin.path), base=pin.base, file=f"cases/{pin.case_id}{track.suffix}",
+            kind=kind_of(where / pin.path), base=pin.base, file=f"cases/{pin.case_id}{track.suffix}",
             size=len(data), sha256=pin.sha256, seed=0,
             mutations=[{"mutation": "copy", "source": f"{pin.repo}@{pin.commit}:{pin.path}"}],
             expect=dict(pin.expect), decode={}, citations=[citation], notes=notes, extensions=None, large=False,
-            data_unknown=pin.data_unknown), data))
+            data_unknown=pin.data_unknown, op=pin.op), data))
     return found, missing

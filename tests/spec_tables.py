@@ -3,7 +3,8 @@ same levels, derived by corpus/model.py expectation_levels). `python -m tests.sp
 their markers; tests/test_levels.py fails where the file and the catalogs disagree.
 
 - `levels-by-family`: per family, its expectations at each level and the sentences that require them;
-- `evolution`: per case of `evolution/*`, its expectation, level and the sentence that requires it.
+- `evolution`: per case of `evolution/*`, its expectation, level and the sentence that requires it;
+- in docs/manifest.md, `features`: each apache/parquet-site feature id and the cases that isolate it.
 """
 
 from __future__ import annotations
@@ -84,7 +85,29 @@ def evolution() -> str:
     return "\n".join(lines)
 
 
+def features() -> str:
+    """docs/manifest.md#features: each apache/parquet-site feature id (the committed data, corpus/parquet/site.py),
+    in the site's order, with the cases that isolate it (corpus/parquet/catalog/features.py isolating), how each
+    speaks for it and who wrote its file, or why it is left out."""
+    from parquet_conformance.corpus.parquet.catalog.features import LEFT_OUT, isolating
+    from parquet_conformance.corpus.parquet.site import site_data
+
+    site = site_data()
+    by_feature: dict[str, list[str]] = defaultdict(list)
+    for i in isolating():
+        by_feature[i.feature].append(f"`{i.case}` ({i.how}; {i.writer})")
+    extra = {"encoding-alp": "encodings", "encoding-pfor": "encodings", "logical-file": "logical-types"}
+    order = [(f.id, f.category) for f in site.features] + list(extra.items())
+    lines = ["| feature id | category | cases (how they speak for it; who wrote the file) |", "|---|---|---|"]
+    for fid, category in order:
+        cases = "; ".join([*by_feature.get(fid, []), *([f"left out: {LEFT_OUT[fid]}"] if fid in LEFT_OUT else [])])
+        lines.append(f"| `{fid}` | {category} | {cases} |")
+    return "\n".join(lines)
+
+
 TABLES = {"levels-by-family": levels_by_family, "evolution": evolution}
+MANIFEST = SPEC_NOTES.parent / "manifest.md"
+MANIFEST_TABLES = {"features": features}  # docs/manifest.md's tables
 
 
 def block(name: str) -> re.Pattern[str]:
@@ -97,17 +120,18 @@ def current(text: str, name: str) -> str | None:
 
 
 def write() -> None:
-    text = SPEC_NOTES.read_text()
-    for name, make in TABLES.items():
-        if current(text, name) is None:
-            raise SystemExit(f"docs/spec-notes.md has no <!-- table:{name} --> block")
-        table = make()
-        text = block(name).sub(lambda m, t=table: m.group(1) + t + m.group(3), text)
-    SPEC_NOTES.write_text(text)
+    for path, tables in ((SPEC_NOTES, TABLES), (MANIFEST, MANIFEST_TABLES)):
+        text = path.read_text()
+        for name, make in tables.items():
+            if current(text, name) is None:
+                raise SystemExit(f"docs/{path.name} has no <!-- table:{name} --> block")
+            table = make()
+            text = block(name).sub(lambda m, t=table: m.group(1) + t + m.group(3), text)
+        path.write_text(text)
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         raise SystemExit("usage: python -m tests.spec_tables --write")
     write()
-    print(f"rewrote {', '.join(TABLES)} in {SPEC_NOTES}")
+    print(f"rewrote {', '.join(TABLES)} in {SPEC_NOTES} and {', '.join(MANIFEST_TABLES)} in {MANIFEST}")

@@ -70,8 +70,42 @@ def test_a_checkout_gives_every_pinned_file_it_holds(tmp_path: Path) -> None:
     held = [p for p in PINS if (checkout / p.path).is_file()]
     assert held
     manifest = generate(tmp_path / "corpus", only="upstream/*", tracks=[TRACK], upstream=checkout)
-    assert {c.id for c in manifest.cases} == {p.case_id for p in held}
+    assert {c.id for c in manifest.cases} == {p.case_id for p in held} | {p.case_id for p in STORED}
     for case in manifest.cases:
-        assert (tmp_path / "corpus" / case.file).read_bytes() == (checkout / next(
-            p.path for p in held if p.case_id == case.id)).read_bytes()
+        folder = checkout if case.id in {p.case_id for p in held} else TRACK.upstream_copy()
+        assert (tmp_path / "corpus" / case.file).read_bytes() == (folder / next(
+            p.path for p in PINS if p.case_id == case.id)).read_bytes()
     shutil.rmtree(tmp_path / "corpus")
+
+
+STORED = [p for p in PINS if (TRACK.upstream_copy() / p.path).is_file()]
+BUDGET = 2 << 20  # bytes of committed upstream files (docs/corpus-distribution.md#upstream-files)
+
+
+def test_the_committed_copies_are_pinned_files_within_the_budget() -> None:
+    """Every file of corpus/parquet/parquet-testing is a pinned file byte for byte; together they stay within the
+    budget the docs state."""
+    folder = TRACK.upstream_copy()
+    files = {str(f.relative_to(folder)) for f in folder.rglob("*") if f.is_file()}
+    assert files == {p.path for p in STORED} and len(files) == 67
+    for pin in STORED:
+        assert upstream.read_pinned(folder, pin) is not None
+    assert sum((folder / f).stat().st_size for f in files) <= BUDGET
+
+
+def test_a_fresh_clone_judges_the_committed_copies_with_no_checkout(tmp_path: Path) -> None:
+    """generate without --upstream puts the committed copies in the corpus (a pin per operation: its own case, its
+    op); with no copy and no checkout the pin is only missing."""
+    pins = [p for p in STORED if p.path == "data/int32_with_null_pages.parquet"]
+    found, missing = upstream.case_entries(TRACK, pins, None, None, lambda _: "golden", TRACK.upstream_copy())
+    assert {e.id: e.op for e, _ in found} == {"upstream/parquet-testing/data/int32_with_null_pages": "read",
+                                              "upstream/parquet-testing/data/int32_with_null_pages/page-index":
+                                                  "page-index",
+                                              "upstream/parquet-testing/data/int32_with_null_pages/statistics":
+                                                  "statistics"} and not missing
+    assert "committed beside its pin" in found[0][0].notes
+    assert upstream.case_entries(TRACK, pins, None, None, lambda _: "golden")[1] == pins
+    manifest = generate(tmp_path / "corpus", only="upstream/parquet-testing/data/int32_with_null_pages*",
+                        tracks=[TRACK])
+    answered = manifest.case("upstream/parquet-testing/data/int32_with_null_pages/page-index")
+    assert answered.expect_hash["legacy"] and not answered.data_unknown  # judged on our decoder's answer

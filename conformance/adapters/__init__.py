@@ -151,6 +151,9 @@ class Adapter:
 
 class PythonAdapter(Adapter):
     module = ""  # the import that must succeed
+    # The operations besides `read` the adapter's library can do (a method each, `-` read as `_`); the worker
+    # answers `unavailable` for any other (docs/adapter-protocol.md#operations)
+    operations: tuple[str, ...] = ()
 
     def load(self) -> Any:
         try:
@@ -177,14 +180,14 @@ class PythonAdapter(Adapter):
         return classify(self.refusals, error)
 
     def run(self, op: str, path: str) -> Any:
-        """The library does the case's operation on the file: `read`, or a track's own (a method of that name,
-        e.g. Skiff's `decode` and `encode`). An operation the adapter lacks is an AttributeError, which the
-        worker reports as a harness error."""
+        """The library does the case's operation on the file: `read`, or a track's own (a method of that name, `-`
+        read as `_`: Skiff's `decode` and `encode`, Parquet's `statistics`, `page-index`...). The worker answers
+        `unavailable` for an operation the adapter lacks (conformance/harness/worker.py)."""
         if op == "read":
             return self.read(path)
-        if op.startswith("_") or not callable(method := getattr(self, op, None)):
+        if op not in self.operations:
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
-        return method(path)
+        return getattr(self, op.replace("-", "_"))(path)
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,

@@ -258,7 +258,7 @@ def outcome_line(report: dict[str, Any]) -> str:
     error = report["error"]
     return (f"{report['adapter']} ({report['implementation']} {report['version']}): {report['outcome']}"
             + (f", {report['rows']} rows, data {report['data_hash'][:16]}" if report["data_hash"] else "")
-            + (f"\n  {error['class']}: {error['message']}" if error else ""))
+            + (f"\n  {': '.join(str(p) for p in (error['class'], error['message']) if p)}" if error else ""))
 
 
 def plain_read(spec: AdapterSpec, path: Path, op: str, as_json: bool, why: str) -> int:

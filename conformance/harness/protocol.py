@@ -31,6 +31,7 @@ from parquet_conformance.conformance.harness.model import (
     OutOfMemory,
     Read,
     Rejected,
+    Unavailable,
     Unhandled,
     Wrote,
 )
@@ -178,10 +179,12 @@ class WrittenAnswer:
 class ErrorAnswer:
     """`rejected`: the library refused the file (an error it raises on purpose); `unhandled-error`: it raised anything
     else (docs/adapters.md#error-taxonomy); `crash` / `oom`: it ran out of stack or memory and the worker survived;
-    `harness-error`: the worker's own code (not the library) failed, e.g. converting the library's result."""
+    `harness-error`: the worker's own code (not the library) failed, e.g. converting the library's result;
+    `unavailable`: the adapter has no way to do the case's operation (its library has no such API), which says
+    nothing of the library (a skip), with the reason as the message."""
 
     id: str = field(metadata={"schema": ID})
-    outcome: Literal["rejected", "unhandled-error", "crash", "oom", "harness-error"]
+    outcome: Literal["rejected", "unhandled-error", "crash", "oom", "harness-error", "unavailable"]
     error: ErrorInfo
     library_s: float | None = None  # seconds the library's own call took, when it returned or raised
 
@@ -325,9 +328,11 @@ def parse_answer(obj: object, want_id: str, normalize: Callable[[Mapping[str, An
             raise ProtocolError(f"malformed data in the answer: {clean(detail, 300)}") from None
         metadata = obj.get("metadata")
         return Read(found, len(rows) if isinstance(rows, list) else 0, clean(metadata) if metadata else None, sample)
-    if kind in ("rejected", "unhandled-error", "crash", "oom", "harness-error"):
+    if kind in ("rejected", "unhandled-error", "crash", "oom", "harness-error", "unavailable"):
         _check(obj, ErrorAnswer, f"{kind} answer")
         err = obj["error"]
+        if kind == "unavailable":
+            return Unavailable(clean(err["message"], MAX_TEXT))
         error = Error(clean(err["class"], 300) if err.get("class") is not None else None,
                       clean(err["message"], MAX_TEXT) + repaired)
         variants: dict[str, type[Rejected | Unhandled | Crash | OutOfMemory | HarnessError]] = {

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.generators import canonical
-from parquet_conformance.generators.parquet import bases, mutations, written
+from parquet_conformance.generators.parquet import bases, mutations, operations, written
 from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
@@ -79,8 +79,12 @@ class ParquetTrack:
         return all_cases()
 
     def upstream_pins(self) -> list[upstream.Pin]:
-        """The apache/parquet-testing files the evolution family transcribes, pinned (upstream.json here)."""
+        """The apache/parquet-testing files the evolution and features families rest on, pinned (upstream.json)."""
         return upstream.load(Path(__file__).parent / "upstream.json")
+
+    def upstream_copy(self) -> Path:
+        """The pinned files committed here (a copy at each pin's commit), judged with no checkout."""
+        return Path(__file__).parent / "parquet-testing"
 
     def bases(self) -> Sequence[str]:
         return [*bases.BASES, *bases.UPSTREAM_BASES]
@@ -99,15 +103,22 @@ class ParquetTrack:
     def baseline_case(self, name: str) -> str | None:
         return bases.lookup(name).case or f"base/{name}"
 
-    def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation]) -> dict[str, tuple[Expectation, str]]:
+    def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation],
+               op: str = "read") -> dict[str, tuple[Expectation, str]]:
         """Roles judged on the case file itself, not on the base's data: role -> (expectation, the data hash a
         read must have). corpus/build.py records them in the case's `expect` (where the catalog names none) and
         `expect_hash`. The metadata role's expectation is our decoder's word on the footer where the catalog's
         legacy expectation agrees, and `either` where they differ: the catalog knows what Thrift runtimes do that
         the decoder does not (a varint over 10 bytes: docs/spec-notes.md#corrupt-extensions; a union with two
-        fields), and a legacy `reject` may rest on what a metadata reader never reads (encrypted columns, pages)."""
-        found, summary_hash = metadata_expectation(data, base)
+        fields), and a legacy `reject` may rest on what a metadata reader never reads (encrypted columns, pages).
+        A case whose operation answers something else than the rows (`op`: generators/parquet/operations.py) is
+        judged in the default role on the answer our decoder gives for the file."""
         legacy = expect.get(self.default_role)
+        if op in operations.ANSWERS:  # the answer is what the file holds as our decoder reads it, not its rows; a
+            # metadata reader has no such operation
+            answer = canonical.normalize(dict(operations.ANSWERS[op](data)))
+            return {self.default_role: (legacy or Expectation.READ, canonical.data_hash(answer))}
+        found, summary_hash = metadata_expectation(data, base)
         return {METADATA: (found if legacy in (None, found) else Expectation.EITHER, summary_hash)}
 
     def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:

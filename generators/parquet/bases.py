@@ -21,13 +21,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
-from parquet_conformance.generators.parquet import evolution, thrift
+from parquet_conformance.generators.parquet import evolution, features, thrift
 from parquet_conformance.generators.parquet.encryption import MODES
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
 # filter (nothing in the footer points between pages, see docs/spec-notes.md on PageHeader).
 WRITE_OPTIONS = dict(compression="none", data_page_version="1.0", write_statistics=True,
                      use_dictionary=False, write_page_index=False, version="2.6")
+# The features family writes without statistics too: a feature's file holds nothing a reader could lack but the
+# feature (statistics are a feature of their own, features/format-stats-min-max/*).
+FEATURE_OPTIONS: tuple[tuple[str, object], ...] = (("write_statistics", False),)
+# pyarrow writes ColumnMetaData.size_statistics in every file and has no option to leave it out: the features
+# family takes it out of what pyarrow writes for it (features/format-size-statistics/* keeps it).
+NO_SIZE_STATISTICS = (("ColumnMetaData", "all", ("size_statistics",)),)
 
 
 @dataclass(frozen=True)
@@ -48,9 +54,10 @@ class Base:
     # it, so that a case can put it back as the writer wrote it (the evolution family; written_bytes is the whole).
     strip: tuple[tuple[str, int | str, tuple[str, ...]], ...] = ()
     row_groups: tuple[int, ...] = ()  # row groups of these sizes, in order (pyarrow's row_group_size is one size)
-    # A committed apache/parquet-testing file (fixtures/parquet-testing, evolution.upstream_bytes), and the case that
-    # is that file unmodified (its baseline), where it is not base/<name>
+    # A committed apache/parquet-testing file (fixtures/parquet-testing, evolution.upstream_bytes)
     upstream: str | None = None
+    # The case that is this base unmodified, when it is not base/<name>: an upstream file's own case, a feature's own
+    # file (the features family), whose case is its feature's
     case: str | None = None
 
 
@@ -348,6 +355,64 @@ UPSTREAM_BASES: dict[str, Base] = {b.name: b for b in map(_shredded_base, evolut
 def lookup(name: str) -> Base:
     """A base of either list."""
     return BASES[name] if name in BASES else UPSTREAM_BASES[name]
+def _constant(table: pa.Table) -> Callable[[], pa.Table]:
+    return lambda: table
+
+
+def _feature_bases() -> list[Base]:
+    """The bases of the features family (corpus/parquet/catalog/features.py; tables in features.py): a file per
+    physical and logical type apache/parquet-site tracks, each its feature's case, and the reference files the
+    encodings, codecs, page features and legacy nested forms are varied over."""
+    out = []
+    for group, tables in (("physical", features.physical_tables()), ("logical", features.logical_tables())):
+        for slug, (table, options) in tables.items():
+            out.append(Base(f"feat-{slug}", f"{table.num_rows} rows of {', '.join(table.column_names)}: the "
+                            f"{slug} {group} type as pyarrow writes it, PLAIN, uncompressed, v1 pages, no statistics",
+                            _constant(table), (*FEATURE_OPTIONS, *options), strip=NO_SIZE_STATISTICS,
+                            case=f"features/{group}-{slug}/pyarrow"))
+    for slug, (table, stand_in) in features.annotated_tables().items():
+        column = table.column_names[0]
+        annotate = {column: ANNOTATE_ALL_TYPES[{"enum": "enum", "bson": "bson"}.get(slug, "dec_bytes")]}
+        out.append(Base(f"feat-{slug}", f"{table.num_rows} rows of {column}: BYTE_ARRAY values pyarrow writes as "
+                        f"binaries, annotated {slug.upper()} by our codec (pyarrow does not write the type)",
+                        _constant(table), FEATURE_OPTIONS, written=_constant(stand_in), annotate=annotate,
+                        strip=NO_SIZE_STATISTICS,
+                        case=f"features/logical-{slug}/pyarrow-annotated"))
+    out += [
+        Base("feat-interval", f"{features.ROWS} rows of an INTERVAL column (FIXED_LEN_BYTE_ARRAY(12)) as DuckDB "
+             "writes it, uncompressed", features.interval_table, fixture="duckdb-interval.parquet",
+             case="features/logical-interval/duckdb"),
+        Base("feat-reference", "200 rows of INT32, INT64, FLOAT, DOUBLE, BOOLEAN, text, BYTE_ARRAY and "
+             "FIXED_LEN_BYTE_ARRAY(4) columns with nulls, PLAIN, uncompressed, v1 pages, no statistics: what the "
+             "encodings, codecs and page features vary", features.reference_table, FEATURE_OPTIONS,
+             strip=NO_SIZE_STATISTICS, case="features/encoding-plain/pyarrow"),
+        Base("feat-reference-parquet-java", "the rows of 'feat-reference' as parquet-java writes them through Spark, "
+             "uncompressed, no dictionary", features.reference_table, fixture="spark-uncompressed.parquet",
+             case="features/reference/parquet-java"),
+        Base("feat-keyed", "160 rows of an INT64 id, a text key, INT32, DOUBLE, FLOAT and BOOLEAN columns in two "
+             "row groups, PLAIN, uncompressed, no statistics: what the features read through an operation vary",
+             features.keyed_table, (*FEATURE_OPTIONS, ("row_group_size", features.KEYED_ROW_GROUP)),
+             strip=NO_SIZE_STATISTICS, case="features/reference/keyed"),
+        Base("feat-list-required", f"{features.ROWS} rows of lists with required elements (int32, a struct of two, "
+             "a list, a struct of one) in the 3-level LIST form", features.legacy_list_table, FEATURE_OPTIONS,
+             strip=NO_SIZE_STATISTICS, case="features/logical-list/required-elements"),
+        Base("feat-list-unannotated", f"{features.ROWS} rows of required lists of required int32s and of structs, "
+             "in the 3-level LIST form", features.unannotated_table, FEATURE_OPTIONS,
+             strip=NO_SIZE_STATISTICS, case="features/logical-list/required-lists"),
+        Base("feat-annotations", f"{features.ROWS} rows of DATE, TIMESTAMP(MILLIS), DECIMAL(9, 2) on INT32 and "
+             "STRING, each annotated with its LogicalType and its ConvertedType",
+             features.date_time_table, (*FEATURE_OPTIONS, ("store_decimal_as_integer", True)), strip=NO_SIZE_STATISTICS,
+             case="features/logical-type-union/both"),
+    ]
+    return out
+
+
+def fixture_bytes(name: str) -> bytes:
+    """A committed fixture's bytes, checked against its sha256 in provenance.json."""
+    data = (FIXTURES / name).read_bytes()
+    if hashlib.sha256(data).hexdigest() != provenance()[name.removesuffix(".parquet")]["sha256"]:
+        raise ValueError(f"{FIXTURES / name} does not match the sha256 in provenance.json")
+    return data
 
 
 def provenance() -> dict[str, dict[str, str]]:
@@ -405,6 +470,7 @@ BASES: dict[str, Base] = {b.name: b for b in [
          "29349) with a null, as Impala and Spark write INT96", _int96_extremes, (("write_statistics", False),),
          written=lambda: _int96_extremes(stand_ins=True), annotate={"int96": {"type": (thrift.I32, INT96)}}),
     *_evolution_bases(),
+    *_feature_bases(),
 ]}
 
 
@@ -433,10 +499,7 @@ def written_bytes(name: str) -> bytes:
     if base.upstream is not None:
         return evolution.upstream_bytes(base.upstream)
     if base.fixture is not None:
-        data = (FIXTURES / base.fixture).read_bytes()
-        if hashlib.sha256(data).hexdigest() != provenance()[base.fixture.removesuffix(".parquet")]["sha256"]:
-            raise ValueError(f"{FIXTURES / base.fixture} does not match the sha256 in provenance.json")
-        return data
+        return fixture_bytes(base.fixture)
     sink = io.BytesIO()
     table, options = (base.written or base.build)(), {**WRITE_OPTIONS, **dict(base.options)}
     if base.row_groups:
@@ -453,10 +516,10 @@ def written_bytes(name: str) -> bytes:
 @cache
 def base_bytes(name: str) -> bytes:
     base = lookup(name)
-    return _stripped(written_bytes(name), base.strip) if base.strip else written_bytes(name)
+    return stripped(written_bytes(name), base.strip) if base.strip else written_bytes(name)
 
 
-def _stripped(data: bytes, strip: tuple[tuple[str, int | str, tuple[str, ...]], ...]) -> bytes:
+def stripped(data: bytes, strip: tuple[tuple[str, int | str, tuple[str, ...]], ...]) -> bytes:
     """The file without these footer fields (those of the selected structs that have them)."""
     from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, select
     from parquet_conformance.generators.parquet.footer import field_id, read_footer

@@ -23,6 +23,9 @@ Rules (docs/spec-notes.md#fallback):
    ignored and the physical values read (LogicalTypes.md "Unsupported Logical Types", PR #606): FILE (a group
    of ordinary columns, read as such), a LogicalType member no parquet.thrift defines, UUID on INT32, TIMESTAMP on
    FIXED_LEN_BYTE_ARRAY(12) (PR #601, open).
+8. Levels in the deprecated BIT_PACKED encoding (uncompressed v1 pages) are decoded as Encodings.md packs them,
+   most significant bit first, and given to pyarrow in the RLE/bit-packing hybrid (pyarrow reads BIT_PACKED least
+   significant bit first: apache/arrow#42368).
 The data is read by pyarrow from a file whose footer is rebuilt from the chosen metadata, so
 what the FlatBuffers footer says is what gets read; pyarrow reads only what the strict decoder has
 accepted, so its own leniency (lengths folded to 32 bits, bytes past the footer) never decides.
@@ -37,6 +40,7 @@ from typing import Any
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import apply_edits
 from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, check_file
+from parquet_conformance.generators.parquet.mutations.rewrite import rle_from_bit_packed
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
 
 PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
@@ -237,7 +241,7 @@ def read_table(buf: bytes) -> tuple[object, Choice]:
     if choice.metadata == "thrift":
         footer = strict_footer(data)
         data, choice.new_encodings = use_new_encodings(data, footer)
-    return read_exactly(without_unsupported_annotations(data)), choice
+    return read_exactly(rle_from_bit_packed(without_unsupported_annotations(data))), choice
 
 
 # LogicalType members (parquet.thrift) -> the physical types (Type) they may annotate, with a FIXED_LEN_BYTE_ARRAY's

@@ -8,11 +8,13 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.operations import Answer, from_text, geo_code
 from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import canonical_rows
+from parquet_conformance.generators.parquet import operations
 
 # COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
 # statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
@@ -61,12 +63,83 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
             con.close()
 
     def canonical(self, result: object) -> Mapping[str, Any]:
-        """Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`, unshredded) decoded; or the
-        rows of fetchall() where the Arrow export failed."""
+        """An operation's answer; Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`,
+        unshredded) decoded; or the rows of fetchall() where the Arrow export failed."""
+        if isinstance(result, Answer):
+            return result.canonical()
         if isinstance(result, tuple):
             columns, rows = result
             return canonical_rows(columns, rows)
         return arrow_data(result)
+
+    # The operations (docs/adapter-protocol.md#operations), through DuckDB's own Parquet functions: parquet_metadata
+    # (statistics, geospatial statistics), parquet_page_index, parquet_bloom_probe. DuckDB has no option to verify
+    # page checksums.
+    operations = ("statistics", "page-index", "bloom", "geo-statistics")
+
+    def _query(self, sql: str, params: list[object], con: Any = None) -> list[tuple[Any, ...]]:
+        if con is not None:
+            return list(con.execute(sql, params).fetchall())
+        con = self.load().connect(config={"memory_limit": "4GB"})
+        try:
+            return list(con.execute(sql, params).fetchall())
+        finally:
+            con.close()
+
+    def _blobs(self, path: str) -> list[bool]:
+        """Per leaf column, whether DuckDB reads it as a BLOB: its statistics text then escapes bytes (\\xFF), which
+        DuckDB's own cast to BLOB reads back; any other BYTE_ARRAY text is the value's UTF-8."""
+        return [t == "BLOB" for t, children in self._query(
+            "SELECT duckdb_type, num_children FROM parquet_schema(?)", [path])[1:] if not children]
+
+    def statistics(self, path: str) -> Answer:
+        blobs = self._blobs(path)
+        rows = self._query("SELECT row_group_id, path_in_schema, type, stats_null_count, stats_min_value, "
+                           "stats_max_value, try_cast(stats_min_value AS BLOB), try_cast(stats_max_value AS BLOB), "
+                           "column_id FROM parquet_metadata(?) ORDER BY row_group_id, column_id", [path])
+        return Answer(operations.STATISTICS, rows, lambda r: [
+            r[0], r[1], r[3], from_text(r[4], r[2], r[6] if blobs[r[8]] else None),
+            from_text(r[5], r[2], r[7] if blobs[r[8]] else None)])
+
+    def page_index(self, path: str) -> Answer:
+        blobs = self._blobs(path)
+        rows = self._query(
+            "SELECT p.row_group_id, p.path_in_schema, p.page_id, p.page_offset, p.compressed_page_size, "
+            "p.first_row_index, p.null_page, p.null_count, p.min_value, p.max_value, p.boundary_order, m.type, "
+            "try_cast(p.min_value AS BLOB), try_cast(p.max_value AS BLOB), p.column_id "
+            "FROM parquet_page_index(?) p JOIN parquet_metadata(?) m USING (row_group_id, column_id) "
+            "ORDER BY p.row_group_id, p.column_id, p.page_id", [path, path])
+        return Answer(operations.PAGE_INDEX, rows, lambda r: [
+            *r[:8], None if r[6] is not False else from_text(r[8], r[11], r[12] if blobs[r[14]] else None),
+            None if r[6] is not False else from_text(r[9], r[11], r[13] if blobs[r[14]] else None), r[10]])
+
+    def bloom(self, path: str) -> Answer:
+        """Each chunk with a bloom filter probed (parquet_bloom_probe) with the column's distinct values, as DuckDB
+        reads them, and their absent probes (generators/parquet/operations.py probes)."""
+        con = self.load().connect(config={"memory_limit": "4GB"})
+        try:
+            chunks = self._query("SELECT row_group_id, path_in_schema FROM parquet_metadata(?) WHERE "
+                                 "bloom_filter_offset IS NOT NULL ORDER BY row_group_id, column_id", [path], con)
+            rows = []
+            for column in dict.fromkeys(c for _, c in chunks):
+                quoted = '"' + column.replace('"', '""') + '"'
+                values = [v for (v,) in self._query(f"SELECT DISTINCT {quoted} FROM read_parquet(?)", [path], con)]
+                for value in operations.probes(values):
+                    found = dict(self._query("SELECT row_group_id, bloom_filter_excludes FROM "
+                                             "parquet_bloom_probe(?, ?, ?)", [path, column, value], con))
+                    rows += [(rg, column, value, found[rg]) for rg, c in chunks if c == column]
+        finally:
+            con.close()
+        order = {chunk: i for i, chunk in enumerate(chunks)}
+        return Answer(operations.BLOOM, sorted(rows, key=lambda r: order[(r[0], r[1])]))
+
+    def geo_statistics(self, path: str) -> Answer:
+        rows = self._query("SELECT row_group_id, path_in_schema, geo_bbox, geo_types FROM parquet_metadata(?) WHERE "
+                           "geo_bbox IS NOT NULL OR geo_types IS NOT NULL ORDER BY row_group_id, column_id", [path])
+        bounds = ("xmin", "xmax", "ymin", "ymax", "zmin", "zmax", "mmin", "mmax")
+        return Answer(operations.GEO_STATISTICS, rows, lambda r: [
+            r[0], r[1], *((r[2] or {}).get(k) for k in bounds), sorted(geo_code(n) for n in r[3] or [])])
+
 
     def write(self, source: str, path: str, profile: str) -> None:
         con = self.load().connect(config={"memory_limit": "4GB"})

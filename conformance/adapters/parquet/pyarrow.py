@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.operations import Answer
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import version_key
+from parquet_conformance.generators.parquet import operations
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_table's options per profile (generators/parquet/written.py PROFILES).
@@ -41,6 +46,40 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
 
     def read(self, path: str) -> object:
         return self.load().read_table(path)
+
+    # The operations (docs/adapter-protocol.md#operations): the footer's statistics and geospatial statistics as
+    # pyarrow's metadata API gives them, and a read with page checksums verified. pyarrow exposes no page index and
+    # no bloom filter reader.
+    operations = ("statistics", "geo-statistics", "crc")
+
+    def statistics(self, path: str) -> Answer:
+        md = self.load().ParquetFile(path).metadata
+        rows = []
+        for i in range(md.num_row_groups):
+            for j in range(md.num_columns):
+                chunk = md.row_group(i).column(j)
+                s = chunk.statistics if chunk.is_stats_set else None
+                rows.append((i, chunk.path_in_schema, s.null_count if s is not None and s.has_null_count else None,
+                             *((s.min_raw, s.max_raw) if s is not None and s.has_min_max else (None, None))))
+        return Answer(operations.STATISTICS, rows)
+
+    def geo_statistics(self, path: str) -> Answer:
+        md = self.load().ParquetFile(path).metadata
+        rows = []
+        for i in range(md.num_row_groups):
+            for j in range(md.num_columns):
+                chunk = md.row_group(i).column(j)
+                if chunk.is_geo_stats_set:
+                    g = chunk.geo_statistics
+                    rows.append((i, chunk.path_in_schema, g.xmin, g.xmax, g.ymin, g.ymax, g.zmin, g.zmax, g.mmin,
+                                 g.mmax, g.geospatial_types))
+        return Answer(operations.GEO_STATISTICS, rows, lambda r: [*r[:-1], sorted(r[-1] or [])])
+
+    def crc(self, path: str) -> object:
+        return self.load().read_table(path, page_checksum_verification=True)
+
+    def canonical(self, result: Any) -> Mapping[str, Any]:
+        return result.canonical() if isinstance(result, Answer) else super().canonical(result)
 
     def write(self, source: str, path: str, profile: str) -> None:
         self.load().write_table(self.table(source), path, **OPTIONS[profile])

@@ -37,6 +37,7 @@ def load_case(path: str) -> dict[str, Any]:
 
 class SkiffAdapter(PythonAdapter):
     roles = ("codec",)
+    operations = ("decode", "encode")
 
     def token(self, value: Any) -> object:
         """The canonical token (generators/skiff/tokens.py) of one value the library returned."""

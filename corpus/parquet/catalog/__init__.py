@@ -22,6 +22,7 @@ from parquet_conformance.corpus.parquet.catalog import (
     encodings,
     encryption,
     evolution,
+    features,
     flatbuffers,
     golden,
     nonconforming,
@@ -34,7 +35,7 @@ from parquet_conformance.corpus.parquet.catalog import (
 )
 
 FAMILIES = (golden, nonconforming, corrupt, flatbuffers, encodings, types, storage, pages, writers, encryption, parx,
-            unions, evolution)
+            unions, evolution, features)
 
 
 class CatalogError(ValueError):

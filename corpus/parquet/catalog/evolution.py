@@ -27,7 +27,7 @@ from parquet_conformance.generators.parquet.bases import base_expected, written_
 from parquet_conformance.generators.parquet.footer import read_footer
 from parquet_conformance.generators.parquet.layout import select as page_select
 from parquet_conformance.generators.parquet.mutations import Mutation
-from parquet_conformance.generators.parquet.mutations.encoding import EncodeAlp
+from parquet_conformance.generators.parquet.mutations.encoding import EncodeAlp, EncodePfor
 from parquet_conformance.generators.parquet.mutations.fields import (
     AddTypedField,
     RemoveFields,
@@ -162,7 +162,7 @@ def _case(slug: str, title: str, kind: str, base: str, steps: tuple[Mutation, ..
 
 
 def cases() -> list[Case]:
-    return [*_logical_types(), *_shredded(), *_orders_and_counts(), *_alp(), *_proposals()]
+    return [*_logical_types(), *_shredded(), *_orders_and_counts(), *_alp(), *_pfor(), *_proposals()]
 
 
 @cache
@@ -183,10 +183,15 @@ def _annotate(which: int, member: int, body: str = EMPTY) -> AddTypedField:
     return AddTypedField("SchemaElement", "struct", which=which, field_id=10, hex=union.hex())
 
 
+def geometry_steps() -> tuple[Mutation, ...]:
+    """evo-geometry's GEOMETRY annotation and geospatial statistics put back as pyarrow wrote them (the features
+    family reads the statistics through an operation: features/format-geospatial-statistics/*)."""
+    return (_annotate(1, 17), AddTypedField("ColumnMetaData", "struct", which=0, field_id=17,
+                                            hex=_written_field("evo-geometry", "ColumnMetaData", 0, 17)))
+
+
 def _logical_types() -> list[Case]:
     physical = "A reader that does not know the annotation reads the physical values, the base data."
-    geo_stats = AddTypedField("ColumnMetaData", "struct", which=0, field_id=17,
-                              hex=_written_field("evo-geometry", "ColumnMetaData", 0, 17))
     out = [
         _case("variant/duckdb-shredded", "a VARIANT column as DuckDB 2.0.1 writes it (shredded: metadata, value, "
               "typed_value INT32), with an id", "golden", "evo-variant", (_annotate(2, 16, VARIANT_1),), "read",
@@ -196,7 +201,7 @@ def _logical_types() -> list[Case]:
               "(generators/parquet/evolution.py VARIANT_SQL): 42, 'text', {a: 1, b: 'x'}, [1, 2, 3], NULL, 7, 2.5.",
               alternatives=(_variant_alternative("evo-variant", "the values DuckDB was given (VARIANT_SQL)"),)),
         _case("geometry/pyarrow", "a GEOMETRY column of WKB as pyarrow 26 writes a geoarrow.wkb column (the "
-              "annotation and its geospatial statistics)", "golden", "evo-geometry", (_annotate(1, 17), geo_stats),
+              "annotation and its geospatial statistics)", "golden", "evo-geometry", geometry_steps(),
               "read", (SKIPS_NEW, NEW_TYPES, UNSUPPORTED, FORWARD),
               f"The file is pyarrow's byte for byte. {physical} {DATA_UNKNOWN}", data_unknown=True),
         _case("geography/pyarrow", "a GEOGRAPHY column of WKB as pyarrow 26 writes a geoarrow.wkb column with "
@@ -433,6 +438,27 @@ def _alp() -> list[Case]:
               "footer parse stopped at Encoding 10 in PageEncodingStats (\"Required field 'encoding' was not "
               "present\")."),
     ]
+
+
+PFOR_ENUM = cite(f"{PF} PR #579 src/main/thrift/parquet.thrift (a28aa354)", "enum Encoding", "Patched Frame of "
+                 "Reference encoding for INT32/INT64 columns. ... PFOR = 11;", seed=None)
+PFOR_LAYOUT = cite(f"{PF} PR #579 Encodings.md (a28aa354)", "Patched Frame of Reference (PFOR = 11)", "PFOR encoding "
+                   "consists of a page-level header followed by an offset array and one or more encoded vectors "
+                   "(batches of values).", seed=None)
+
+
+def _pfor() -> list[Case]:
+    return [_case("pfor/pr-579", "the INT32 and INT64 columns of 'feat-reference' (nulls, negative values) in PFOR "
+                  "data pages (Encoding 11, PR #579, open), written from the proposal's text", "nonconforming",
+                  "feat-reference", (EncodePfor(column="i32"), EncodePfor(column="i64")), "reject",
+                  (UNDEFINED_ENUM, LOST, PFOR_ENUM, PFOR_LAYOUT),
+                  "To a reader of any release, and of the main line, 11 is an Encoding parquet.thrift does not define, "
+                  "in the field the page's values cannot be decoded without: the same rule and expectation as "
+                  "storage/enum/data-page-header-encoding/value-11 (docs/spec-notes.md#enums), whose page is PLAIN "
+                  "under 11; here the values are PFOR, which a reader of the proposal reads (none of ours is one). "
+                  "No library writes PFOR: our encoder (generators/parquet/pfor.py), checked by its own decode and "
+                  "the proposal's Example 1. FSST (PR #531) is not in the stored copies of apache/parquet-format: "
+                  "no case.")]
 
 
 def _proposals() -> list[Case]:

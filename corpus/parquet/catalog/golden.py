@@ -55,7 +55,7 @@ def cases() -> list[Case]:
             + (" Encrypted: a reader without the keys must reject it (docs/spec-notes.md#encryption)."
                if b.encrypted else "") + (" " + needs_note(name) if base_needs(name) else ""),
         )
-        for name, b in BASES.items()
+        for name, b in BASES.items() if b.case is None  # a feature's own file is its feature's case
     ]
     for base in EXTENSION_BASES:
         for slug, (struct, which) in STRUCTS.items():

@@ -3,7 +3,9 @@ the record, the registry, parse and the checks). `apply` replays a case's steps 
 family: extension (field 32767 in structs and page headers), fields (fields of any type and id, removed fields,
 rewritten values, swapped statistics, and the field edits by position that `fuzz` draws), tail (footer length,
 magic, truncation), flatbuffer (FlatBuffers footers and their damage), encoding (the encoding extension), pages
-(field 32767 outside the footer), structure (byte and varint edits confined to a region: the steps of `fuzz`).
+(field 32767 outside the footer), structure (byte and varint edits confined to a region: the steps of `fuzz`),
+rewrite (the features family: rows written again with a feature, another writer's fixture, legacy nested forms,
+BIT_PACKED levels).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def _load_families() -> None:
         fields,
         flatbuffer,
         pages,
+        rewrite,
         structure,
         tail,
     )

@@ -149,3 +149,60 @@ def _metadata(md: StructRef) -> list[Edit]:
         if stats.value("page_type") == DATA_PAGE and stats.value("encoding") == PLAIN:
             edits.append(set_i64(stats, "encoding", alp.ALP))
     return edits
+
+
+PFOR_TYPES = {1: 4, 2: 8}  # parquet.thrift Type INT32, INT64 -> PFOR's value_byte_width
+
+
+@register("encode_pfor")
+@dataclass(frozen=True)
+class EncodePfor(Mutation):
+    """Every PLAIN v1 data page of the top-level INT32 or INT64 column `column` (uncompressed, no page CRC)
+    re-encoded as PFOR (Encoding 11, PR #579: generators/parquet/pfor.py): the page's values replaced, its sizes and
+    encoding rewritten, the chunk's `encodings` and `encoding_stats` saying 11 where they said PLAIN; the data after
+    each page moves (layout.move)."""
+
+    column: str
+
+    def apply(self, buf: bytes, ctx: Context) -> bytes:
+        from parquet_conformance.generators.parquet import pfor
+
+        footer, _ = read_footer(buf)
+        leaf = next((el for el in footer.root.children("schema")[1:] if el.value("name") == self.column.encode()
+                     and not el.value("num_children")), None)
+        if leaf is None:
+            raise ValueError(f"encode_pfor: no top-level leaf column {self.column!r}")
+        optional = leaf.value("repetition_type") == 1
+        edits: list[Edit] = []
+        for rg in footer.row_groups():
+            for cc in rg.children("columns"):
+                md = cc.need("meta_data")
+                if md.value("path_in_schema") != [self.column.encode()]:
+                    continue
+                if md.value("type") not in PFOR_TYPES or md.value("codec") != UNCOMPRESSED:
+                    raise ValueError(f"encode_pfor: {md.path} is not an uncompressed INT32 or INT64 chunk")
+                width = PFOR_TYPES[md.value("type")]
+                for page in chunk_pages(footer, md) or []:
+                    header = StructRef("PageHeader", "", thrift.decode_struct(buf, page.start))
+                    dph = header.child("data_page_header")
+                    if header.value("type") != DATA_PAGE or dph is None or dph.value("encoding") != PLAIN:
+                        continue
+                    if header.get("crc") is not None:
+                        raise ValueError("encode_pfor: a page with a CRC (it would no longer match)")
+                    body, end = header.node.end, header.node.end + header.value("compressed_page_size")
+                    levels = 4 + int.from_bytes(buf[body:body + 4], "little") if optional else 0
+                    values = np.frombuffer(buf[body + levels:end], "<i4" if width == 4 else "<i8").tolist()
+                    size = levels + len(encoded := pfor.encode(values, width))
+                    edits += [set_i64(header, "uncompressed_page_size", size),
+                              set_i64(header, "compressed_page_size", size), set_i64(dph, "encoding", pfor.PFOR),
+                              Edit(body + levels, end, encoded)]
+                f = md.get("encodings")
+                assert f is not None
+                listed = [pfor.PFOR if e == PLAIN else e for e in f.value]
+                edits.append(Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed))))
+                for stats in md.children("encoding_stats") if md.get("encoding_stats") else []:
+                    if stats.value("page_type") == DATA_PAGE and stats.value("encoding") == PLAIN:
+                        edits.append(set_i64(stats, "encoding", pfor.PFOR))
+        if not edits:
+            raise ValueError(f"encode_pfor: column {self.column!r} has no PLAIN data page")
+        return move(footer, edits)

@@ -70,6 +70,9 @@ public final class ParquetJavaWorker {
         write(req.path("source").asText(), req.path("path").asText(), resp);
       } else if (cmd.equals("stop")) {
         return;
+      } else { // an operation this worker has no API for (docs/adapter-protocol.md#operations)
+        resp.put("outcome", "unavailable").putObject("error").putNull("class")
+            .put("message", "no operation " + cmd.substring(0, Math.min(cmd.length(), 40)));
       }
       proto.println(answer(resp));
     }
@@ -253,7 +256,12 @@ public final class ParquetJavaWorker {
           pair.add(field(item, 0, it.getType(0)));
           pair.add(it.getFieldCount() > 1 ? field(item, 1, it.getType(1)) : JSON.nullNode());
         } else {
-          list.add(it.getFieldCount() == 1 ? field(item, 0, it.getType(0)) : struct(item, it));
+          // LogicalTypes.md's backward-compatibility rules: a repeated group of one field is the element's wrapper
+          // (rule 5), but one whose field is repeated (rule 3, read as that field) or that is named `array` or
+          // `<list>_tuple` (rule 4) is the element itself
+          boolean tuple = !it.getType(0).isRepetition(Type.Repetition.REPEATED)
+              && (it.getName().equals("array") || it.getName().equals(gt.getName() + "_tuple"));
+          list.add(it.getFieldCount() == 1 && !tuple ? field(item, 0, it.getType(0)) : struct(item, it));
         }
       }
       return list;

@@ -195,5 +195,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     }
   } else if (req.cmd === 'stop') {
     process.exit(0)
+  } else { // an operation this worker has no API for (docs/adapter-protocol.md#operations)
+    out({ id: req.id, outcome: 'unavailable', error: { class: null, message: `no operation ${String(req.cmd).slice(0, 40)}` } })
   }
 }
