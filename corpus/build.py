@@ -33,7 +33,7 @@ from parquet_conformance.corpus.model import (
     dump_json,
     matches,
 )
-from parquet_conformance.corpus.track import Deriving, Track, all_tracks
+from parquet_conformance.corpus.track import Deriving, Track, all_tracks, strict_kind
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.cache import cache_root
@@ -154,8 +154,6 @@ def pinned_entries(tracks: Sequence[Track], checkout: Path, only: str | None) ->
                                                                                     list[upstream_files.Pin]]:
     """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout, each checked
     against its pin; and the pins the checkout lacks."""
-    from parquet_conformance.corpus.imports import strict_kind
-
     found: list[tuple[CaseEntry, bytes]] = []
     missing: list[upstream_files.Pin] = []
     for track in tracks:

@@ -53,7 +53,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         if path.is_dir():
             root = dist.find_root(path)
-            problems, notes = verify.verify_tree(root), list[str]()
+            problems, notes = dist.verify_tree(root), list[str]()
             label = str(root)
         elif path.is_file():
             problems, notes = verify.verify_archive(path)
@@ -73,13 +73,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import dist, fetch, verify
+    from parquet_conformance.corpus import dist, fetch
 
     into = Path(args.into)
     try:
         limits = dist.Limits(max_unpacked=args.max_bytes, max_entries=args.max_entries, deadline_s=args.timeout)
         root = fetch.fetch(args.url, args.sha256, into, limits)
-        problems = verify.verify_tree(root)
+        problems = dist.verify_tree(root)
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
     except dist.DistError as e:

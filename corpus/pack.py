@@ -26,9 +26,9 @@ from parquet_conformance.corpus.dist import (
     read_manifest,
     read_sums,
     sha256_file,
+    verify_tree,
 )
 from parquet_conformance.corpus.model import Manifest
-from parquet_conformance.corpus.verify import verify_tree
 from parquet_conformance.kernel import trees
 
 MTIME = 0  # every member's mtime, and the gzip header's

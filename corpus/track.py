@@ -77,6 +77,14 @@ class Track(Protocol):
         ...
 
 
+def strict_kind(report: Mapping[str, Any]) -> Kind:
+    """A track's inspect report (Track.inspect) as a kind: corrupt where it does not decode, nonconforming where
+    it decodes but the strict decoder refuses it (a rule of the spec broken), golden otherwise."""
+    if not report["valid"]:
+        return Kind.CORRUPT
+    return Kind.GOLDEN if report.get("strict", True) else Kind.NONCONFORMING
+
+
 @dataclass(frozen=True)
 class Oracle:
     """What a generated file must do, as the track's strict decoder and reference reader decide it: per role,

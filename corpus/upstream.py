@@ -109,7 +109,7 @@ def read_pinned(checkout: Path, pin: Pin) -> bytes | None:
 def case_entries(track: Track, pins: Sequence[Pin], checkout: Path, only: str | None,
                  kind_of: Any) -> tuple[list[tuple[CaseEntry, bytes]], list[Pin]]:
     """(entries with their bytes, pins the checkout lacks) for the pins `only` selects. `kind_of(path)`: the
-    track's strict word on a file (corpus/imports.py strict_kind over the track's inspect)."""
+    track's strict word on a file (corpus/track.py strict_kind over the track's inspect)."""
     if not checkout.is_dir():
         raise UpstreamError(f"{checkout}: not a directory")
     found, missing = [], []

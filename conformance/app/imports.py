@@ -14,8 +14,9 @@ from parquet_conformance.conformance.app import console
 from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout, Unhandled
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
+from parquet_conformance.corpus.imports import STRICT, Imported, Vote, write_corpus
 from parquet_conformance.corpus.model import Kind, Manifest
+from parquet_conformance.corpus.track import strict_kind
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 

@@ -17,10 +17,11 @@ from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import bases, mutations, written
-from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
 from parquet_conformance.generators.parquet.reference import PROFILES
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 from parquet_conformance.generators.parquet.summary import footer_summary, summary
 
 METADATA = "metadata"  # the role of a metadata-only reader
@@ -44,7 +45,7 @@ def metadata_expectation(data: bytes, base: bytes) -> tuple[Expectation, str]:
     - `reject` where no Thrift compact reader reads the footer (read_footer fails: the tail, the FileMetaData) or
       there is no FileMetaData to read (an encrypted footer); a read must then give the base's summary to be
       `accepted-invalid` rather than `wrong-data`, as for the data roles;
-    - `read` where the strict decoder has nothing to object to (footer.check_file: footer, layout, page headers,
+    - `read` where the strict decoder has nothing to object to (strict.check_file: footer, layout, page headers,
       page index) and no column is encrypted: the summary of this file;
     - `either` otherwise (the spec's rules object, or a column's metadata is behind a key): the reader may refuse,
       and if it reads, it must give the summary of this file."""

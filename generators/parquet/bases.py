@@ -472,7 +472,7 @@ def _annotated(data: bytes, annotate: dict[str, dict[str, tuple[int, Any]]]) -> 
     """Set SchemaElement fields of the named leaf columns; a new physical `type` goes into their ColumnMetaData too
     (INT96 and FIXED_LEN_BYTE_ARRAY values are both 12 plain bytes, so the pages stay as written)."""
     from parquet_conformance.generators.parquet.edits import apply_edits, set_fields
-    from parquet_conformance.generators.parquet.footer import parse_file
+    from parquet_conformance.generators.parquet.strict import parse_file
 
     footer = parse_file(data)
     edits = []

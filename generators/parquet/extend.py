@@ -49,11 +49,11 @@ from parquet_conformance.generators.parquet.footer import (
     ParquetFooter,
     Problem,
     StructRef,
-    check_file,
     struct_extensions,
 )
 from parquet_conformance.generators.parquet.layout import move, page_structs
 from parquet_conformance.generators.parquet.profiles import CRCS, FRAMINGS, check_framing, frame
+from parquet_conformance.generators.parquet.strict import check_file
 
 # A Thrift binary's length is an i32: no reader takes more (docs/spec-notes.md#size-limits).
 MAX_EXTENSION = 2**31 - 1

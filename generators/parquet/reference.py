@@ -1,5 +1,5 @@
 """The reference reader: aware of every FlatBuffers-footer profile, legacy for everything else, and strict: it
-decodes every footer it uses with our strict decoder (generators/parquet/footer.py check_file, the page level
+decodes every footer it uses with our strict decoder (generators/parquet/strict.py check_file, the page level
 included) and the profiles' checks before any data is read, and refuses every file the spec lets a reader refuse
 (docs/spec-notes.md#the-reference-reader). It passes every case of the corpus by construction of the spec's rules;
 a case it does not pass is a defect of the case or of the reader.
@@ -36,8 +36,9 @@ from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import apply_edits
-from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, check_file
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem
 from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
+from parquet_conformance.generators.parquet.strict import check_file
 
 PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
 

@@ -289,7 +289,7 @@ BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
 def base_needs(base: str) -> tuple[Citation, ...]:
     """The sentences that let a reader refuse `base` for what it needs (empty: a reader must read it)."""
     from parquet_conformance.generators.parquet.bases import base_bytes, lookup
-    from parquet_conformance.generators.parquet.footer import parse_file
+    from parquet_conformance.generators.parquet.strict import parse_file
 
     if lookup(base).encrypted:
         return ()

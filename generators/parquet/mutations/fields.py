@@ -35,8 +35,9 @@ from parquet_conformance.generators.parquet.footer import (
     read_footer,
 )
 from parquet_conformance.generators.parquet.layout import move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Which, check_struct_name
+from parquet_conformance.generators.steps import MutationError
 
 # The same text as valid UTF-8 and with one byte made invalid (0xFF never occurs in UTF-8): equal lengths, so that a
 # pair of cases differs in that byte alone.

@@ -11,10 +11,12 @@ from typing import Any, Literal, Self
 
 from parquet_conformance.generators.parquet import profiles
 from parquet_conformance.generators.parquet.edits import apply_edits, set_i64
-from parquet_conformance.generators.parquet.footer import FIELD_IDS, parse_file, read_footer
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.footer import FIELD_IDS, read_footer
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Header, extend_file_metadata
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.generators.parquet.thrift import Struct
+from parquet_conformance.generators.steps import MutationError
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from parquet_conformance.generators.parquet.footer import chunk_range, read_footer, read_tail
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
+from parquet_conformance.generators.steps import MutationError
 
 
 def _with_length(buf: bytes, length: int) -> bytes:
