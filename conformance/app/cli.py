@@ -23,6 +23,7 @@ from parquet_conformance.kernel.options import (
     output_dir,
     seconds,
     spark_conf,
+    spark_connect,
     spark_master,
     stored_path,
 )
@@ -43,6 +44,20 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--adapter-cmd", action="append", metavar="NAME=COMMAND",
                    help="an external adapter speaking docs/adapter-protocol.md, e.g. myreader='java -jar r.jar'; it "
                         "reads the track --track names (default: the first registered, parquet)")
+
+
+def add_executor_options(p: argparse.ArgumentParser, default: str = "local[*]") -> None:
+    """Where a command's tasks run (conformance/harness/placement.py executor_for): the one spelling of `--master`,
+    `--remote` and `--conf` for every command that runs tasks."""
+    here = " (default)" if default == "none" else ""
+    p.add_argument("--master", default=default, type=spark_master,
+                   help=f"Spark master: local[*]{' (default, embedded)' if default == 'local[*]' else ''}, "
+                        f"spark://HOST:PORT, sc://HOST:PORT (a Spark Connect server), or none{here} (no Spark: a "
+                        "worker per core here)")
+    p.add_argument("--remote", dest="master", metavar="sc://HOST:PORT", type=spark_connect, default=argparse.SUPPRESS,
+                   help="a Spark Connect server (the same as --master sc://...)")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                   help="extra Spark configuration (repeatable)")
 
 
 def add_comparison_options(p: argparse.ArgumentParser) -> None:
@@ -206,13 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=SEED, default=0, help="seed when generating the corpus")
-    run.add_argument("--master", default="local[*]", type=spark_master,
-                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
-                          "Connect server), or none (no Spark)")
-    run.add_argument("--remote", metavar="sc://HOST:PORT", type=spark_master,
-                     help="a Spark Connect server (the same as --master sc://...)")
-    run.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
-                     help="extra Spark configuration (repeatable)")
+    add_executor_options(run)
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time): at most 100 letters, "
                                                     "digits, '.', '_', '+', '-', a letter or digit first")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -259,10 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode_fz.add_argument("--time", type=seconds(), metavar="S",
                          help="search for S seconds (not reproducible in count)")
     fz.add_argument("--seed", type=SEED, default=0, help="the run seed; each batch's seed derives from it (default 0)")
-    fz.add_argument("--master", default="local[*]", type=spark_master,
-                    help="Spark master (default local[*]), or none (no Spark)")
-    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
-                    help="extra Spark configuration (repeatable)")
+    add_executor_options(fz)
     fz.add_argument("--out", default="out/fuzz", metavar="DIR", type=output_dir,
                     help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
@@ -297,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     bis.add_argument("--from", dest="from_version", metavar="V", help="the oldest release to consider")
     bis.add_argument("--to", dest="to_version", metavar="V", help="the newest release to consider")
     bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
+    add_executor_options(bis, default="none")  # a release's few cells: Spark's start would cost more than they do
     bis.set_defaults(handler="versions:command")
 
     rep = sub.add_parser("report",
