@@ -24,6 +24,7 @@ def _fail(lines: list[str]) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import dist, pack
     from parquet_conformance.corpus.build import generate
 
@@ -47,6 +48,7 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import dist, verify
 
     path = Path(args.path)
@@ -73,6 +75,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import dist, fetch
 
     into = Path(args.into)
@@ -93,6 +96,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_add_regression(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import regression_store as regressions
 
     if args.track and len(args.track) > 1:

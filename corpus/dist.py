@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import (
+    ANY_FORM,
     MANIFEST_FORMAT,
     MANIFEST_VERSION,
     Manifest,
@@ -93,15 +95,18 @@ def load_manifest(text: bytes | str, where: str) -> Manifest:
 
 def _judgeable(manifest: Manifest) -> None:
     """Every case of an installed track says what a reader of its default role must do (the judge's fallback for
-    a role the case does not name); a case of a track not installed here is never run."""
-    from parquet_conformance.corpus import track as tracks
-
-    default = {t.name: t.default_role for t in tracks.all_tracks()}
+    a role the case does not name), and names only metadata forms its track declares; a case of a track not
+    installed here is never run."""
+    installed = {t.name: t for t in tracks.all_tracks()}
     for i, case in enumerate(manifest.cases):
-        role = default.get(case.track)
-        if role is not None and role not in case.expect:
-            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {role!r}, the default "
-                                f"role of track {case.track}")
+        track = installed.get(case.track)
+        if track is None:
+            continue
+        if track.default_role not in case.expect:
+            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {track.default_role!r}, "
+                                f"the default role of track {case.track}")
+        if stray := set(case.decode.values()) - {ANY_FORM, *tracks.metadata_forms(track)}:
+            raise DocumentError(f"cases[{i}].decode: {sorted(stray)[0]!r} is no metadata form of track {case.track}")
 
 
 @functools.cache

@@ -124,7 +124,7 @@ class Placed:
 
 def place(source: str, files: Sequence[Imported], suffix: str) -> list[Placed]:
     """Every file's case id and base name, checked before anything is written: two paths that clean to the same id
-    (`a b.parquet`, `a_b.parquet`), or the same base name (`a/b__c`, `a__b/c`), are told apart by a digest of their
+    (`a b.bin`, `a_b.bin`), or the same base name (`a/b__c`, `a__b/c`), are told apart by a digest of their
     paths; ids and names within the limits of the manifest (MAX_CASE_ID, MAX_NAME) and of file systems."""
     placed: list[Placed] = []
     ids: set[str] = set()

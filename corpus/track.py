@@ -1,4 +1,4 @@
-"""A track is one wire format under the suite (Parquet's extensions; Skiff): it provides its
+"""A track is one wire format under the suite (its folders: docs/architecture.md): it provides its
 cases, its bases with their data in canonical form, how a worker's answer becomes canonical
 data, and (registered separately) its adapters. Everything else (build, run, judge, report,
 gate) is shared and imports no track: it reaches them through `get` and `all_tracks`.
@@ -134,7 +134,7 @@ class Fuzzable(Protocol):
 
 @runtime_checkable
 class Deriving(Protocol):
-    """A track with roles judged on the case file itself (Parquet's metadata role: the footer alone), not on the
+    """A track with roles judged on the case file itself (a metadata-only reader's role, say), not on the
     base's data: at generate time, per such role, the expectation and the data hash a read must have."""
 
     def derive(self, base: bytes, data: bytes,
@@ -172,6 +172,40 @@ class Extender(Protocol):
 
 
 @runtime_checkable
+class Described(Protocol):
+    """A track that says, in a corpus archive's README (corpus/pack.py), what its files test and what each kind
+    (corpus/model.py Kind) of its cases means to its strict decoder."""
+
+    archive_intro: str
+    kinds: Mapping[str, str]
+
+
+@runtime_checkable
+class Reporting(Protocol):
+    """A track with report formats of its own: registered report formats (reports/) that draw its cells alone."""
+
+    report_formats: tuple[str, ...]
+
+
+def report_formats() -> dict[str, str]:
+    """Report format -> the track it belongs to (the formats no track claims draw every track's cells)."""
+    return {name: t.name for t in all_tracks() if isinstance(t, Reporting) for name in t.report_formats}
+
+
+@runtime_checkable
+class MetadataForms(Protocol):
+    """A track whose files can carry their metadata in more than one form: a case's `decode` names the form an
+    aware reader must use (or corpus/model.py ANY_FORM), and a reader's answer (`Read.metadata`) the one it used."""
+
+    metadata_forms: tuple[str, ...]
+
+
+def metadata_forms(track: Track) -> tuple[str, ...]:
+    """The metadata forms a track declares (none: its cases name none)."""
+    return track.metadata_forms if isinstance(track, MetadataForms) else ()
+
+
+@runtime_checkable
 class Extensible(Protocol):
     """A track whose files carry extensions a vendor can append (`extend`)."""
 
@@ -183,7 +217,7 @@ class WrittenVariant:
     """A written file as readers meet it: as written, or with the spec's extensions added (`mutations`, replayed on
     the written file), with what a reader must do with it and why."""
 
-    name: str  # "as-written", or the family of extensions added ("footer", "pages")
+    name: str  # "as-written", or the family of extensions added (one of Writable.written_variants)
     title: str
     kind: Kind
     mutations: tuple[Mutation, ...]
@@ -200,7 +234,7 @@ class Written:
     table's where the writer kept it; else what the file holds); None where nothing reads the file back."""
 
     findings: tuple[WriterFinding, ...]
-    decodes: bool  # a Thrift reader decodes its footer
+    decodes: bool  # a lenient reader of the format decodes it (the track's first level of reading)
     expected: object | None
     same_data: bool  # the data read back is the table's
     differing: tuple[str, ...]  # columns whose values differ from the table's
@@ -225,6 +259,10 @@ class Writable(Protocol):
 
     def write_input(self, table: str) -> bytes:
         """The table as a writer is given it (an Arrow IPC file)."""
+        ...
+
+    def written_variants(self) -> Mapping[str, str]:
+        """Variant name -> what readers are given (`as-written` first: the file as written), in the reports' order."""
         ...
 
     def judge_written(self, table: str, data: bytes, columns: Sequence[str] | None = None) -> Written:
@@ -263,3 +301,8 @@ def get(name: str) -> Track:
 
 def all_tracks() -> list[Track]:
     return [get(n) for n in names()]
+
+
+def installed(name: str) -> Track | None:
+    """The track of that name, if it is installed here (a corpus may hold a track this installation lacks)."""
+    return get(name) if name in names() else None

@@ -117,6 +117,7 @@ class Adapter:
 
     def role_names(self) -> list[str]:
         """Its roles, or the track's default role (resolved in the harness: a worker does not load the track)."""
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus import track
 
         return list(self.roles) or [track.get(self.track).default_role]
@@ -178,7 +179,7 @@ class PythonAdapter(Adapter):
 
     def run(self, op: str, path: str) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name,
-        e.g. Skiff's `decode` and `encode`). An operation the adapter lacks is an AttributeError, which the
+        e.g. `decode` and `encode`). An operation the adapter lacks is an AttributeError, which the
         worker reports as a harness error."""
         if op == "read":
             return self.read(path)

@@ -143,8 +143,8 @@ def add_extend(sub: argparse._SubParsersAction[Parser]) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="parquet-conformance",
-        description="Conformance suite for Apache Parquet binary protocol extensions (Thrift field 32767), and "
-                    "any other registered wire-format track: generates golden and corrupted files with "
+        description="Conformance suite for Apache Parquet's binary protocol extensions and the format's evolution, "
+                    "and any other registered wire-format track: generates golden and corrupted files with "
                     "expectations, runs implementations on them in isolated workers (on Spark), reports and gates "
                     "the verdicts, and inspects files.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {GENERATOR_VERSION}")
@@ -166,13 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_track_option(gen, many=True)
     gen.set_defaults(handler="commands:generate")
 
-    ins = sub.add_parser("inspect", help="print a file's tail, footer structs and every extension found",
-                         description="Decode a file of a track (default parquet: the tail and Thrift footer, every "
-                                     "field-32767 extension with struct, header form, offset, length, sha256, "
-                                     "trailing UUID, page headers included). A Parquet file is valid when a Thrift "
-                                     "compact reader decodes its footer; notes say what that reading skipped, "
-                                     "findings which rules of the spec the file breaks. Exit 1 if the file is not "
-                                     "valid, or with --strict if it has findings.")
+    ins = sub.add_parser("inspect", help="print what a file holds: its structure and every extension found",
+                         description="Decode a file as its track's inspector does (default: the first registered "
+                                     "track, parquet; docs/extending.md shows what it prints). A file is valid when "
+                                     "a lenient reader of its format decodes it; notes say what that reading "
+                                     "skipped, findings which rules of the spec the file breaks. Exit 1 if the file "
+                                     "is not valid, or with --strict if it has findings.")
     ins.add_argument("file", metavar="FILE")
     ins.add_argument("--json", action="store_true", help="machine-readable output")
     ins.add_argument("--strict", action="store_true",
@@ -368,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")
 
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus.cli import register as register_corpus_commands
 
     corpus_commands = register_corpus_commands(sub)
@@ -399,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.app.console import end_progress, user_errors
     from parquet_conformance.kernel.escape import guard_streams, terminal
 

@@ -11,22 +11,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
 from parquet_conformance.conformance.harness.releases import matrix_specs
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.dist import DistError
 from parquet_conformance.corpus.track import Track
 from parquet_conformance.kernel import escape
+from parquet_conformance.kernel.documents import DocumentError
 from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.kernel.registry import RegistryError
 
 
 def user_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's input, reported in one line (exit 2)."""
-    from parquet_conformance.conformance.harness.execute import SpecError
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.harness.gate import GateError
     from parquet_conformance.conformance.harness.results import ResultsError
-    from parquet_conformance.corpus.dist import DistError
-    from parquet_conformance.kernel.documents import DocumentError
-    from parquet_conformance.kernel.registry import RegistryError
 
     return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError, DocumentError
 

@@ -55,6 +55,7 @@ def _write(out: Path, data: bytes) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.app.console import one_track
     from parquet_conformance.corpus import track
 

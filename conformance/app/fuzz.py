@@ -517,6 +517,7 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
 
 
 def command(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     import importlib.util
 
     from parquet_conformance.reports.findings import summary, write_findings

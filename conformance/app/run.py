@@ -237,7 +237,8 @@ def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     return WritersMatrix(corpus=recorded_path(matrix.root, out), profiles=matrix.profiles, writers=matrix.writers,
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
-                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root))
+                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root),
+                         variants=matrix.variants)
 
 
 def command(args: argparse.Namespace) -> int:

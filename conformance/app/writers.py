@@ -49,6 +49,7 @@ class WritersResult:
     writers: list[WriterCell]
     cells: list[Cell]  # every reader on every written file
     profiles: dict[str, str]
+    variants: dict[str, str]  # variant -> what readers are given (Writable.written_variants)
     regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions
     writing_s: float = 0.0
     reading_s: float = 0.0
@@ -95,7 +96,8 @@ def run_writers(run: RunSession, writers: list[AdapterSpec], only: str | None, m
     judge = Judge.of(manifest, root, representations(readers))
     run.confirm(judge, lambda: run.rows(ids, names), root, manifest)  # as the run confirms its own cells
     result = WritersResult(root=root, manifest=manifest, writers=writer_cells, cells=judge.cells(run.rows(ids, names)),
-                           profiles=dict(track.write_profiles()), writing_s=writing_s,
+                           profiles=dict(track.write_profiles()), variants=dict(track.written_variants()),
+                           writing_s=writing_s,
                            reading_s=time.monotonic() - t1)
     result.regressions = keep_regressions(run.store.out / "regressions", result, main_cells)
     warn_uncompared(writer_cells, main_cells)

@@ -111,6 +111,7 @@ class ParquetFuzzer:
     default_adapters = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion")  # in-process: ms a read
 
     def chains(self) -> Any:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.parquet.strategies import chains
 
         return chains().map(lambda pair: Chain(*pair))

@@ -12,6 +12,7 @@ from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.extend import describe_extension, framing_text
 from parquet_conformance.generators.parquet.footer import FooterError, finding, struct_extensions
 from parquet_conformance.generators.parquet.layout import page_structs
+from parquet_conformance.generators.parquet.profiles import ProfileError, locate
 from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
@@ -19,12 +20,12 @@ from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 def flatbuffers_report(buf: Buffer, thrift_meta: Struct | None) -> dict[str, Any] | None:
     """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
     verification pass, its length, and whether it says what the Thrift footer says."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import (
         FlatbufferError,
         flatbuffer_comparable,
         thrift_comparable,
     )
-    from parquet_conformance.generators.parquet.profiles import ProfileError, locate
 
     try:
         found = locate(buf)

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
-from parquet_conformance.generators.parquet.edits import apply_edits
-from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem
-from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
+from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, set_i64
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, read_footer
+from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate, parse_encoding_payload
 from parquet_conformance.generators.parquet.strict import check_file
 
 PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
@@ -104,6 +104,7 @@ class Choice:
 
 
 def choose_footer(buf: bytes) -> Choice:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet import parx
 
     if bytes(buf[-4:]) == parx.MAGIC:
@@ -134,6 +135,7 @@ def choose_footer(buf: bytes) -> Choice:
 
 def usable_thrift_footer(found: Located, buf: bytes) -> bytes:
     """Verifies the flatbuffer and its consistency; returns it as a Thrift FileMetaData."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError, flatbuffer_comparable
     from parquet_conformance.generators.parquet.flatbuf.to_thrift import comparable_to_thrift
 
@@ -156,6 +158,7 @@ def data_region_end(found: Located, buf: bytes) -> int:
 def check_consistency(meta: dict, data_end: int) -> None:
     """What a reader can check cheaply before trusting metadata it cannot cross-check: one schema tree, a chunk
     with metadata per leaf in every row group, row counts that add up, chunks inside the data region."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError
     from parquet_conformance.generators.parquet.flatbuf.to_thrift import leaf_paths
 
@@ -196,9 +199,6 @@ def use_new_encodings(buf: bytes, footer: ParquetFooter | None = None) -> tuple[
     our encoding UUID and points at a chunk inside the data region, read that chunk instead of
     the old one. Extensions that do not check out are ignored (the old encoding is read), and so are
     all of them if the file they make fails the strict decoder."""
-    from parquet_conformance.generators.parquet.edits import set_i64
-    from parquet_conformance.generators.parquet.profiles import parse_encoding_payload
-
     if footer is None:
         try:
             footer = strict_footer(buf)
@@ -253,9 +253,6 @@ KNOWN = {*ALLOWED, 2, 3, 11, 16}
 
 def without_unsupported_annotations(data: bytes) -> bytes:
     """Rule 7: the file with every LogicalType the reference does not recognize on its column taken out."""
-    from parquet_conformance.generators.parquet.edits import remove_fields
-    from parquet_conformance.generators.parquet.footer import read_footer
-
     footer, _ = read_footer(data)
     edits = []
     for element in footer.root.children("schema") if not footer.encrypted_footer else []:

@@ -253,7 +253,10 @@ def test_check_names_refuses_before_anything_is_written() -> None:
 
 
 class FakeWriter(CommandAdapter, Writer):
-    """tests/hostile/worker.py as a writer (its --write= mode says what it leaves at the output path)."""
+    """tests/hostile/worker.py as a writer (its --write= mode says what it leaves at the output path) of Parquet files
+    (its track gives the output's suffix)."""
+
+    track_name = "parquet"
 
 
 @pytest.mark.parametrize("mode", ["dir", "link", "vanish", "sparse", "file"])

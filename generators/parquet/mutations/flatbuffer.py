@@ -74,6 +74,7 @@ class AddFlatbufferFooter(Mutation):
             raise MutationError("add_flatbuffer_footer: uuid_hex is not 16 bytes")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet.flatbuf.convert import thrift_to_flatbuffer
 
         fb = thrift_to_flatbuffer(_edited_metadata(buf, self.metadata_edits), profiles.REVISION[self.profile])
