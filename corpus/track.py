@@ -10,6 +10,7 @@ declared protocol (`Fuzzable`, `Skippable`), checked with isinstance, never prob
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,6 +168,12 @@ class Extender(Protocol):
 
     max_payload: int  # bytes: a bigger payload file is refused before it is read
     errors: tuple[type[Exception], ...]  # what `extend` raises for input it cannot use (one line each)
+    description: str  # `extend --help`: what the track's extension does
+    epilog: str  # `extend --help`: examples
+    options: tuple[str, ...]  # the names of the options add_options declares, handed to `extend`
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        """The track's own options of `extend` (FILE, --payload-file, --out and the rest are every track's)."""
 
     def extend(self, data: bytes, payload: bytes, **options: Any) -> Extended: ...
 

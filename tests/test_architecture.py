@@ -305,9 +305,6 @@ TRACK_WORDS_ALLOWED = {
     "kernel/trees.py": ({"cells.parquet"}, "a results dataset is recognised by its files"),
     "reports/compare.py": ({"cells.parquet"}, "a results dataset is recognised by its files"),
     # Named exceptions, dated 2026-11-28: part 2 of issue 38 moves them behind the track.
-    "conformance/app/cli.py": ({"32767", "footer", "thrift", "row group", "row_group", "row_groups", "f.parquet",
-                                "g.parquet"}, "`extend`'s help and options are the Parquet track's Extender's; built "
-                               "from the track, every command's start-up would load it (part 2: a lazy subcommand)"),
     "conformance/app/upstream.py": (None, "another branch has open changes here (part 2)"),
     "conformance/app/upstream_readme.py": (None, "another branch has open changes here (part 2)"),
     "conformance/app/upstream_writers.py": (None, "another branch has open changes here (part 2)"),
