@@ -49,11 +49,9 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
 def add_executor_options(p: argparse.ArgumentParser, default: str = "local[*]") -> None:
     """Where a command's tasks run (conformance/harness/placement.py executor_for): the one spelling of `--master`,
     `--remote` and `--conf` for every command that runs tasks."""
-    here = " (default)" if default == "none" else ""
     p.add_argument("--master", default=default, type=spark_master,
-                   help=f"Spark master: local[*]{' (default, embedded)' if default == 'local[*]' else ''}, "
-                        f"spark://HOST:PORT, sc://HOST:PORT (a Spark Connect server), or none{here} (no Spark: a "
-                        "worker per core here)")
+                   help=f"Spark master: local[*] (embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark Connect "
+                        f"server), or none (no Spark: a worker per core here); default {default}")
     p.add_argument("--remote", dest="master", metavar="sc://HOST:PORT", type=spark_connect, default=argparse.SUPPRESS,
                    help="a Spark Connect server (the same as --master sc://...)")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,

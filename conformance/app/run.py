@@ -56,7 +56,6 @@ from parquet_conformance.reports.document import case_summaries, diffs, results_
 from parquet_conformance.reports.model import WritersMatrix, refused_starts, reuse_text, scores
 
 Progress = Callable[[str], None]
-__all__ = ["RunError", "RunOptions", "RunResult", "run_job"]
 
 
 @dataclass(frozen=True)
