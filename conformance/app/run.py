@@ -1,8 +1,11 @@
 """The main job: corpus x adapters, locally or on Spark, judged, stored, reported.
 
-    verify the corpus -> run the cells (staging outcomes as they finish; --repeat: more rounds in shuffled
-    order) -> confirm every cell that did not pass in a fresh worker -> judge (attempts that disagree: flaky)
-    -> results dataset -> every registered report format
+    open_run: every check that can refuse the run, the corpus made (if absent) and verified -> the run begins
+    -> its session (conformance/harness/session.py): reuse unchanged cells, prepare the adapters, run the cells
+       (staged as they finish; --repeat: more rounds in shuffled order), confirm every cell that did not pass in a
+       fresh worker, judge (attempts that disagree: flaky); --writers: the writer x reader matrix in the same
+       session (conformance/app/writers.py)
+    -> write_results: results dataset, every registered report format
 
 Nothing runs on a corpus that does not match its manifest and its manifest's digest (corpus/dist.py).
 """

@@ -158,9 +158,12 @@ class RunSession:
         """Each adapter that has a cell to run prepared (or the preparations begun `early`, while the corpus was
         made)."""
         self.beat.now("preparing the adapters")
+        if early is not None:
+            self.timings.prepared = early.result()
+            return
         todo = [s for s in self.specs if any((c.id, s.name, 0, False, False) not in self.done
                                              for c in self.cases if c.track == s.build().track)]
-        self.timings.prepared = early.result() if early is not None else prepare_adapters(todo, self.progress)
+        self.timings.prepared = prepare_adapters(todo, self.progress)
 
     def cells(self, repeat: int = 1) -> None:
         """Every cell not yet staged, `repeat` rounds: big cases first, so they do not trail at the end; later
