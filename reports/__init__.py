@@ -3,7 +3,8 @@
 (junit/<adapter>.xml), markdown (summary.md), versions (versions.md), skip-overhead (skip-overhead.md/.svg). A
 format is an object with a `name` and `write(doc, out) -> list[Path]` that draws the document alone (it reads no
 file) and imports no other format (shared helpers: reports/text.py); adding one is one module and one registration
-line.
+line. A track may claim a format as its own (corpus/track.py Reporting: parquet-site is the Parquet track's): that
+format is given the track's cells alone.
 """
 
 from __future__ import annotations
