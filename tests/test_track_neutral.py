@@ -49,6 +49,6 @@ def test_a_tracks_own_report_format_is_given_its_cells_alone() -> None:
 
 def test_the_writers_variants_and_the_archive_words_are_the_tracks() -> None:
     parquet = tracks.get("parquet")
-    assert isinstance(parquet, tracks.Writable) and list(parquet.written_variants())[0] == "as-written"
+    assert isinstance(parquet, tracks.Writable) and next(iter(parquet.written_variants())) == "as-written"
     assert isinstance(parquet, tracks.Described) and "golden" in parquet.kinds
     assert not isinstance(tracks.get("skiff"), tracks.Described)
