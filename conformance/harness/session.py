@@ -1,13 +1,14 @@
 """A run as one object: `RunSession` holds what a run's phases share (its results store and id, its executor, its
 staged attempts, its adapters, the time of each phase) and offers the phases that run and judge cells:
 
-    with RunSession(store, run_id, executor, specs, cases, ...) as run:  # the run's lock and staging; on
-        run.reuse()                 # attempts of unchanged cells        leaving, whatever happened, the executor
-        run.prepare()               # each worker's one-time preparation                               is closed
+    with RunSession(store, run_id, executor, specs, cases, ...) as run:  # takes the run's lock and staging
+        run.reuse()                 # the attempts of cells unchanged since an earlier run
+        run.prepare()               # each worker's one-time preparation
         run.cells(repeat)           # every cell, tasks of one adapter each, staged as they finish
         run.confirm_run(judge)      # every non-pass cell read again in a fresh worker; disagreements alone
         cells = run.judged(judge)
         run.store_cells(cells, record, parts)
+    # left, whatever happened: the staging written, the lock released, the executor closed
 
 The application (conformance/app/run.py) opens the corpus before a session begins, and draws the reports after its
 cells are judged (the reports are a floor above the harness); `run --writers` (conformance/app/writers.py) runs its
