@@ -20,6 +20,7 @@ from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus import upstream as upstream_files
 from parquet_conformance.corpus.dist import write_manifest_digest
 from parquet_conformance.corpus.model import (
+    ANY_FORM,
     EXPECTATION_MEANINGS,
     GENERATOR,
     GENERATOR_VERSION,
@@ -33,7 +34,7 @@ from parquet_conformance.corpus.model import (
     dump_json,
     matches,
 )
-from parquet_conformance.corpus.track import Deriving, Track, all_tracks
+from parquet_conformance.corpus.track import Deriving, Track, all_tracks, metadata_forms, strict_kind
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.cache import cache_root
@@ -51,6 +52,8 @@ def case_file(track: Track, case_id: str) -> str:
 
 
 def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
+    if stray := set(case.decode.values()) - {ANY_FORM, *metadata_forms(track)}:
+        raise ValueError(f"case {case.id}: metadata form {sorted(stray)[0]!r} is none of track {track.name}'s")
     data, log = track.build(case, case_seed(seed, case.id))
     entry = CaseEntry(
         id=case.id, track=track.name, title=case.title, group=case.group, kind=case.kind, base=case.base,
@@ -154,8 +157,6 @@ def pinned_entries(tracks: Sequence[Track], checkout: Path | None,
     """The upstream files the tracks pin (a track's optional `upstream_pins()`), from the checkout where given, else
     from the track's committed copies (its optional `upstream_copy()`), each checked against its pin; and the pins
     neither holds."""
-    from parquet_conformance.corpus.imports import strict_kind
-
     found: list[tuple[CaseEntry, bytes]] = []
     missing: list[upstream_files.Pin] = []
     for track in tracks:

@@ -24,6 +24,7 @@ def _fail(lines: list[str]) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import dist, pack
     from parquet_conformance.corpus.build import generate
 
@@ -47,13 +48,14 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import dist, verify
 
     path = Path(args.path)
     try:
         if path.is_dir():
             root = dist.find_root(path)
-            problems, notes = verify.verify_tree(root), list[str]()
+            problems, notes = dist.verify_tree(root), list[str]()
             label = str(root)
         elif path.is_file():
             problems, notes = verify.verify_archive(path)
@@ -73,13 +75,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus import dist, fetch, verify
+    # imported here, not at the top: start-up time (only this path needs it)
+    from parquet_conformance.corpus import dist, fetch
 
     into = Path(args.into)
     try:
         limits = dist.Limits(max_unpacked=args.max_bytes, max_entries=args.max_entries, deadline_s=args.timeout)
         root = fetch.fetch(args.url, args.sha256, into, limits)
-        problems = verify.verify_tree(root)
+        problems = dist.verify_tree(root)
     except dist.Refused as e:
         return _fail([f"fetch refused: {e}"])
     except dist.DistError as e:
@@ -93,6 +96,7 @@ def cmd_fetch(args: argparse.Namespace) -> int:
 
 
 def cmd_add_regression(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus import regression_store as regressions
 
     if args.track and len(args.track) > 1:

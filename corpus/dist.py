@@ -1,6 +1,7 @@
 """The corpus as a release artifact: what its jobs share (the manifest loaded and checked, names, SHA256SUMS, the
-errors), and the corpus every command that runs one starts from (`open_corpus`: verified). The jobs, one module
-each: corpus/pack.py (a reproducible archive), corpus/verify.py (a tree or an archive against its manifest),
+errors), a tree against its manifest (`verify_tree`), and the corpus every command that runs one starts from
+(`open_corpus`: verified). The jobs, one module each: corpus/pack.py (a reproducible archive), corpus/verify.py
+(`corpus verify`: a tree, an archive or a few cases against the manifest),
 corpus/fetch.py (a download under a deadline, checked before it is opened) and corpus/extract.py (an archive
 unpacked safely).
 """
@@ -9,17 +10,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
+import stat
 import tarfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import (
+    ANY_FORM,
     MANIFEST_FORMAT,
     MANIFEST_VERSION,
     Manifest,
     manifest_schema,
 )
+from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import documents, trees
 from parquet_conformance.kernel.documents import DocumentError
 
@@ -88,15 +95,18 @@ def load_manifest(text: bytes | str, where: str) -> Manifest:
 
 def _judgeable(manifest: Manifest) -> None:
     """Every case of an installed track says what a reader of its default role must do (the judge's fallback for
-    a role the case does not name); a case of a track not installed here is never run."""
-    from parquet_conformance.corpus import track as tracks
-
-    default = {t.name: t.default_role for t in tracks.all_tracks()}
+    a role the case does not name), and names only metadata forms its track declares; a case of a track not
+    installed here is never run."""
+    installed = {t.name: t for t in tracks.all_tracks()}
     for i, case in enumerate(manifest.cases):
-        role = default.get(case.track)
-        if role is not None and role not in case.expect:
-            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {role!r}, the default "
-                                f"role of track {case.track}")
+        track = installed.get(case.track)
+        if track is None:
+            continue
+        if track.default_role not in case.expect:
+            raise DocumentError(f"cases[{i}].expect: case {case.id} has no expectation for {track.default_role!r}, "
+                                f"the default role of track {case.track}")
+        if stray := set(case.decode.values()) - {ANY_FORM, *tracks.metadata_forms(track)}:
+            raise DocumentError(f"cases[{i}].decode: {sorted(stray)[0]!r} is no metadata form of track {case.track}")
 
 
 @functools.cache
@@ -156,7 +166,7 @@ def find_root(path: Path) -> Path:
     return found[0]
 
 
-def _safe_rel(rel: object) -> bool:
+def safe_rel(rel: object) -> bool:
     return (isinstance(rel, str) and rel != "" and not rel.startswith(("/", "\\"))
             and ".." not in PurePosixPath(rel).parts and "\\" not in rel)
 
@@ -207,11 +217,102 @@ def write_manifest_digest(root: Path) -> str:
     return digest
 
 
+# -- a tree against its manifest ---------------------------------------------------------------------------------
+
+
+def check(manifest: Manifest, digest: Callable[[str], str | None], data: Callable[[str], str | None],
+          sums: bytes | None, present: Iterable[str]) -> list[str]:
+    """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
+    if absent; `data(rel)` the data_hash of a JSON file (None: not readable as such); `sums` SHA256SUMS's bytes;
+    `present` every file that the manifest should list."""
+    problems: list[str] = []
+    listed: set[str] = set()
+
+    def expect_file(rel: object, sha: object, what: str) -> bool:
+        if not safe_rel(rel) or not isinstance(rel, str):
+            problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
+            return False
+        listed.add(rel)
+        actual = digest(rel)
+        if actual is None:
+            problems.append(f"missing: {rel}")
+        elif not HEX64.fullmatch(actual):
+            problems.append(f"not a regular file: {rel} ({actual})")
+        elif sha is not None and actual != sha:
+            problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
+        else:
+            return True
+        return False
+
+    for case in manifest.cases:
+        expect_file(case.file, case.sha256, f"case {case.id!r}")
+        for alt in case.alternatives:  # another reading's data: checked by its data's hash, as a base's
+            if expect_file(alt.expected, None, f"the {alt.label} data of case {case.id!r}") \
+                    and data(alt.expected) != alt.data_hash:
+                problems.append(f"data mismatch: {alt.expected} (not the data whose data_hash is in the manifest)")
+    for name, base in manifest.bases.items():
+        expect_file(base.file, base.sha256, f"base {name!r}")
+        # The manifest has no file hash for expected data, but the hash of the data itself.
+        if expect_file(base.expected, None, f"the expected data of base {name!r}") \
+                and data(base.expected) != base.data_hash:
+            problems.append(f"data mismatch: {base.expected} (not the data whose data_hash is in the manifest)")
+    if sums is None:
+        problems.append(f"missing: {SUMS} (the digest of {MANIFEST})")
+    elif parse_sums(sums).get(MANIFEST) != digest(MANIFEST):
+        problems.append(f"{MANIFEST} does not match its digest in {SUMS}")
+    problems += [f"extra: {rel}" for rel in sorted(set(present) - listed)]
+    return problems
+
+
+def json_data_hash(data: bytes | None) -> str | None:
+    """The data_hash of expected data's JSON (None: absent, too large or not JSON)."""
+    if data is None:
+        return None
+    try:
+        return data_hash(documents.parse(data, MAX_EXPECTED))
+    except DocumentError:
+        return None
+
+
+def _walk(root: Path) -> tuple[list[str], dict[str, str]]:
+    """(the regular files under the data folders, every entry of the tree that is neither a folder nor a regular
+    file -> what it is). No link is followed: a corpus holds plain files and folders, nothing pointing elsewhere."""
+    files, strange = trees.walk(root)
+    return [rel for rel in files if rel.split("/", 1)[0] in DATA_DIRS], strange
+
+
+def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
+    if manifest is None:
+        root, manifest = read_manifest(root)
+    present, strange = _walk(root)
+
+    def digest(rel: str) -> str | None:
+        if rel in strange or any(rel.startswith(f"{s}/") for s in strange):
+            return strange.get(rel, "inside a symbolic link")
+        p = root / rel
+        try:
+            mode = os.lstat(p).st_mode
+        except OSError:
+            return None
+        return sha256_file(p) if stat.S_ISREG(mode) else "not a file"
+
+    def read(rel: str, limit: int) -> bytes | None:
+        try:
+            return documents.read_bytes(root / rel, limit, links=False)
+        except DocumentError:
+            return None
+
+    problems = check(manifest, digest, lambda rel: json_data_hash(read(rel, MAX_EXPECTED)), read(SUMS, MAX_SUMS),
+                     present + [rel for rel in strange if rel.split("/", 1)[0] in DATA_DIRS])
+    named = set(corpus_files(manifest)) | {SUMS, MANIFEST}
+    problems += [f"{what}: {rel}" for rel, what in strange.items()
+                 if (rel not in named and rel.split("/", 1)[0] not in DATA_DIRS) or rel in DATA_DIRS]
+    return problems
+
+
 def open_corpus(corpus: Path) -> tuple[Path, Manifest, str]:
     """The corpus root, its manifest and the manifest's digest, after every file was checked against the manifest
     and the manifest against its digest: what every command that runs a corpus starts from. DistError otherwise."""
-    from parquet_conformance.corpus.verify import verify_tree
-
     root, manifest = read_manifest(corpus)
     problems = verify_tree(root, manifest)
     if problems:

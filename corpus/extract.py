@@ -21,8 +21,8 @@ from parquet_conformance.corpus.dist import (
     corpus_files,
     load_manifest,
     member_kind,
+    verify_tree,
 )
-from parquet_conformance.corpus.verify import verify_tree
 from parquet_conformance.kernel import trees
 
 SLACK_BYTES = 16 << 20  # manifest.json, README and SHA256SUMS, which the manifest cannot list

@@ -6,7 +6,7 @@ decoder votes too (accepts = read, refuses = reject). All read the same data: `r
 base data. All reject: `reject`. Anything else (readers that disagree on the data, some reject, a crash or a
 hang) is `either` and a finding that names who said what. Each file becomes its own base and one case,
 `import/<source>/<path>`, whose citation is the source path and the file's sha256; `kind` is the strict
-decoder's word (strict_kind: golden, nonconforming or corrupt).
+decoder's word (corpus/track.py strict_kind: golden, nonconforming or corrupt).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from parquet_conformance.corpus.build import derived, expected_json, write_manifest
 from parquet_conformance.corpus.model import (
@@ -88,14 +87,6 @@ class Imported:
     readings: tuple[object, ...]  # the track's own readings of it (canonical data), to find the consensus data in
 
 
-def strict_kind(report: Mapping[str, Any]) -> Kind:
-    """A track's inspect report (Track.inspect) as a kind: corrupt where it does not decode, nonconforming where
-    it decodes but the strict decoder refuses it (a rule of the spec broken), golden otherwise."""
-    if not report["valid"]:
-        return Kind.CORRUPT
-    return Kind.GOLDEN if report.get("strict", True) else Kind.NONCONFORMING
-
-
 def _clean(part: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", part).lstrip("._+-") or "unnamed"  # a name starts with a letter or digit
 
@@ -133,7 +124,7 @@ class Placed:
 
 def place(source: str, files: Sequence[Imported], suffix: str) -> list[Placed]:
     """Every file's case id and base name, checked before anything is written: two paths that clean to the same id
-    (`a b.parquet`, `a_b.parquet`), or the same base name (`a/b__c`, `a__b/c`), are told apart by a digest of their
+    (`a b.bin`, `a_b.bin`), or the same base name (`a/b__c`, `a__b/c`), are told apart by a digest of their
     paths; ids and names within the limits of the manifest (MAX_CASE_ID, MAX_NAME) and of file systems."""
     placed: list[Placed] = []
     ids: set[str] = set()

@@ -26,7 +26,7 @@ MANIFEST_FORMAT = "parquet-conformance-manifest"
 # `baseline_case`
 MANIFEST_VERSION = 3
 
-# A reader role: `legacy`, `aware:<profile>`, or a track's own (e.g. Skiff's `codec`).
+# A reader role: `legacy`, `aware:<profile>`, or a track's own.
 ROLE_RE = re.compile(r"[a-z][a-z0-9-]*(:[A-Za-z0-9][A-Za-z0-9._-]*)?")
 # Case ids, adapter names and run ids travel into file names, XML and Markdown: one pattern for all.
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
@@ -127,12 +127,9 @@ class Kind(StrEnum):
     REGRESSION = "regression"  # a file found in the wild, kept as a permanent case
 
 
-class Decode(StrEnum):
-    """For aware roles: which metadata the reader must use when it reads."""
-
-    FLATBUFFERS = "flatbuffers"
-    THRIFT = "thrift"
-    EITHER = "either"
+# A case's `decode`, role -> the metadata form an aware reader must use when it reads: one of the forms its track
+# declares (corpus/track.py MetadataForms; build checks), or ANY_FORM.
+ANY_FORM = "either"
 
 
 @dataclass(frozen=True)
@@ -254,7 +251,7 @@ class Case:
     citations: tuple[Citation, ...]
     notes: str = ""
     large: bool = False
-    decode: Mapping[str, Decode] = field(default_factory=dict)
+    decode: Mapping[str, str] = field(default_factory=dict)  # role -> a metadata form of the track, or ANY_FORM
     op: str = "read"  # what the worker is asked to do with the file (a track may define more)
     # No reference can state the file's data (a fuzz find on damaged data pages): a read is judged on read versus
     # reject only, never on its data.
@@ -277,7 +274,9 @@ class Case:
         # The catalog may write plain strings; the record holds enums (ValueError on a word that is none).
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "expect", {r: Expectation(w) for r, w in self.expect.items()})
-        object.__setattr__(self, "decode", {r: Decode(w) for r, w in self.decode.items()})
+        if bad := [w for w in self.decode.values() if not isinstance(w, str) or not NAME_RE.fullmatch(w)]:
+            raise ValueError(f"case {self.id}: {bad[0]!r} is not a metadata form")
+        object.__setattr__(self, "decode", dict(self.decode))
 
     def level(self, role: str) -> Level:
         return expectation_levels(self.expect, self.citations)[role]
@@ -308,7 +307,7 @@ class CaseEntry:
     seed: int
     mutations: list[dict[str, Any]]
     expect: dict[str, Expectation] = field(metadata={"schema": {"propertyNames": ROLE}})
-    decode: dict[str, Decode] = field(metadata={"schema": {"propertyNames": ROLE}})
+    decode: dict[str, str] = field(metadata={"schema": {"propertyNames": ROLE, "values": NAME}})
     citations: list[Citation]
     notes: str
     extensions: list[dict[str, Any]] | None  # what the mutations wrote (a track's own log; Parquet: extensions)
@@ -316,7 +315,7 @@ class CaseEntry:
     op: str = field(default="read", metadata={"schema": NAME})
     data_unknown: bool = False  # as Case.data_unknown: reads are not judged on their data
     # role -> the data hash a read must have in that role instead of the base's data (and the reader's baseline):
-    # what the track derives from the case file itself (Parquet's metadata role: the summary of its own footer)
+    # what the track derives from the case file itself (corpus/track.py Deriving)
     expect_hash: dict[str, str] = field(default_factory=dict,
                                         metadata={"schema": {"propertyNames": ROLE, "values": SHA256}})
     # role -> the force of its expectation, one per role of `expect` (expectation_levels fills in what is not given:
@@ -343,7 +342,7 @@ class CaseEntry:
         obj["kind"] = Kind(obj["kind"])
         obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
         obj["levels"] = {r: Level(w) for r, w in (obj.get("levels") or {}).items()}
-        obj["decode"] = {r: Decode(w) for r, w in (obj.get("decode") or {}).items()}
+        obj["decode"] = dict(obj.get("decode") or {})
         obj["citations"] = [Citation.from_json(c) for c in obj["citations"]]
         return _construct(cls, obj)
 
@@ -441,6 +440,7 @@ class Manifest:
 
 def manifest_schema() -> dict[str, Any]:
     """manifest.json's JSON Schema, derived from the records (corpus/schemas/manifest.schema.json)."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.kernel.documents import document_schema
 
     return document_schema("parquet-conformance manifest.json", Manifest,

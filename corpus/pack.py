@@ -13,8 +13,10 @@ import io
 import os
 import tarfile
 import tempfile
+import textwrap
 from pathlib import Path, PurePosixPath
 
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import (
     MANIFEST,
     README,
@@ -26,18 +28,16 @@ from parquet_conformance.corpus.dist import (
     read_manifest,
     read_sums,
     sha256_file,
+    verify_tree,
 )
 from parquet_conformance.corpus.model import Manifest
-from parquet_conformance.corpus.verify import verify_tree
 from parquet_conformance.kernel import trees
 
 MTIME = 0  # every member's mtime, and the gzip header's
-KINDS = {
-    "golden": "our strict decoder accepts it: a valid footer with extensions written as the spec says",
-    "nonconforming": "valid Thrift that breaks a rule of the spec (an extension's wire type, duplicates, overlong "
-    "lengths; enums out of range, statistics out of order)",
-    "corrupt": "not a readable footer (bad footer length, lengths that overshoot, missing stop fields, bad tails, cut "
-    "files) or damaged pages (wrong CRCs)",
+KINDS = {  # what a kind says where no track says more (corpus/track.py Described)
+    "golden": "the strict decoder accepts it",
+    "nonconforming": "it decodes, but breaks a rule of the spec",
+    "corrupt": "it does not decode",
     "regression": "a file found in the wild that broke a reader, kept as a permanent case",
 }
 
@@ -123,14 +123,15 @@ def readme_text(manifest: Manifest) -> str:
         built.append(f"only the cases matching {manifest.only!r}")
     if manifest.large:
         built.append("with the large (64 MiB, 128 MiB) cases")
+    described = [t for n in manifest.tracks if (t := tracks.installed(n)) and isinstance(t, tracks.Described)]
+    suffix = "|".join(dict.fromkeys(t.suffix for n in manifest.tracks if (t := tracks.installed(n)))) or ".<suffix>"
+    intro = " ".join(t.archive_intro for t in described) or "Files that test how readers handle their formats."
     lines = [
         f"{stem}",
         "=" * len(stem),
         "",
-        "Apache Parquet files that test how readers handle binary protocol extensions: the Thrift field",
-        "32767 (type binary) that every struct of the Parquet footer reserves for extensions",
-        "(apache/parquet-format BinaryProtocolExtensions.md). Each file comes with a machine-readable",
-        "statement of what a reader must do with it.",
+        *textwrap.wrap(f"{intro} Each file comes with a machine-readable statement of what a reader must do with it.",
+                       96),
         "",
         f"Written by {gen.get('name', 'parquet-conformance')} {gen['version']}"
         + (f" (bases written by pyarrow {gen['pyarrow']})" if "pyarrow" in gen else "") + f", {', '.join(built)}.",
@@ -144,8 +145,8 @@ def readme_text(manifest: Manifest) -> str:
         "manifest.json              every case: id, title, kind, base, file, sha256, expectations, citations,",
         "                           the mutations that made it (schema: docs/manifest.md of",
         "                           parquet-conformance)",
-        "cases/<case id>.parquet    the files, e.g. cases/corrupt/tiny/empty.parquet",
-        "bases/<base>.parquet       the unmodified files the cases start from",
+        f"{'cases/<case id>' + suffix:<26} the files" + (f", e.g. {manifest.cases[0].file}" if manifest.cases else ""),
+        f"{'bases/<base>' + suffix:<26} the unmodified files the cases start from",
         "expected/<base>.json       the data a reader must return, in an implementation-neutral form",
         "",
         "What a reader must do",
@@ -158,7 +159,7 @@ def readme_text(manifest: Manifest) -> str:
         "",
         "Under every word, a crash, a hang, or data other than the base data is a failure. \"The base",
         "data\" is expected/<base>.json; a reader whose representation differs from it (say, NaN for a",
-        "null float) may instead be compared with its own reading of bases/<base>.parquet (its",
+        f"null float) may instead be compared with its own reading of bases/<base>{suffix} (its",
         "baseline), which the case base/<base> checks against expected/<base>.json once.",
         "",
         "Roles:",
@@ -173,7 +174,8 @@ def readme_text(manifest: Manifest) -> str:
         "Kinds (what the strict decoder of parquet-conformance concludes about the file):",
         "",
     ]
-    lines += [f"  {kind:<14} {text}" for kind, text in KINDS.items()]
+    kinds_text = {**KINDS, **{k: v for t in described for k, v in t.kinds.items()}}
+    lines += [f"  {kind:<14} {text}" for kind, text in kinds_text.items()]
     lines += [
         "",
         "Expected data",

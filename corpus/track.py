@@ -1,4 +1,4 @@
-"""A track is one wire format under the suite (Parquet's extensions; Skiff): it provides its
+"""A track is one wire format under the suite (its folders: docs/architecture.md): it provides its
 cases, its bases with their data in canonical form, how a worker's answer becomes canonical
 data, and (registered separately) its adapters. Everything else (build, run, judge, report,
 gate) is shared and imports no track: it reaches them through `get` and `all_tracks`.
@@ -10,6 +10,7 @@ declared protocol (`Fuzzable`, `Skippable`), checked with isinstance, never prob
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,14 @@ class Track(Protocol):
         ...
 
 
+def strict_kind(report: Mapping[str, Any]) -> Kind:
+    """A track's inspect report (Track.inspect) as a kind: corrupt where it does not decode, nonconforming where
+    it decodes but the strict decoder refuses it (a rule of the spec broken), golden otherwise."""
+    if not report["valid"]:
+        return Kind.CORRUPT
+    return Kind.GOLDEN if report.get("strict", True) else Kind.NONCONFORMING
+
+
 @dataclass(frozen=True)
 class Oracle:
     """What a generated file must do, as the track's strict decoder and reference reader decide it: per role,
@@ -126,9 +135,9 @@ class Fuzzable(Protocol):
 
 @runtime_checkable
 class Deriving(Protocol):
-    """A track with roles judged on the case file itself (Parquet's metadata role: the footer alone), not on the
-    base's data: at generate time, per such role, the expectation and the data hash a read must have; `op`, the
-    case's operation, where its answer is not the rows (Parquet's statistics, page index, bloom filter probes)."""
+    """A track with roles judged on the case file itself (a metadata-only reader's role, say), not on the base's
+    data: at generate time, per such role, the expectation and the data hash a read must have; `op`, the case's
+    operation, where its answer is not the rows (a track's operations on a file's metadata, say)."""
 
     def derive(self, base: bytes, data: bytes, expect: Mapping[str, Expectation],
                op: str = "read") -> dict[str, tuple[Expectation, str]]: ...
@@ -160,8 +169,48 @@ class Extender(Protocol):
 
     max_payload: int  # bytes: a bigger payload file is refused before it is read
     errors: tuple[type[Exception], ...]  # what `extend` raises for input it cannot use (one line each)
+    description: str  # `extend --help`: what the track's extension does
+    epilog: str  # `extend --help`: examples
+    options: tuple[str, ...]  # the names of the options add_options declares, handed to `extend`
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        """The track's own options of `extend` (FILE, --payload-file, --out and the rest are every track's)."""
 
     def extend(self, data: bytes, payload: bytes, **options: Any) -> Extended: ...
+
+
+@runtime_checkable
+class Described(Protocol):
+    """A track that says, in a corpus archive's README (corpus/pack.py), what its files test and what each kind
+    (corpus/model.py Kind) of its cases means to its strict decoder."""
+
+    archive_intro: str
+    kinds: Mapping[str, str]
+
+
+@runtime_checkable
+class Reporting(Protocol):
+    """A track with report formats of its own: registered report formats (reports/) that draw its cells alone."""
+
+    report_formats: tuple[str, ...]
+
+
+def report_formats() -> dict[str, str]:
+    """Report format -> the track it belongs to (the formats no track claims draw every track's cells)."""
+    return {name: t.name for t in all_tracks() if isinstance(t, Reporting) for name in t.report_formats}
+
+
+@runtime_checkable
+class MetadataForms(Protocol):
+    """A track whose files can carry their metadata in more than one form: a case's `decode` names the form an
+    aware reader must use (or corpus/model.py ANY_FORM), and a reader's answer (`Read.metadata`) the one it used."""
+
+    metadata_forms: tuple[str, ...]
+
+
+def metadata_forms(track: Track) -> tuple[str, ...]:
+    """The metadata forms a track declares (none: its cases name none)."""
+    return track.metadata_forms if isinstance(track, MetadataForms) else ()
 
 
 @runtime_checkable
@@ -176,7 +225,7 @@ class WrittenVariant:
     """A written file as readers meet it: as written, or with the spec's extensions added (`mutations`, replayed on
     the written file), with what a reader must do with it and why."""
 
-    name: str  # "as-written", or the family of extensions added ("footer", "pages")
+    name: str  # "as-written", or the family of extensions added (one of Writable.written_variants)
     title: str
     kind: Kind
     mutations: tuple[Mutation, ...]
@@ -193,7 +242,7 @@ class Written:
     table's where the writer kept it; else what the file holds); None where nothing reads the file back."""
 
     findings: tuple[WriterFinding, ...]
-    decodes: bool  # a Thrift reader decodes its footer
+    decodes: bool  # a lenient reader of the format decodes it (the track's first level of reading)
     expected: object | None
     same_data: bool  # the data read back is the table's
     differing: tuple[str, ...]  # columns whose values differ from the table's
@@ -218,6 +267,10 @@ class Writable(Protocol):
 
     def write_input(self, table: str) -> bytes:
         """The table as a writer is given it (an Arrow IPC file)."""
+        ...
+
+    def written_variants(self) -> Mapping[str, str]:
+        """Variant name -> what readers are given (`as-written` first: the file as written), in the reports' order."""
         ...
 
     def judge_written(self, table: str, data: bytes, columns: Sequence[str] | None = None) -> Written:
@@ -256,3 +309,8 @@ def get(name: str) -> Track:
 
 def all_tracks() -> list[Track]:
     return [get(n) for n in names()]
+
+
+def installed(name: str) -> Track | None:
+    """The track of that name, if it is installed here (a corpus may hold a track this installation lacks)."""
+    return get(name) if name in names() else None

@@ -115,7 +115,7 @@ def case_entries(track: Track, pins: Sequence[Pin], checkout: Path | None, only:
                  kind_of: Any, stored: Path | None = None) -> tuple[list[tuple[CaseEntry, bytes]], list[Pin]]:
     """(entries with their bytes, pins neither folder holds) for the pins `only` selects: from the checkout given to
     `generate --upstream` (None: none), else from the track's committed copies (`stored`). `kind_of(path)`: the
-    track's strict word on a file (corpus/imports.py strict_kind over the track's inspect)."""
+    track's strict word on a file (corpus/track.py strict_kind over the track's inspect)."""
     if checkout is not None and not checkout.is_dir():
         raise UpstreamError(f"{checkout}: not a directory")
     found, missing = [], []

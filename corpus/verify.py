@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
-import stat
 import tarfile
 import zlib
 from collections.abc import Callable, Iterable
@@ -17,7 +15,6 @@ from pathlib import Path, PurePosixPath
 
 from parquet_conformance.corpus.dist import (
     CHUNK,
-    DATA_DIRS,
     HEX64,
     MANIFEST,
     MAX_EXPECTED,
@@ -26,109 +23,17 @@ from parquet_conformance.corpus.dist import (
     README,
     SUMS,
     DistError,
-    _safe_rel,
-    corpus_files,
+    check,
+    json_data_hash,
     load_manifest,
     member_kind,
-    parse_sums,
-    read_manifest,
     read_sums,
+    safe_rel,
     sha256_file,
 )
 from parquet_conformance.corpus.model import Manifest
-from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import documents, trees
 from parquet_conformance.kernel.documents import DocumentError
-
-
-def check(manifest: Manifest, digest: Callable[[str], str | None], data: Callable[[str], str | None],
-          sums: bytes | None, present: Iterable[str]) -> list[str]:
-    """Problems of a corpus. `digest(rel)` is a file's sha256, or why it has none (`symbolic link`), or None
-    if absent; `data(rel)` the data_hash of a JSON file (None: not readable as such); `sums` SHA256SUMS's bytes;
-    `present` every file that the manifest should list."""
-    problems: list[str] = []
-    listed: set[str] = set()
-
-    def expect_file(rel: object, sha: object, what: str) -> bool:
-        if not _safe_rel(rel) or not isinstance(rel, str):
-            problems.append(f"unsafe path in the manifest for {what}: {rel!r}")
-            return False
-        listed.add(rel)
-        actual = digest(rel)
-        if actual is None:
-            problems.append(f"missing: {rel}")
-        elif not HEX64.fullmatch(actual):
-            problems.append(f"not a regular file: {rel} ({actual})")
-        elif sha is not None and actual != sha:
-            problems.append(f"sha256 mismatch: {rel} (manifest {str(sha)[:16]}..., file {actual[:16]}...)")
-        else:
-            return True
-        return False
-
-    for case in manifest.cases:
-        expect_file(case.file, case.sha256, f"case {case.id!r}")
-        for alt in case.alternatives:  # another reading's data: checked by its data's hash, as a base's
-            if expect_file(alt.expected, None, f"the {alt.label} data of case {case.id!r}") \
-                    and data(alt.expected) != alt.data_hash:
-                problems.append(f"data mismatch: {alt.expected} (not the data whose data_hash is in the manifest)")
-    for name, base in manifest.bases.items():
-        expect_file(base.file, base.sha256, f"base {name!r}")
-        # The manifest has no file hash for expected data, but the hash of the data itself.
-        if expect_file(base.expected, None, f"the expected data of base {name!r}") \
-                and data(base.expected) != base.data_hash:
-            problems.append(f"data mismatch: {base.expected} (not the data whose data_hash is in the manifest)")
-    if sums is None:
-        problems.append(f"missing: {SUMS} (the digest of {MANIFEST})")
-    elif parse_sums(sums).get(MANIFEST) != digest(MANIFEST):
-        problems.append(f"{MANIFEST} does not match its digest in {SUMS}")
-    problems += [f"extra: {rel}" for rel in sorted(set(present) - listed)]
-    return problems
-
-
-def json_data_hash(data: bytes | None) -> str | None:
-    """The data_hash of expected data's JSON (None: absent, too large or not JSON)."""
-    if data is None:
-        return None
-    try:
-        return data_hash(documents.parse(data, MAX_EXPECTED))
-    except DocumentError:
-        return None
-
-
-def _walk(root: Path) -> tuple[list[str], dict[str, str]]:
-    """(the regular files under the data folders, every entry of the tree that is neither a folder nor a regular
-    file -> what it is). No link is followed: a corpus holds plain files and folders, nothing pointing elsewhere."""
-    files, strange = trees.walk(root)
-    return [rel for rel in files if rel.split("/", 1)[0] in DATA_DIRS], strange
-
-
-def verify_tree(root: Path, manifest: Manifest | None = None) -> list[str]:
-    if manifest is None:
-        root, manifest = read_manifest(root)
-    present, strange = _walk(root)
-
-    def digest(rel: str) -> str | None:
-        if rel in strange or any(rel.startswith(f"{s}/") for s in strange):
-            return strange.get(rel, "inside a symbolic link")
-        p = root / rel
-        try:
-            mode = os.lstat(p).st_mode
-        except OSError:
-            return None
-        return sha256_file(p) if stat.S_ISREG(mode) else "not a file"
-
-    def read(rel: str, limit: int) -> bytes | None:
-        try:
-            return documents.read_bytes(root / rel, limit, links=False)
-        except DocumentError:
-            return None
-
-    problems = check(manifest, digest, lambda rel: json_data_hash(read(rel, MAX_EXPECTED)), read(SUMS, MAX_SUMS),
-                     present + [rel for rel in strange if rel.split("/", 1)[0] in DATA_DIRS])
-    named = set(corpus_files(manifest)) | {SUMS, MANIFEST}
-    problems += [f"{what}: {rel}" for rel, what in strange.items()
-                 if (rel not in named and rel.split("/", 1)[0] not in DATA_DIRS) or rel in DATA_DIRS]
-    return problems
 
 
 def verify_cases(root: Path, manifest: Manifest, case_ids: Iterable[str]) -> list[str]:
@@ -204,7 +109,7 @@ def verify_archive(path: Path) -> tuple[list[str], list[str]]:
     except DistError as e:
         problems.append(str(e))
         return problems, notes
-    problems += [f"unsafe member name: {name!r}" for name in members if not _safe_rel(name)]
+    problems += [f"unsafe member name: {name!r}" for name in members if not safe_rel(name)]
     mine = {n[len(prefix):]: h for n, h in hashes.items() if n.startswith(prefix)}
     try:
         wanted: dict[str, int | None] = {prefix + b.expected: b.expected_size for b in manifest.bases.values()}

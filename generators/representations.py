@@ -4,7 +4,7 @@ data (conformance/harness/judge.py gives such a read the verdict `representation
 
 The set is closed: an adapter declares which of these its library documents, with the library's own words
 (conformance/adapters/representations.py), and nothing else is forgiven. A transform changes only what it names;
-data it does not apply to (no such column, or data without columns, as Skiff's) comes back unchanged. They apply
+data it does not apply to (no such column, or data without columns) comes back unchanged. They apply
 in the order of the enum (a struct's leaves are columns before a null among them becomes NaN), and an adapter that
 declares several is judged against each non-empty subset of them: a file may hold only some of what they change.
 """

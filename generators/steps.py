@@ -4,8 +4,8 @@ with a bad step fails when it loads, naming the step), and `check` adds rules th
 entry lists a case's steps as `{"mutation": name, **fields}`; a track's `Registry` parses them back, so the manifest
 alone says how to rebuild every file.
 
-What a step does (`apply`) is the track's: Parquet steps edit bytes (generators/parquet/mutations/), Skiff steps
-edit a case document (generators/skiff/mutations.py).
+What a step does (`apply`) is the track's: a step edits a file's bytes, or a case document, as its track's
+mutations module defines it (generators/<track>/mutations).
 """
 
 from __future__ import annotations

@@ -137,6 +137,14 @@ def spark_master(text: str) -> str:
     return value
 
 
+def spark_connect(text: str) -> str:
+    """A Spark Connect server, sc://HOST:PORT (`--remote`: the same as `--master sc://...`)."""
+    value = spark_master(text)
+    if not value.startswith("sc://"):
+        raise argparse.ArgumentTypeError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {_shown(text)}")
+    return value
+
+
 def spark_conf(text: str) -> str:
     """One Spark setting, KEY=VALUE: a key of letters, digits, '.', '_', '-' (not spark.master: that is --master),
     and for the settings whose type is known here, a value of that type."""

@@ -1,6 +1,6 @@
 """Error clusters: per implementation, its failing cells grouped by what went wrong, with the message normalised
-(numbers, offsets, addresses, digests and paths stripped), so that 41 cells failing with "Corrupted thrift data
-at <offset>" read as one finding: `fastparquet: Corrupted thrift data at N x 41`.
+(numbers, offsets, addresses, digests and paths stripped), so that 41 cells failing with "Corrupted data at
+<offset>" read as one finding: `fastparquet: Corrupted data at N x 41`.
 
 Signatures are the judge's (harness/judge.py normalise): fuzz findings are keyed the same way. A cell's message
 is its error class and the first lines of its error (a crash keeps its stderr tail after the
@@ -38,7 +38,7 @@ def message(cell: Cell, doc: ResultsDocument) -> str:
     if cell.verdict == Verdict.ACCEPTED_INVALID:
         return f"read a file it must reject ({cell.rows} rows)"
     if cell.verdict == Verdict.WRONG_METADATA:
-        return f"used the {cell.metadata} footer"
+        return f"used the {cell.metadata} metadata"
     return error_text(cell.error_class, cell.error_message, str(cell.outcome))
 
 

@@ -18,6 +18,7 @@ from parquet_conformance.conformance.harness.results import (
     recorded_path,
     run_path,
 )
+from parquet_conformance.corpus import track
 from parquet_conformance.corpus.model import Expectation, Manifest
 from parquet_conformance.reports.datadiff import data_diff
 from parquet_conformance.reports.model import (
@@ -53,7 +54,7 @@ def diffs(cells: list[Cell], manifest: Manifest | None, corpus: Path | None) -> 
             continue
         case = manifest.case(cell.case) if manifest and cell.case in known else None
         if case is not None and cell.role in case.expect_hash:
-            continue  # judged on the file's own footer (the metadata role): the base's data is not what it must give
+            continue  # judged on the file itself (a role the track derives): the base's data is not what it must give
         note = None
         if cell.verdict == Verdict.REPRESENTATION:
             note = (f"the data in the form {cell.adapter}'s library documents ({', '.join(cell.representations)}: "
@@ -95,8 +96,6 @@ def case_summaries(manifest: Manifest, ran: set[str]) -> list[CaseSummary]:
 
 def roles(tracks: list[str]) -> dict[str, str]:
     """What a reader in each role of these tracks knows, in the tracks' own words (the reports' legend)."""
-    from parquet_conformance.corpus import track
-
     out: dict[str, str] = {}
     for t in track.all_tracks():
         if t.name in tracks:

@@ -184,6 +184,9 @@ class WritersMatrix:
     cells: list[Cell]  # judged by the one judge against what each file holds
     regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions (corpus add-regression --from)
     diffs: list[DataDiff] = field(default_factory=list)  # its wrong-data cells' data against what each file holds
+    # variant -> what readers are given (the track's words, corpus/track.py Writable.written_variants), in order;
+    # a document without them names each variant by its name
+    variants: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> WritersMatrix:
@@ -191,7 +194,8 @@ class WritersMatrix:
                    writers=[WriterCell.from_json(w) for w in obj["writers"]],
                    cases=[CaseSummary.from_json(c) for c in obj["cases"]], files=dict(obj["files"]),
                    cells=[Cell.from_row(c) for c in obj["cells"]], regressions=list(obj.get("regressions", [])),
-                   diffs=[DataDiff.from_json(d) for d in obj.get("diffs", [])])
+                   diffs=[DataDiff.from_json(d) for d in obj.get("diffs", [])],
+                   variants=dict(obj.get("variants", {})))
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
         return next((d for d in self.diffs if (d.case, d.adapter, d.role) == (cell.case, cell.adapter, cell.role)),
@@ -215,6 +219,11 @@ class ResultsDocument:
 
     def diff_of(self, cell: Cell) -> DataDiff | None:
         return self._diffs.get((cell.case, cell.adapter, cell.role))
+
+    def of_track(self, track: str) -> ResultsDocument:
+        """The document of one track's adapters and cells (a track's own report format draws it)."""
+        return replace(self, adapters=[a for a in self.adapters if a.track == track],
+                       cells=[c for c in self.cells if c.track == track])
 
     def mark_of(self, cell: Cell) -> CellMark | None:
         return self._marks.get((cell.case, cell.adapter, cell.role))

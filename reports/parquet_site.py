@@ -145,10 +145,8 @@ class ParquetSiteFormat:
         folder.mkdir(parents=True, exist_ok=True)
         day = (doc.run.started or "")[:10]
         supported = {}
-        for score in doc.adapters:
-            if score.track != "parquet":
-                continue
-            cells = [c for c in doc.cells if c.adapter == score.adapter and c.track == "parquet"]
+        for score in doc.adapters:  # the Parquet track's alone: its format (corpus/track.py Reporting)
+            cells = [c for c in doc.cells if c.adapter == score.adapter]
             if support := statuses(cells, {c.id: c.baseline for c in doc.cases if c.baseline}):
                 supported[score.adapter] = (score, support)
         # One file each, never one over another: an engine's own adapter keeps <engine>-<version>; another adapter

@@ -77,6 +77,7 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
     impl_path = impl_paths(a.adapter for a in doc.adapters)
     page("index.html", render(doc, Links(case=case_path, impl=impl_path), corpus=corpus))
     if doc.writers is not None:  # the writer x reader matrix the index links, its files where the run wrote them
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.reports.writers import FORMAT as WRITERS
 
         written_corpus = doc.writers.corpus

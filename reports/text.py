@@ -157,7 +157,7 @@ MEANING = {  # the legend, in words; a verdict without a line here is shown by i
     Verdict.HANG: "gave no answer in time",
     Verdict.REJECTED_VALID: "refused a file it must read",
     Verdict.ACCEPTED_INVALID: "read a file it must reject",
-    Verdict.WRONG_METADATA: "an aware reader used the footer the case forbids",
+    Verdict.WRONG_METADATA: "an aware reader used the metadata form the case forbids",
     Verdict.FLAKY: "some of its attempts passed and some failed: counted apart, neither a pass nor a failure",
     Verdict.REPRESENTATION: "returned the case's data in a form its library documents (fastparquet's NaN for a null "
                             "float: docs/adapters.md#documented-representations), not the expected data and not "
@@ -175,7 +175,7 @@ LEVEL_MEANING = {  # what an expectation's level says (docs/spec-notes.md#levels
 EXPECTATIONS = {"read": "must return exactly the base's data", "reject": "must fail with an error",
                 "either": "may do either; a crash, an unhandled error, a hang or other data fails every "
                           "expectation"}
-# What an expectation asks of a case whose operation is not a read (a Skiff encode case writes rows into streams).
+# What an expectation asks of a case whose operation is not a read (an encode case writes rows into streams).
 OP_EXPECTATIONS = {"encode": {"read": "write exactly the expected output streams", "reject": "refuse the rows with an "
                               "error", "either": "write exactly the expected output streams or refuse the rows"},
                    "decode": {"read": "decode exactly the expected rows", "reject": "refuse the stream with an error",
@@ -299,7 +299,7 @@ def what_happened(cell: Cell, diff: DataDiff | None = None) -> str:
     elif diff is not None:
         got = f"{diff.returned_rows} rows of other data: {headline(diff)}"
     elif cell.verdict == Verdict.WRONG_METADATA:
-        got = f"a read from the {cell.metadata} footer"
+        got = f"a read from the {cell.metadata} metadata"
     elif cell.rows is not None:
         got = f"a read of {cell.rows} rows" + (" of other data" if cell.verdict == Verdict.WRONG_DATA else "")
     elif cell.outcome in ("crash", "oom", "timeout"):

@@ -22,7 +22,7 @@ def family(cell: Cell) -> str:
 
 
 def group_of(case: str) -> str:
-    return "/".join(case.split("/")[:2])  # ext/file-metadata, fb/spec-example, corrupt/footer-length
+    return "/".join(case.split("/")[:2])  # a case id's family: its first two components
 
 
 def first_passing(passes: dict[str, bool]) -> str:

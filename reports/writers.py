@@ -7,10 +7,10 @@ conformance/app/writers.py). A document without it has no such files.
   it lacks, say); unclear when the other readers split or there are none. Refusals the spec allows (`either`: a codec
   a reader may lack, a file that breaks a rule) are counted apart: they are nobody's fault.
 - The headline: the writers' faults (files other readers cannot read) and the readers' faults (files others read).
-- The grid, one per variant (the file as written; with extensions in every footer struct; in every struct outside
-  the footer): a row per writer, a column per reader, each cell the reader's outcomes over that writer's files with
-  its failures by fault; its detail lists each file with its verdict, whose fault, the error or the first differing
-  values, and a link to the file.
+- The grid, one per variant (the file as written, and with the track's extensions added: the matrix's `variants`):
+  a row per writer, a column per reader, each cell the reader's outcomes over that writer's files with its failures
+  by fault; its detail lists each file with its verdict, whose fault, the error or the first differing values, and
+  a link to the file.
 - Each writer's verdicts: every (profile, table), and each rule a file breaks with the sentence it breaks.
 - A warning when the run has no base cells of a written table for a reader: its failures cannot be told from the
   table's (run the `base/*` cases with the writers).
@@ -30,8 +30,6 @@ from parquet_conformance.reports.datadiff import headline as headline_of
 from parquet_conformance.reports.model import DataDiff, ResultsDocument, WritersMatrix
 from parquet_conformance.reports.text import cell_text, environment
 
-VARIANTS = {"as-written": "the files as written", "footer": "with an extension in every footer struct",
-            "pages": "with an extension in every struct outside the footer"}
 MESSAGE_SHOWN = 600
 
 
@@ -165,12 +163,18 @@ def missing_bases(doc: ResultsDocument) -> list[str]:
                    for r in readers if (f"base/{w.table}", r) not in ran})
 
 
+def variants(matrix: WritersMatrix) -> dict[str, str]:
+    """The matrix's variants with what each is, in the track's order (else by name, as the cells name them)."""
+    named = dict.fromkeys(sorted({c.case.rsplit("/", 1)[-1] for c in matrix.cells}))
+    return matrix.variants or {v: v for v in named}
+
+
 def grids(doc: ResultsDocument) -> list[Grid]:
     found = entries(doc)
     writers = list(dict.fromkeys(_writer_label(e.writer) for e in found))
     readers = list(dict.fromkeys(e.cell.adapter for e in found))
     out = []
-    for variant, title in VARIANTS.items():
+    for variant, title in variants(doc.writers).items() if doc.writers else ():
         cells: dict[tuple[str, str], GridCell] = {}
         for e in found:
             if e.cell.case.rsplit("/", 1)[-1] == variant:
@@ -321,7 +325,8 @@ class WritersReport:
                                         refusals=refusals(doc), file=_file, short=_short,
                                         writers=writer_rows(doc.writers), counts=verdict_counts(doc.writers),
                                         why=why, table=_table, label=_writer_label, shown=MESSAGE_SHOWN,
-                                        variants=VARIANTS, verdicts=[str(v) for v in WriterVerdict]), encoding="utf-8")
+                                        variants=variants(doc.writers), verdicts=[str(v) for v in WriterVerdict]),
+                        encoding="utf-8")
         md.write_text(markdown(doc), encoding="utf-8")
         return [html, md]
 

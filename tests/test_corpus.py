@@ -17,10 +17,11 @@ from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet.bases import ENCRYPTED_BASES
 from parquet_conformance.generators.parquet.encryption import read_with_keys
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file
+from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.mutations import MutationError, apply
 from parquet_conformance.generators.parquet.reference import read_table
+from parquet_conformance.generators.parquet.strict import parse_file
 from tests.helpers import upstream_failures
 
 DEFAULT = [c for c in all_cases() if not c.large]

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.app.cli import main
-from parquet_conformance.corpus import dist, extract, pack, verify
+from parquet_conformance.corpus import dist, extract, pack
 from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
@@ -387,7 +387,7 @@ def test_a_corpus_packed_by_another_tool_unpacks(small: Path, tmp_path: Path) ->
     root = extract.safe_extract(archive, tmp_path / "into")
     assert root == tmp_path / "into" / "top"
     assert (root / "manifest.json").read_bytes() == (small / "manifest.json").read_bytes()
-    assert verify.verify_tree(root) == []
+    assert dist.verify_tree(root) == []
 
 
 # -- regression cases --------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import pytest
 from parquet_conformance.corpus.parquet.catalog import all_cases
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import base_bytes
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file, read_tail
+from parquet_conformance.generators.parquet.footer import FooterError, read_tail
+from parquet_conformance.generators.parquet.strict import parse_file
 
 MODELS = ("cast", "shift", "cast-unbounded", "shift-unbounded")
 ALL = frozenset(MODELS)

@@ -12,8 +12,9 @@ import pytest
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet.bases import ENCRYPTED_BASES, base_bytes, base_hash, writers_table
 from parquet_conformance.generators.parquet.encryption import read_with_keys
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file
+from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
+from parquet_conformance.generators.parquet.strict import parse_file
 
 PLAIN_COLUMNS = ["id", "score", "flag", "ts"]  # `name` is under the column key
 

@@ -21,12 +21,13 @@ from parquet_conformance.corpus.parquet.catalog import evolution as family
 from parquet_conformance.generators.parquet import alp, thrift
 from parquet_conformance.generators.parquet.bases import base_bytes, written_bytes
 from parquet_conformance.generators.parquet.edits import field_list
-from parquet_conformance.generators.parquet.footer import check_file, read_footer, strict_objections
+from parquet_conformance.generators.parquet.footer import read_footer
 from parquet_conformance.generators.parquet.layout import chunk_pages
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.encoding import EncodeAlp
 from parquet_conformance.generators.parquet.mutations.fields import AddTypedField
 from parquet_conformance.generators.parquet.reference import without_unsupported_annotations
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 
 EVOLUTION = {c.id: c for c in all_cases() if c.id.startswith("evolution/")}
 # The cases whose file is a writer's own, byte for byte: the base strips the addition and the case puts it back.

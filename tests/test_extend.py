@@ -22,9 +22,10 @@ from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import profiles
 from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
 from parquet_conformance.generators.parquet.extend import ExtendError, Selector, extend, framed
-from parquet_conformance.generators.parquet.footer import parse_file, read_footer, read_tail
+from parquet_conformance.generators.parquet.footer import read_footer, read_tail
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.reference import read_exactly
+from parquet_conformance.generators.parquet.strict import parse_file
 from tests.helpers import CLI
 from tests.test_extensions import append_extension
 

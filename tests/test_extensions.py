@@ -10,10 +10,11 @@ from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import READABLE_BASES, base_bytes, base_hash
 from parquet_conformance.generators.parquet.edits import apply_edits, before_stop, extension_field, select
-from parquet_conformance.generators.parquet.footer import SCHEMA, check_file, parse_file, read_tail, strict_objections
+from parquet_conformance.generators.parquet.footer import SCHEMA, read_tail
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, ExtendPageHeader, Payload
 from parquet_conformance.generators.parquet.reference import read_exactly
+from parquet_conformance.generators.parquet.strict import check_file, parse_file, strict_objections
 
 
 def append_extension(thrift_bytes: bytes, ext: bytes) -> bytes:

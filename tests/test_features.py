@@ -30,9 +30,10 @@ from parquet_conformance.corpus.parquet.site import site_data
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import operations, pfor, thrift
 from parquet_conformance.generators.parquet.bases import BASES, base_bytes, base_table
-from parquet_conformance.generators.parquet.footer import StructRef, check_file, read_footer, strict_objections
+from parquet_conformance.generators.parquet.footer import StructRef, read_footer
 from parquet_conformance.generators.parquet.layout import chunk_pages
 from parquet_conformance.generators.parquet.mutations.rewrite import bit_packed, rle_levels
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 from tests.spec_tables import MANIFEST, current, features
 
 CASES = {c.id: c for c in all_cases()}

@@ -12,7 +12,7 @@ import pytest
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.mutations import Context, MutationError
 from parquet_conformance.generators.parquet.mutations.fields import (
     NON_UTF8_TEXT,
@@ -24,6 +24,7 @@ from parquet_conformance.generators.parquet.mutations.fields import (
     SwapMinMax,
 )
 from parquet_conformance.generators.parquet.mutations.tail import TruncateAtRowGroup, TruncateTail
+from parquet_conformance.generators.parquet.strict import parse_file
 
 
 def run(step: object, base: str = "flat") -> bytes:

@@ -47,7 +47,7 @@ from parquet_conformance.generators.parquet.flatbuf.schema import (
     schema_of,
 )
 from parquet_conformance.generators.parquet.footer import SCHEMA as THRIFT_SCHEMA
-from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.generators.parquet.thrift import Field, Struct
 
 # revision -> (upstream path, git blob, sha256 of the upstream file)

@@ -20,7 +20,7 @@ from parquet_conformance.corpus.model import Expectation
 from parquet_conformance.corpus.parquet import strategies as chain_strategies
 from parquet_conformance.corpus.parquet.fuzz import FUZZER, Chain, replay
 from parquet_conformance.generators.parquet import bases, mutations
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.structure import (
     DeleteField,
@@ -31,6 +31,7 @@ from parquet_conformance.generators.parquet.mutations.structure import (
     MoveField,
     SetWireType,
 )
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.reports.findings import hexdump, summary, write_findings
 
 FLAT = bases.base_bytes("flat")

@@ -12,7 +12,7 @@ import pytest
 
 from parquet_conformance.conformance.app.imports import import_directory
 from parquet_conformance.conformance.harness.execute import AdapterSpec
-from parquet_conformance.corpus import verify
+from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.imports import STRICT, Vote, case_id, consensus
 from tests.helpers import CLI
 from tests.test_corrupt_models import READS
@@ -52,7 +52,7 @@ def test_generated_files(corpus_dir: Path, tmp_path: Path) -> None:
     assert finding["case"] == "import/tests/nonconforming-type-i64"
     assert {v["voter"]: v["outcome"] for v in finding["votes"]} == {"pyarrow": "read", "reference": "read",
                                                                     STRICT: "rejected"}
-    assert verify.verify_tree(tmp_path / "out") == []
+    assert dist.verify_tree(tmp_path / "out") == []
     flat = result.manifest.bases["tests__base-flat"]
     assert flat.data_hash == json.loads((corpus_dir / "manifest.json").read_text())["bases"]["flat"]["data_hash"]
 

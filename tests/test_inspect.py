@@ -18,8 +18,9 @@ import pytest
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import Edit, apply_edits, before_stop, set_fields, set_i64
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
+from parquet_conformance.generators.parquet.strict import parse_file
 from tests.helpers import CLI
 
 TABLE = pa.table({"x": pa.array([3, 1, 2], pa.int64()), "s": pa.array(["b", "a", None])})

@@ -16,10 +16,11 @@ import pytest
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.bases import PAGE_LEVEL_BASES, WRITER_BASES, base_bytes
 from parquet_conformance.generators.parquet.edits import Edit, apply_edits, extension_field
-from parquet_conformance.generators.parquet.footer import FooterError, check_file, parse_file, strict_objections
+from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Payload
 from parquet_conformance.generators.parquet.mutations.pages import PAGE_LEVEL, ExtendPageLevel
+from parquet_conformance.generators.parquet.strict import check_file, parse_file, strict_objections
 
 QUERY = "SELECT * FROM t WHERE id = 777 OR key = 'k030616' OR (id BETWEEN 100 AND 130) ORDER BY id"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from parquet_conformance.conformance.app.overhead import FLAG_FACTOR, _flagged, measure
 from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.corpus import track
-from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.reports.overhead import markdown, text_table
 from parquet_conformance.reports.text import overhead_chart_svg as chart_svg
 

@@ -12,13 +12,14 @@ import pytest
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
-from parquet_conformance.generators.parquet.footer import FooterError, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import OPAQUE_UUID, Extend, Payload
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
 from parquet_conformance.generators.parquet.mutations.tail import DamageParxTail, SetTailMagic, ToParx
 from parquet_conformance.generators.parquet.reference import ReferenceError, choose_footer, read_table
+from parquet_conformance.generators.parquet.strict import parse_file
 
 CTX = Context(random.Random(0))
 OMIT = RemoveFields(struct="ColumnMetaData", fields=("path_in_schema",), which="all")

@@ -14,11 +14,12 @@ from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import profiles, thrift
 from parquet_conformance.generators.parquet.bases import base_bytes, base_hash
 from parquet_conformance.generators.parquet.edits import apply_edits, before_stop, extension_field, select
-from parquet_conformance.generators.parquet.footer import parse_file, walk
+from parquet_conformance.generators.parquet.footer import walk
 from parquet_conformance.generators.parquet.mutations import Context, parse
 from parquet_conformance.generators.parquet.mutations.encoding import AddEncodingExtension
 from parquet_conformance.generators.parquet.mutations.flatbuffer import DamageFlatbufferFooter
 from parquet_conformance.generators.parquet.reference import use_new_encodings
+from parquet_conformance.generators.parquet.strict import parse_file
 
 FB = bytes(range(256)) * 3  # any bytes: framing does not look inside
 

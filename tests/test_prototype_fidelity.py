@@ -113,7 +113,7 @@ def test_the_suites_old_arrow_prototype_payload_crashes_flatc_under_the_prototyp
     flatc does not verify with --raw-binary; on this buffer it reads a 1-byte `type` as the `name` offset."""
     from parquet_conformance.generators.parquet.bases import base_bytes
     from parquet_conformance.generators.parquet.flatbuf.convert import thrift_to_flatbuffer
-    from parquet_conformance.generators.parquet.footer import parse_file
+    from parquet_conformance.generators.parquet.strict import parse_file
 
     head = thrift_to_flatbuffer(parse_file(base_bytes("flat")).metadata, PR_HEAD)
     done = flatc_json(PROTOTYPES, head, tmp_path)

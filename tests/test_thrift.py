@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.bases import READABLE_BASES, base_bytes
-from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.generators.parquet.thrift import ThriftError
 
 

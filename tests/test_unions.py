@@ -9,10 +9,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from parquet_conformance.generators.parquet.bases import base_bytes
-from parquet_conformance.generators.parquet.footer import SCHEMA, UNIONS, check_file, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import SCHEMA, UNIONS, read_footer
 from parquet_conformance.generators.parquet.mutations import Context, MutationError, parse
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
 from parquet_conformance.generators.parquet.mutations.fields import SetUnion, UnionMember
+from parquet_conformance.generators.parquet.strict import check_file, parse_file
 
 CTX = Context(random.Random(0))
 

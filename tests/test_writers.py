@@ -33,7 +33,7 @@ from parquet_conformance.corpus import written as written_corpus
 from parquet_conformance.corpus.model import Expectation, Kind
 from parquet_conformance.generators.parquet import thrift
 from parquet_conformance.generators.parquet.edits import FieldBytes, apply_edits, field_list, rewrite_fields
-from parquet_conformance.generators.parquet.footer import parse_file
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.generators.parquet.written import PROFILES, jobs
 from tests.helpers import md_text
 

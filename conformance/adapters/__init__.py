@@ -117,6 +117,7 @@ class Adapter:
 
     def role_names(self) -> list[str]:
         """Its roles, or the track's default role (resolved in the harness: a worker does not load the track)."""
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus import track
 
         return list(self.roles) or [track.get(self.track).default_role]
@@ -181,7 +182,7 @@ class PythonAdapter(Adapter):
 
     def run(self, op: str, path: str) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name, `-`
-        read as `_`: Skiff's `decode` and `encode`, Parquet's `statistics`, `page-index`...). The worker answers
+        read as `_`: e.g. `decode`, `encode`, `page-index`). The worker answers
         `unavailable` for an operation the adapter lacks (conformance/harness/worker.py)."""
         if op == "read":
             return self.read(path)

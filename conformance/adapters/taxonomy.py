@@ -106,7 +106,7 @@ def causes(error: BaseException) -> Iterator[BaseException]:
 def message(error: BaseException) -> str:
     try:
         return str(error)
-    except Exception as inner:  # a library's exception whose str() raises (ytsaurus-yson): still its error
+    except Exception as inner:  # a library's exception whose str() raises: still its error
         return f"[str() of the exception raised {type(inner).__name__}: {inner}]"
 
 

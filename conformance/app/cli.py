@@ -23,6 +23,7 @@ from parquet_conformance.kernel.options import (
     output_dir,
     seconds,
     spark_conf,
+    spark_connect,
     spark_master,
     stored_path,
 )
@@ -45,6 +46,18 @@ def add_adapter_options(p: argparse.ArgumentParser) -> None:
                         "reads the track --track names (default: the first registered, parquet)")
 
 
+def add_executor_options(p: argparse.ArgumentParser, default: str = "local[*]") -> None:
+    """Where a command's tasks run (conformance/harness/placement.py executor_for): the one spelling of `--master`,
+    `--remote` and `--conf` for every command that runs tasks."""
+    p.add_argument("--master", default=default, type=spark_master,
+                   help=f"Spark master: local[*] (embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark Connect "
+                        f"server), or none (no Spark: a worker per core here); default {default}")
+    p.add_argument("--remote", dest="master", metavar="sc://HOST:PORT", type=spark_connect, default=argparse.SUPPRESS,
+                   help="a Spark Connect server (the same as --master sc://...)")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
+                   help="extra Spark configuration (repeatable)")
+
+
 def add_comparison_options(p: argparse.ArgumentParser) -> None:
     """What the reports mark each failure new, known or fixed against (`run`, `report --rewrite`)."""
     p.add_argument("--baseline", metavar="RESULTS_DIR",
@@ -63,60 +76,14 @@ def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
                          "the track (default: the first registered, parquet)"))
 
 
-DESCRIPTION = """\
-Append the bytes of --payload-file as field 32767 (binary) to structs of FILE, as BinaryProtocolExtensions.md's
-AppendExtension does: the struct's stop byte becomes the field header, then ULEB128(size), the bytes and a new
-stop byte. In the footer only the footer length changes; in a page header, the page index or a bloom filter
-header every byte after it moves, and every offset and length that follows or spans it is rewritten. The result
-is checked before it is written: it must decode, read back the extension, and break no rule of the spec that
-FILE keeps.
-
---struct names a parquet.thrift struct; --where filters (repeatable; a struct must pass each) pick which:
-  row_group=N   inside row group N (its chunks, their metadata, pages, page index and bloom filter)
-  column=N      inside the N-th column chunk (leaf order, from 0); a SchemaElement, ColumnOrder: the N-th leaf's
-  path=a.b      inside the chunk of column a.b (dotted path_in_schema); a SchemaElement: the one at a.b
-                (groups too); a ColumnOrder: that leaf's
-  page=N        inside the N-th page header of a chunk (a dictionary page counts)
-  key=K         a KeyValue whose key is K
-  at=PATH       exactly the struct at PATH (row_groups[0].columns[1].meta_data; --dry-run prints paths)
-  index=N       of those left, the N-th in file order (negative: from the end)
-  all           every one left
-Without index= or all exactly one struct must match; the error lists the candidates.
-
-Framing: the raw payload; with --uuid, the payload then the 16-byte UUID (the spec: extensions MUST carry
-enough unique state to be told apart); with --profile, the profile's trailer too (spec-example, migration:
-payload | crc32(payload) | size | crc32(size) | UUID, the spec's Footer example; arrow-prototype: the Arrow
-prototypes' layout) under the profile's UUID unless --uuid names yours. `inspect` lists every extension with
-its struct, path, header form, length, UUID and whether its framing checks."""
-
-EPILOG = """\
-examples:
-  parquet-conformance extend f.parquet --struct FileMetaData --payload-file p.bin \\
-      --uuid 123e4567-e89b-12d3-a456-426614174000 --out g.parquet
-  parquet-conformance extend f.parquet --struct ColumnMetaData --where path=a.b --payload-file p.bin \\
-      --profile spec-example --out g.parquet
-  parquet-conformance extend f.parquet --struct OffsetIndex --where row_group=0 --where all \\
-      --payload-file p.bin --dry-run"""
-
-
 def add_extend(sub: argparse._SubParsersAction[Parser]) -> None:
-    """The `extend` subcommand (its handler: conformance/app/extend.py)."""
-    p = sub.add_parser("extend", help="append a vendor's payload as field 32767 to any struct of an existing file",
-                       description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The `extend` subcommand (its handler: conformance/app/extend.py): what every track shares. The track's own
+    options and help are its Extender's, added when `extend` is the command (`main`: the track is loaded then only,
+    so that no other command's start-up pays for it)."""
+    p = sub.add_parser("extend", help="append a vendor's payload to structs of an existing file, as its track's "
+                                      "extension mechanism does (extend --help: the track's options)")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--struct", required=True, metavar="NAME", help="a parquet.thrift struct, e.g. ColumnMetaData")
-    p.add_argument("--where", action="append", default=[], metavar="FILTER", help="narrow the structs (see above)")
     p.add_argument("--payload-file", required=True, metavar="P", help="the extension's bytes (any content)")
-    p.add_argument("--uuid", metavar="U", help="append this UUID (16 bytes, RFC 4122 order) after the payload")
-    p.add_argument("--profile", metavar="NAME", help="frame as this profile: spec-example, migration, arrow-prototype")
-    p.add_argument("--crc", default="zlib", metavar="KIND",
-                   help="the CRC-32 of spec-example and migration framing: zlib (default) or castagnoli")
-    p.add_argument("--header", default="spec", metavar="FORM",
-                   help="spec: 08 FF FF 01 as the spec's AppendExtension writes it (default); zigzag: 08 FE FF 03 as "
-                        "a Thrift compiler writes field 32767 (docs/spec-notes.md)")
-    p.add_argument("--existing", default="refuse", metavar="WHAT",
-                   help="a struct with an extension already: refuse (default; the spec reserves one field), replace "
-                        "it, or add a second (nonconforming: for test files)")
     p.add_argument("--out", metavar="OUT", help="where to write the extended file")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--dry-run", action="store_true", help="say what would be written; write nothing")
@@ -125,11 +92,29 @@ def add_extend(sub: argparse._SubParsersAction[Parser]) -> None:
     p.set_defaults(handler="extend:command")
 
 
+def with_track_options(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """`extend`'s parser given the options and help of the Extender of the track argv names (the first registered
+    track by default): only when `extend` is the command."""
+    if next((a for a in argv if not a.startswith("-")), None) != "extend":
+        return
+    # imported here, not at the top: start-up time (only `extend` loads a track)
+    from parquet_conformance.conformance.app.extend import track_extender
+
+    pre = argparse.ArgumentParser(add_help=False)
+    add_track_option(pre, many=False)
+    extender = track_extender(pre.parse_known_args(argv)[0].track)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    extend = sub.choices["extend"]
+    extend.description, extend.epilog = extender.description, extender.epilog
+    extend.formatter_class = argparse.RawDescriptionHelpFormatter
+    extender.add_options(extend)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="parquet-conformance",
-        description="Conformance suite for Apache Parquet binary protocol extensions (Thrift field 32767), and "
-                    "any other registered wire-format track: generates golden and corrupted files with "
+        description="Conformance suite for Apache Parquet's binary protocol extensions and the format's evolution, "
+                    "and any other registered wire-format track: generates golden and corrupted files with "
                     "expectations, runs implementations on them in isolated workers (on Spark), reports and gates "
                     "the verdicts, and inspects files.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {GENERATOR_VERSION}")
@@ -151,13 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_track_option(gen, many=True)
     gen.set_defaults(handler="commands:generate")
 
-    ins = sub.add_parser("inspect", help="print a file's tail, footer structs and every extension found",
-                         description="Decode a file of a track (default parquet: the tail and Thrift footer, every "
-                                     "field-32767 extension with struct, header form, offset, length, sha256, "
-                                     "trailing UUID, page headers included). A Parquet file is valid when a Thrift "
-                                     "compact reader decodes its footer; notes say what that reading skipped, "
-                                     "findings which rules of the spec the file breaks. Exit 1 if the file is not "
-                                     "valid, or with --strict if it has findings.")
+    ins = sub.add_parser("inspect", help="print what a file holds: its structure and every extension found",
+                         description="Decode a file as its track's inspector does (default: the first registered "
+                                     "track, parquet; docs/extending.md shows what it prints). A file is valid when "
+                                     "a lenient reader of its format decodes it; notes say what that reading "
+                                     "skipped, findings which rules of the spec the file breaks. Exit 1 if the file "
+                                     "is not valid, or with --strict if it has findings.")
     ins.add_argument("file", metavar="FILE")
     ins.add_argument("--json", action="store_true", help="machine-readable output")
     ins.add_argument("--strict", action="store_true",
@@ -209,13 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="output directory (default out/latest)")
     run.add_argument("--only", metavar="PATTERN", help="globs over case ids, comma-separated")
     run.add_argument("--seed", type=SEED, default=0, help="seed when generating the corpus")
-    run.add_argument("--master", default="local[*]", type=spark_master,
-                     help="Spark master: local[*] (default, embedded), spark://HOST:PORT, sc://HOST:PORT (a Spark "
-                          "Connect server), or none (no Spark)")
-    run.add_argument("--remote", metavar="sc://HOST:PORT", type=spark_master,
-                     help="a Spark Connect server (the same as --master sc://...)")
-    run.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
-                     help="extra Spark configuration (repeatable)")
+    add_executor_options(run)
     run.add_argument("--run-id", metavar="ID", help="name of the run (default: the UTC time): at most 100 letters, "
                                                     "digits, '.', '_', '+', '-', a letter or digit first")
     run.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its finished cells")
@@ -262,10 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode_fz.add_argument("--time", type=seconds(), metavar="S",
                          help="search for S seconds (not reproducible in count)")
     fz.add_argument("--seed", type=SEED, default=0, help="the run seed; each batch's seed derives from it (default 0)")
-    fz.add_argument("--master", default="local[*]", type=spark_master,
-                    help="Spark master (default local[*]), or none (no Spark)")
-    fz.add_argument("--conf", action="append", metavar="KEY=VALUE", type=spark_conf,
-                    help="extra Spark configuration (repeatable)")
+    add_executor_options(fz)
     fz.add_argument("--out", default="out/fuzz", metavar="DIR", type=output_dir,
                     help="findings.json and findings.html go here")
     add_track_option(fz, many=False)
@@ -300,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     bis.add_argument("--from", dest="from_version", metavar="V", help="the oldest release to consider")
     bis.add_argument("--to", dest="to_version", metavar="V", help="the newest release to consider")
     bis.add_argument("--corpus", metavar="DIR", help="an existing corpus (default: the cases generated afresh)")
+    add_executor_options(bis, default="none")  # a release's few cells: Spark's start would cost more than they do
     bis.set_defaults(handler="versions:command")
 
     rep = sub.add_parser("report",
@@ -364,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the selection the run was made with (a run of part of the corpus is gated only so)")
     chk.set_defaults(handler="check:command")
 
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus.cli import register as register_corpus_commands
 
     corpus_commands = register_corpus_commands(sub)
@@ -395,13 +372,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.app.console import end_progress, user_errors
     from parquet_conformance.kernel.escape import guard_streams, terminal
 
     guard_streams()  # before anything is printed, argparse's errors included: every line passes the one escaper
-    args = build_parser().parse_args(argv)
-    module, _, name = args.handler.partition(":")
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
     try:
+        with_track_options(parser, argv)
+        args = parser.parse_args(argv)
+        module, _, name = args.handler.partition(":")
         handler = getattr(importlib.import_module(f"{module}" if "." in module else
                                                   f"parquet_conformance.conformance.app.{module}"), name)
         return int(handler(args))

@@ -18,7 +18,11 @@ from parquet_conformance.conformance.app.console import (
     selected_tracks,
     specs,
 )
-from parquet_conformance.conformance.harness.model import OutcomeKind, Verdict
+from parquet_conformance.conformance.harness import envs as environments
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, describe, run_cells
+from parquet_conformance.conformance.harness.model import OutcomeKind, OutcomeRow, Verdict, outcome_fields
+from parquet_conformance.corpus import dist
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.kernel import escape
 from parquet_conformance.kernel.errors import UsageError
 
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
 
 
 def generate(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus.build import generate as write_corpus
     from parquet_conformance.corpus.build import pinned_entries
 
@@ -82,7 +87,7 @@ def inspect(args: argparse.Namespace) -> int:
 def writing(adapter: object) -> dict[str, Any] | None:
     """What `run --writers` can ask of an adapter (conformance/adapters/writing.py): the profiles it writes with,
     and whether it writes without being named (`--writer NAME`); None: it does not write."""
-    from parquet_conformance.conformance.adapters.writing import writes
+    from parquet_conformance.conformance.adapters.writing import writes  # start-up: only `adapters` needs it
 
     if not writes(adapter):
         return None
@@ -91,9 +96,6 @@ def writing(adapter: object) -> dict[str, Any] | None:
 
 
 def adapters(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.harness.execute import describe
-    from parquet_conformance.corpus import track as tracks
-
     rows = []
     chosen = specs(args)
     for i, spec in enumerate(chosen):
@@ -169,7 +171,7 @@ def corpus_case(file: str, corpus: Path | None) -> tuple[tuple[Path, Manifest, C
     """(corpus root, manifest, case) when FILE is a case of a corpus: a file of `corpus` or a case id there; without
     `corpus`, a file inside the corpus above it. Else None and why it cannot be judged. Every file the judgment rests
     on (the case's, its base's baseline case's, the manifest against its digest) is checked first: DistError."""
-    from parquet_conformance.corpus import dist
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus.verify import verify_cases
 
     path = Path(file)
@@ -206,6 +208,7 @@ def judged_read(spec: AdapterSpec, root: Path, manifest: Manifest, case: CaseEnt
     base unmodified (its baseline case: the same data, a failure that is the base's) and the case, in one worker; a
     cell that did not pass is read again by a new worker (the confirmation, under the run's hang limit), and alone by
     yet another where they disagree; the Judge's cells of the case, one per role."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from dataclasses import replace
 
     from parquet_conformance.conformance.harness.confirm import (
@@ -214,10 +217,8 @@ def judged_read(spec: AdapterSpec, root: Path, manifest: Manifest, case: CaseEnt
         fresh_jobs,
         hang_limits,
     )
-    from parquet_conformance.conformance.harness.execute import Attempt, run_cells
     from parquet_conformance.conformance.harness.executor import LocalExecutor
     from parquet_conformance.conformance.harness.judge import Judge, to_confirm
-    from parquet_conformance.conformance.harness.model import OutcomeRow
 
     executor = LocalExecutor(1)  # one worker at a time: the baseline and the case in one, as a run's task reads
     spec = spec.with_fingerprint()
@@ -263,8 +264,6 @@ def outcome_line(report: dict[str, Any]) -> str:
 
 def plain_read(spec: AdapterSpec, path: Path, op: str, as_json: bool, why: str) -> int:
     """FILE read once by the adapter's worker: the outcome, and why no verdict can be given."""
-    from parquet_conformance.conformance.harness.model import outcome_fields
-
     worker = spec.worker()
     try:
         timed = worker.read(str(path.resolve()), op=op)
@@ -284,9 +283,6 @@ def plain_read(spec: AdapterSpec, path: Path, op: str, as_json: bool, why: str) 
 
 
 def envs(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.harness import envs as environments
-    from parquet_conformance.conformance.harness.execute import AdapterSpec
-
     if args.action == "prune":
         names = None if not args.all else [e.name for e in environments.listing()]
         if args.release:

@@ -8,22 +8,25 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance import adapters
+from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
+from parquet_conformance.conformance.harness.releases import matrix_specs
 from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.dist import DistError
 from parquet_conformance.corpus.track import Track
 from parquet_conformance.kernel import escape
+from parquet_conformance.kernel.documents import DocumentError
 from parquet_conformance.kernel.errors import UsageError
+from parquet_conformance.kernel.registry import RegistryError
 
 
 def user_errors() -> tuple[type[Exception], ...]:
     """Errors that are the user's input, reported in one line (exit 2)."""
-    from parquet_conformance.conformance.harness.execute import SpecError
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.harness.gate import GateError
     from parquet_conformance.conformance.harness.results import ResultsError
-    from parquet_conformance.corpus.dist import DistError
-    from parquet_conformance.kernel.documents import DocumentError
-    from parquet_conformance.kernel.registry import RegistryError
 
     return UsageError, SpecError, GateError, ResultsError, DistError, RegistryError, DocumentError
 
@@ -120,16 +123,8 @@ def specs(args: argparse.Namespace, default: list[str] | None = None, default_ru
     """The adapters an invocation names (`--adapter`, `--adapter-cmd`, a version matrix), each built once so that an
     unknown name fails before anything runs. When it names none: `default`, or every registered adapter of the
     selected tracks (with `default_run`, those a plain `run` runs)."""
-    from parquet_conformance.conformance import adapters
-
     only_tracks = {t.name for t in selected_tracks(args)} if getattr(args, "track", None) else set()
-    matrix = []
-    if getattr(args, "versions", None):
-        from pathlib import Path
-
-        from parquet_conformance.conformance.app.versions import matrix_specs
-
-        matrix = matrix_specs(Path(args.versions))
+    matrix = matrix_specs(Path(args.versions)) if getattr(args, "versions", None) else []
     if default is None:
         default = [n for n in adapters.names(default_run=default_run)
                    if not only_tracks or adapters.get(n).track in only_tracks]

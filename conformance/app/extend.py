@@ -2,8 +2,8 @@
 
 What every track shares (its arguments are conformance/app/cli.py's): the input file, the payload file and its
 size, OUT and --force, writing atomically. The track's Extender (corpus/track.py; Parquet:
-generators/parquet/extend.py) does the rest. Bad input is one line on stderr and exit 2 (a UsageError), and
-nothing is written.
+generators/parquet/extend.py) declares its own options and help, and does the rest. Bad input is one line on
+stderr and exit 2 (a UsageError), and nothing is written.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from parquet_conformance.conformance.app.console import one_track
+from parquet_conformance.corpus import track as tracks
+from parquet_conformance.corpus.track import Extender
 from parquet_conformance.kernel.errors import UsageError
 
 
@@ -54,10 +57,12 @@ def _write(out: Path, data: bytes) -> None:
         raise UsageError(f"cannot write {out}: {e.strerror or e}") from None
 
 
-def command(args: argparse.Namespace) -> int:
-    from parquet_conformance.conformance.app.console import one_track
-    from parquet_conformance.corpus import track
+def track_extender(named: list[str] | None) -> Extender:
+    """The Extender of the track `--track` names (default: the first registered); UsageError if it has none."""
+    return tracks.extender(one_track(argparse.Namespace(command="extend", track=named)))
 
+
+def command(args: argparse.Namespace) -> int:
     src, payload_path = Path(args.file), Path(args.payload_file)
     _input(src, "FILE")
     _input(payload_path, "--payload-file")
@@ -66,7 +71,7 @@ def command(args: argparse.Namespace) -> int:
     out = None if args.dry_run or args.out is None else Path(args.out)
     if out is not None:
         _check_out(out, args.force)
-    extender = track.extender(one_track(args))
+    extender = track_extender(args.track)
     try:
         size = payload_path.stat().st_size
         if size > extender.max_payload:
@@ -75,8 +80,7 @@ def command(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(f"{e.filename}: {e.strerror or e}") from None
     try:
-        result = extender.extend(data, payload, struct=args.struct, where=args.where, uuid=args.uuid,
-                                 profile=args.profile, crc=args.crc, header=args.header, existing=args.existing)
+        result = extender.extend(data, payload, **{name: getattr(args, name) for name in extender.options})
     except extender.errors as e:
         raise UsageError(f"{src}: {e}") from None
     if out is not None:

@@ -37,10 +37,11 @@ from typing import Any
 import pyarrow as pa
 
 from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet, kept_workers
-from parquet_conformance.conformance.harness.executor import Executor, executor_for
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet, close_kept, kept_workers
+from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
+from parquet_conformance.conformance.harness.placement import executor_for
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import (
@@ -314,11 +315,14 @@ def search(executor: Executor, opts: FuzzOptions, progress: Progress) -> list[di
         results.append(json.loads(table.to_pylist()[0]["result"]))
         progress.add(results[-1])
 
-    executor.run(_tasks(opts),
-                 lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]},
-                                       schema=TASK_SCHEMA),
-                 functools.partial(_batches_in_task, track=opts.track, specs=tuple(opts.specs)), RESULT_SCHEMA, done,
-                 more=lambda: deadline is None or time.monotonic() < deadline)
+    try:
+        executor.run(_tasks(opts),
+                     lambda task: pa.table({"batch": [task[0]], "seed": [task[1]], "examples": [task[2]]},
+                                           schema=TASK_SCHEMA),
+                     functools.partial(_batches_in_task, track=opts.track, specs=tuple(opts.specs)), RESULT_SCHEMA,
+                     done, more=lambda: deadline is None or time.monotonic() < deadline)
+    finally:
+        close_kept()  # the workers the batches kept in this process's slots (a Spark worker's end with its process)
     return results
 
 
@@ -477,11 +481,8 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
     fuzzer = tracks.fuzzer(tracks.get(opts.track))
     progress = Progress(say)
     t0 = time.monotonic()
-    executor = executor_for(opts.master, opts.conf, opts.out / "logs" / "spark-driver.log", say)
-    try:
+    with executor_for(opts.master, opts.conf, opts.out / "logs" / "spark-driver.log", say) as executor:
         results = search(executor, opts, progress)
-    finally:
-        executor.close()
     search_s = time.monotonic() - max(t0, progress.t0)
     examples = sum(r["examples"] for r in results)
     found, harness = distinct(results)
@@ -523,6 +524,7 @@ def run_fuzz(opts: FuzzOptions, say: Say) -> FuzzReport:
 
 
 def command(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     import importlib.util
 
     from parquet_conformance.reports.findings import summary, write_findings

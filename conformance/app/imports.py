@@ -14,8 +14,9 @@ from parquet_conformance.conformance.app import console
 from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout, Unhandled
 from parquet_conformance.corpus import track as tracks
-from parquet_conformance.corpus.imports import STRICT, Imported, Vote, strict_kind, write_corpus
-from parquet_conformance.corpus.model import Kind, Manifest
+from parquet_conformance.corpus.imports import STRICT, Imported, Vote, write_corpus
+from parquet_conformance.corpus.model import NAME_RE, Kind, Manifest
+from parquet_conformance.corpus.track import strict_kind
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 
@@ -77,7 +78,7 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
                     voters[name] = version
                 elif info is None:
                     unavailable[name] = str(getattr(timed.outcome, "reason", timed.outcome.kind))
-            kind = strict_kind(track.inspect(path))  # the footer alone: the file is mapped, not read
+            kind = strict_kind(track.inspect(path))  # the track's strict word: the file is mapped, not read
             votes.append(Vote(STRICT, "read" if kind is Kind.GOLDEN else "rejected"))
             # Our own readings (what a `read` must return) decode the whole file: only up to MAX_READ bytes; a larger
             # file is `either` (no data of ours to expect), as where our libraries cannot read it.
@@ -91,8 +92,6 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
 
 
 def command(args: argparse.Namespace) -> int:
-    from parquet_conformance.corpus.model import NAME_RE
-
     if not NAME_RE.fullmatch(args.source):
         raise UsageError(f"--source {args.source!r}: use letters, digits, '.', '_', '+', '-'")
     try:

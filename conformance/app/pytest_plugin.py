@@ -26,9 +26,11 @@ from typing import Any
 import pytest
 from _pytest._code.code import TerminalRepr, TracebackStyle
 
-from parquet_conformance.conformance.harness.gate import Entry, Status, decide, entry_for
+from parquet_conformance.conformance.harness.gate import Entry, GateError, Status, decide, entry_for, load_expected
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Cell, Outcome, OutcomeRow, Read, outcome_fields
+from parquet_conformance.corpus import track
+from parquet_conformance.corpus.dist import DistError, open_corpus
 from parquet_conformance.corpus.model import LEVELS, ROLE_RE, CaseEntry, Level, matches
 from parquet_conformance.kernel.options import seconds
 
@@ -73,10 +75,8 @@ class ConformanceRun:
     """The session's corpus, worker and outcomes."""
 
     def __init__(self, config: pytest.Config) -> None:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError, representations
-        from parquet_conformance.conformance.harness.gate import GateError, load_expected
-        from parquet_conformance.corpus import track
-        from parquet_conformance.corpus.dist import DistError, open_corpus
 
         opt = config.getoption
         try:

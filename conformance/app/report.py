@@ -28,6 +28,7 @@ def command(args: argparse.Namespace) -> int:
 
 def upstream(args: argparse.Namespace) -> int:
     """One folder per confirmed failure of an implementation (conformance/app/upstream.py)."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.app.upstream import write_upstream
     from parquet_conformance.reports.document import stored_document
 
@@ -48,6 +49,7 @@ def rewrite(args: argparse.Namespace) -> int:
     """The run's reports again, from its results dataset, with what OUT holds since (skip-overhead.json) and what it
     is compared with: --expected-failures or --baseline when given; else the comparison kept with the run, or the
     run before it in the dataset when none was (the run was the first). The run keeps the new comparison."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.app import overhead
     from parquet_conformance.conformance.app.check import expected_lists
     from parquet_conformance.conformance.harness.results import read_record, write_document_parts
@@ -79,6 +81,7 @@ def rewrite(args: argparse.Namespace) -> int:
 
 
 def diff(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.conformance.harness.results import read_cells
     from parquet_conformance.reports.diff import diff_runs
 
@@ -118,6 +121,7 @@ def plotting() -> None:
 
 
 def history(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.reports.history import load_history, write_history
 
     plotting()
@@ -146,6 +150,7 @@ def history(args: argparse.Namespace) -> int:
 
 
 def site(args: argparse.Namespace) -> int:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.reports.document import stored_document
     from parquet_conformance.reports.history import load_history
     from parquet_conformance.reports.site import write_site

@@ -1,8 +1,11 @@
 """The main job: corpus x adapters, locally or on Spark, judged, stored, reported.
 
-    verify the corpus -> run the cells (staging outcomes as they finish; --repeat: more rounds in shuffled
-    order) -> confirm every cell that did not pass in a fresh worker -> judge (attempts that disagree: flaky)
-    -> results dataset -> every registered report format
+    open_run: every check that can refuse the run, the corpus made (if absent) and verified -> the run begins
+    -> its session (conformance/harness/session.py): reuse unchanged cells, prepare the adapters, run the cells
+       (staged as they finish; --repeat: more rounds in shuffled order), confirm every cell that did not pass in a
+       fresh worker, judge (attempts that disagree: flaky); --writers: the writer x reader matrix in the same
+       session (conformance/app/writers.py)
+    -> write_results: results dataset, every registered report format
 
 Nothing runs on a corpus that does not match its manifest and its manifest's digest (corpus/dist.py).
 """
@@ -10,73 +13,52 @@ Nothing runs on a corpus that does not match its manifest and its manifest's dig
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import importlib.util
-import random
 import shlex
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import Heartbeat, conf, end_progress, progress_line, specs
-from parquet_conformance.conformance.harness.confirm import (
-    confirmation_costs,
-    confirmation_tasks,
-    disagreements,
-    fresh_jobs,
-    hang_limits,
-    reusable,
-)
-from parquet_conformance.conformance.harness.envs import worker_command
-from parquet_conformance.conformance.harness.execute import (
-    AdapterSpec,
-    Attempt,
-    Counts,
-    Job,
-    representations,
-    run_cells,
-)
-from parquet_conformance.conformance.harness.executor import executor_for
-from parquet_conformance.conformance.harness.judge import Judge, to_confirm
-from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, RunInfo
+from parquet_conformance.conformance.app.writers import WritersResult, run_writers, writer_specs
+from parquet_conformance.conformance.harness.execute import AdapterSpec, representations
+from parquet_conformance.conformance.harness.executor import Executor
+from parquet_conformance.conformance.harness.gate import Entry
+from parquet_conformance.conformance.harness.judge import Judge
+from parquet_conformance.conformance.harness.model import Cell, OutcomeRow, Overhead, RunInfo
+from parquet_conformance.conformance.harness.placement import executor_for
 from parquet_conformance.conformance.harness.results import (
-    ResultsError,
     RunRecord,
     Store,
     check_run_id,
     new_run_id,
-    read_partition,
-    read_record,
     recorded_path,
-    reusable_cells,
     warn,
 )
-from parquet_conformance.corpus import dist
+from parquet_conformance.conformance.harness.session import (
+    RunError,
+    RunSession,
+    Timings,
+    check_resume,
+    in_background,
+    prepare_adapters,
+)
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
+from parquet_conformance.corpus.dist import open_corpus
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports import write_reports
 from parquet_conformance.reports.compare import compare
-from parquet_conformance.reports.document import results_document
-from parquet_conformance.reports.model import WritersMatrix, refused_starts, reuse_text
-
-if TYPE_CHECKING:
-    from parquet_conformance.conformance.app.writers import WritersResult
+from parquet_conformance.reports.document import case_summaries, diffs, results_document
+from parquet_conformance.reports.model import WritersMatrix, refused_starts, reuse_text, scores
 
 Progress = Callable[[str], None]
-
-
-class RunError(UsageError):
-    """A run that cannot start as asked (no matching case, no Spark); the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +68,7 @@ class RunOptions:
     corpus: Path | None = None  # default OUT/corpus, generated if absent
     only: str | None = None
     seed: int = 0
-    master: str = "local[*]"  # or spark://..., or "none" for no Spark
+    master: str = "local[*]"  # where the tasks run (conformance/harness/placement.py): Spark's master, or "none"
     conf: dict[str, str] = field(default_factory=dict)
     run_id: str | None = None
     resume: str | None = None
@@ -101,30 +83,31 @@ class RunOptions:
 
 
 @dataclass
-class Timings:
-    generation_s: float = 0.0
-    spark_start_s: float = 0.0
-    cells_s: float = 0.0
-    confirm_s: float = 0.0  # the confirmation pass and the single-cell re-runs where it disagreed
-    confirmed: int = 0  # non-pass cells, each confirmed (now or in the run their attempts were reused from)
-    rerun: int = 0  # of which read again in the confirmation pass (the others: settled, or reused)
-    disagreed: int = 0  # of those, re-run alone because the confirmation disagreed
-    reused: int = 0  # cells whose attempts were reused from an earlier run (their inputs unchanged)
-    reports_s: float = 0.0
-    writers_s: float = 0.0  # the writer x reader matrix: writing, judging, reading
-    writing_s: float = 0.0  # of which writing and judging the files
-    writers_cells: int = 0
-    prepared: dict[str, float] = field(default_factory=dict)  # the one-time preparations, and their seconds
-    marks: dict[str, float] = field(default_factory=dict)  # phase -> when it began (time.monotonic): bench/matrix.py
-
-
-@dataclass
 class RunResult:
     run_id: str
     cells: list[Cell]
     manifest: Manifest
     timings: Timings
     corpus_digest: str
+
+
+@dataclass
+class Opened:
+    """What a run checked and opened before it begins: nothing of it is written yet."""
+
+    store: Store
+    run_id: str  # the id asked for (or made of the time: Store.begin gives way if it is taken)
+    executor: Executor
+    root: Path
+    manifest: Manifest
+    digest: str
+    cases: list[CaseEntry]
+    judge: Judge
+    lists: dict[str, list[Entry]]  # the expected-failure lists the reports compare with (check.expected_lists)
+    list_names: list[str]
+    measured: list[Overhead]
+    timings: Timings
+    early: Future[dict[str, float]] | None = None  # the adapters' preparations begun while the corpus was made
 
 
 def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec], none_ok: bool = False) -> list[CaseEntry]:
@@ -136,218 +119,110 @@ def selected(manifest: Manifest, only: str | None, specs: list[AdapterSpec], non
 
 
 def run_job(opts: RunOptions, progress: Progress | None = None) -> RunResult:
+    """Open (every check first), begin, run the session's phases, store and report (the module's doc)."""
     with Heartbeat(progress) as beat:
-        return _run_job(opts, progress, beat)
+        opened = open_run(opts, progress, beat)
+        # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
+        run_id, started = opened.store.begin(opened.run_id, resume=opts.resume is not None,
+                                             now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                                             pick=not (opts.resume or opts.run_id))
+        with RunSession(opened.store, run_id, opened.executor, opts.specs, opened.cases, opened.root,
+                        opened.manifest, beat, progress, opts.hang_limit, opened.timings) as run:
+            if not opts.fresh and opts.repeat == 1:
+                run.reuse()
+            run.prepare(opened.early)
+            run.cells(opts.repeat)
+            run.confirm_run(opened.judge)
+            cells = run.judged(opened.judge)
+            warn_unjudged(run.rows(), cells, opened.manifest.cases)
+            matrix = None
+            if opts.writers is not None:
+                matrix = run_writers(run, writer_specs(list(opts.writer_names), opts.specs), opts.writers, cells)
+            write_results(run, opts, opened, cells, matrix, started)
+    run.timings.marks["end"] = time.monotonic()
+    return RunResult(run_id, cells, opened.manifest, run.timings, opened.digest)
 
 
-def _run_job(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> RunResult:
+def open_run(opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> Opened:
+    """Every check that can refuse the run, the corpus made (if absent) and verified, the cases selected: before
+    anything of the run is written."""
     timings = Timings()
     store = Store(opts.out)
     named = opts.resume or opts.run_id  # else an id made of the time, which gives way if taken (Store.begin)
     run_id = check_run_id(named or new_run_id())
-    if opts.master != "none" and importlib.util.find_spec("pyspark") is None:
-        raise RunError("Spark needs pyspark: pip install 'parquet-conformance[spark]', or run with --master none")
+    executor = executor_for(opts.master, opts.conf, opts.out / "logs" / f"spark-{run_id}.log", progress)
     if named:
         store.check_begin(run_id, resume=opts.resume is not None)  # before anything is generated or written
     corpus = opts.corpus or opts.out / "corpus"
     # OUT inside the corpus (or inside any corpus, results dataset or site of ours) would break it; the corpus may
     # live in OUT (OUT/corpus is the default), where nothing the run writes goes.
     trees.separate(opts.out, {} if trees.within(corpus, opts.out) else {"the corpus": corpus})
-    t0 = time.monotonic()
-    timings.marks["start"] = t0
-    early: Future[dict[str, float]] | None = None
+    t0 = timings.mark("start")
+    early = None
     if opts.corpus is None and not (corpus / "manifest.json").is_file():
         if not store.results.is_dir():  # a first run: every adapter will read, prepared while the corpus is made
             early = in_background(prepare_adapters, opts.specs, progress)
-        if progress:
-            progress(f"generating the corpus into {corpus}")
-        made = [0, 0]  # cases built, of
-
-        def built(i: int, total: int, _case: str) -> None:
-            made[:] = [i + 1, total]
-
-        beat.now(lambda: f"generating the corpus: {made[0]}/{made[1]} cases, {time.monotonic() - t0:.0f}s")
-        if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None,
-                           progress=built) and progress:
-            progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
+        make_corpus(corpus, opts, progress, beat)
     timings.generation_s = time.monotonic() - t0
     beat.now("verifying the corpus")
-    root, manifest, digest = dist.open_corpus(corpus)
-    timings.marks["prepare"] = time.monotonic()
+    root, manifest, digest = open_corpus(corpus)
+    timings.mark("prepare")
     # What the reports compare with is checked before anything runs: a typo must not cost a run.
     lists, list_names = expected_lists(list(opts.expected_failures), [s.name for s in opts.specs],
                                        {c.id for c in manifest.cases})
     if opts.baseline is not None and not opts.baseline.is_dir():
         raise RunError(f"--baseline {opts.baseline}: no results dataset there (OUT/results of a run)")
     cases = selected(manifest, opts.only, opts.specs, none_ok=opts.writers is not None)
-    wanted = {c.id for c in cases}
-    names = {s.name for s in opts.specs}
-    by_track: dict[str, list[str]] = {}
-    for s in opts.specs:
-        by_track.setdefault(s.build().track, []).append(s.name)
-    judge = Judge.of(manifest, root, representations(opts.specs))
     measured = overhead.load(opts.out)  # a file that is not one is refused now, not after every cell ran
     if opts.resume:
-        check_resume(store, run_id, wanted, names, {c.id for c in manifest.cases})
-    # Only a run that will run begins: a refused one leaves no trace, and its corrected run may take its id.
-    run_id, started = store.begin(run_id, resume=opts.resume is not None,
-                                  now=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), pick=not named)
-    executor = executor_for(opts.master, opts.conf, opts.out / "logs" / f"spark-{run_id}.log", progress)
-    staging = Staging(store, run_id)
-
-    def staged() -> list[OutcomeRow]:
-        return [r for r in staging.rows() if r.case in wanted and r.adapter in names]
-
-    with store.lock(run_id), staging:
-        done = {r.key for r in staged()}
-
-        def stage(rows: list[OutcomeRow]) -> None:
-            staging.add([r for r in rows if r.key not in done])
-
-        def execute(jobs: list[Job], what: str, run_specs: list[AdapterSpec],
-                    tasks: list[list[Job]] | None = None, root: Path = root, manifest: Manifest = manifest) -> None:
-            counts = Counts(what)
-            beat.now(counts.line)
-            run_cells(executor, jobs, root, run_specs, stage, counts, tasks, manifest)
-            timings.spark_start_s = getattr(executor, "started_s", 0.0)
-
-        specs = [s.with_fingerprint() for s in opts.specs]
-
-        def confirm(judge: Judge, manifest: Manifest, root: Path, rows_of: Callable[[], list[OutcomeRow]],
-                    ) -> tuple[set[tuple[str, str]], set[tuple[str, str]], set[tuple[str, str]]]:
-            """Every non-pass cell not yet settled read again (a new worker per adapter or share, under the hang
-            limit), and those whose confirmation disagreed alone: (non-pass, read again, disagreed) cells."""
-            beat.now("judging the cells to confirm")
-            rows = rows_of()
-            nonpass = to_confirm(judge.cells(rows))
-            unconfirmed = nonpass - {(r.case, r.adapter) for r in rows if r.settled}
-            if unconfirmed:
-                limits = hang_limits(rows, specs, opts.hang_limit)
-                confirming = [replace(s, timeout_s=limits[s.name]) for s in specs]
-                tasks = confirmation_tasks(unconfirmed, manifest, manifest.seed, confirmation_costs(rows, limits),
-                                           executor.slots)
-                execute([j for t in tasks for j in t], "cells confirmed (a new worker per adapter)", confirming,
-                        tasks, root=root, manifest=manifest)
-            disagreed = disagreements(rows_of()) if unconfirmed else set()
-            if disagreed:
-                execute(fresh_jobs(disagreed, manifest), "cells re-run alone (their confirmation disagreed)",
-                        [replace(s, timeout_s=limits[s.name]) for s in specs], root=root, manifest=manifest)
-            return nonpass, unconfirmed, disagreed
-
-        if not opts.fresh and opts.repeat == 1:
-            beat.now("finding the cells unchanged since an earlier run")
-            replayed = reused_attempts(store, run_id, cases, specs)
-            stage(replayed)
-            done |= {r.key for r in replayed}
-            if replayed and progress:
-                progress(f"{len({(r.case, r.adapter) for r in replayed})} cells unchanged since an earlier run: "
-                         "their attempts reused (--fresh runs them again)")
-        beat.now("preparing the adapters")
-        timings.prepared = early.result() if early is not None else prepare_adapters(
-            [s for s in specs if any((c.id, s.name, 0, False, False) not in done
-                                     for c in cases if c.track == s.build().track)], progress)
-        t1 = timings.marks["cells"] = time.monotonic()
-        for rnd in range(opts.repeat):
-            # Big cases first, so they do not trail at the end; later rounds shuffled, so that every cell meets
-            # other predecessors in its worker.
-            order = sorted(cases, key=lambda c: -c.size) if rnd == 0 else random.Random(rnd).sample(cases, len(cases))
-            jobs = []
-            for c in order:
-                todo = tuple(n for n in by_track.get(c.track, ()) if (c.id, n, rnd, False, False) not in done)
-                if todo:
-                    jobs.append((c, Attempt(todo if len(todo) < len(by_track[c.track]) else None, round=rnd)))
-            execute(jobs, "cells done" if opts.repeat == 1 else f"cells done in round {rnd + 1} of {opts.repeat}",
-                    specs)
-        timings.cells_s = time.monotonic() - t1 - timings.spark_start_s
-        t2 = timings.marks["confirmation"] = time.monotonic()
-        nonpass, unconfirmed, disagreed = confirm(judge, manifest, root, staged)
-        timings.confirm_s, timings.confirmed, timings.rerun = time.monotonic() - t2, len(nonpass), len(unconfirmed)
-        timings.disagreed = len(disagreed)
-        beat.now("judging")
-        staging.flush()
-        rows = staged()
-        cells = judge.cells(rows)
-        for adapter, why in refused_starts(cells).items():  # not only a skip count: which answer, and why
-            warn(f"adapter {adapter} is unavailable, every cell of it skipped: {why}")
-        for adapter, role in sorted(unjudged_roles(rows, cells, manifest.cases)):  # said, not silently dropped
-            warn(f"adapter {adapter} announces role {role}, which no case of the corpus names: no cell judged it "
-                 "(each case names its roles; an aware reader meets the others in its first role)")
-        timings.reused = sum(1 for c in cells if c.reused_from)
-        matrix = None
-        if opts.writers is not None:
-            from parquet_conformance.conformance.app.writers import run_writers, writer_specs
-
-            timings.marks["writers"] = time.monotonic()
-            matrix = run_writers(opts.out, run_id, writer_specs(list(opts.writer_names), opts.specs), specs,
-                                 opts.writers, executor, lambda jobs, what, at, m: execute(jobs, what, specs, root=at,
-                                                                                        manifest=m),
-                                 confirm, lambda: [r for r in staging.rows() if r.adapter in names], cells, progress)
-            timings.writers_s, timings.writers_cells = matrix.writing_s + matrix.reading_s, len(matrix.cells)
-            timings.writing_s = matrix.writing_s
-        t3 = timings.marks["reports"] = time.monotonic()
-        beat.now("writing the results and reports")
-        info = RunInfo(id=run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
-                       master=opts.master, corpus=recorded_path(root, opts.out), only=opts.only,
-                       tracks=sorted({c.track for c in cases}), corpus_digest=digest, started=started)
-        comparison = compare(cells, run_id, started, store.results, opts.baseline, lists, list_names)
-        doc = results_document(cells, manifest, info, root, measured, comparison,
-                               {s.name: shlex.join(s.options()) for s in opts.specs},
-                               writers_part(matrix, opts.out) if matrix else None)
-        store.write(run_id, cells, RunRecord(info=info, cases=sorted(wanted),
-                                             corpus_cases=[c.id for c in manifest.cases]), doc.parts())
-        write_reports(doc, opts.out)
-    executor.close()
-    timings.reports_s = time.monotonic() - t3
-    timings.marks["end"] = time.monotonic()
-    return RunResult(run_id, cells, manifest, timings, digest)
+        check_resume(store, run_id, {c.id for c in cases}, {s.name for s in opts.specs},
+                     {c.id for c in manifest.cases})
+    return Opened(store, run_id, executor, root, manifest, digest, cases,
+                  Judge.of(manifest, root, representations(opts.specs)), lists, list_names, measured, timings, early)
 
 
-class Staging:
-    """The run's staged outcomes, kept here as they come and written to the store's staging folder at most every
-    FLUSH_S seconds (and on leaving: an interrupted run resumes without redoing what was written): one file per
-    second, not per task, and never read back while the run lasts."""
+def make_corpus(corpus: Path, opts: RunOptions, progress: Progress | None, beat: Heartbeat) -> None:
+    """The corpus generated into `corpus` (or copied from the cache of corpora made by the same code and seed)."""
+    if progress:
+        progress(f"generating the corpus into {corpus}")
+    made, t0 = [0, 0], time.monotonic()  # cases built, of
 
-    FLUSH_S = 2.0
+    def built(i: int, total: int, _case: str) -> None:
+        made[:] = [i + 1, total]
 
-    def __init__(self, store: Store, run_id: str) -> None:
-        self.store, self.run_id = store, run_id
-        self._rows: dict[tuple[str, str, int, bool, bool], OutcomeRow] = {r.key: r for r in store.staged(run_id)}
-        self._unwritten: list[OutcomeRow] = []
-        self._flushed = time.monotonic()
-
-    def rows(self) -> list[OutcomeRow]:
-        return list(self._rows.values())
-
-    def add(self, rows: list[OutcomeRow]) -> None:
-        for r in rows:
-            self._rows[r.key] = r  # a re-run attempt replaces the old one, as in the store
-        self._unwritten += rows
-        if time.monotonic() - self._flushed >= self.FLUSH_S:
-            self.flush()
-
-    def flush(self) -> None:
-        rows, self._unwritten, self._flushed = self._unwritten, [], time.monotonic()
-        self.store.stage(self.run_id, rows)
-
-    def __enter__(self) -> Staging:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.flush()
+    beat.now(lambda: f"generating the corpus: {made[0]}/{made[1]} cases, {time.monotonic() - t0:.0f}s")
+    if generate_cached(corpus, seed=opts.seed, tracks=[tracks.get(t) for t in opts.tracks] or None,
+                       progress=built) and progress:
+        progress("the corpus was generated before with the same code, writers and seed: copied from the cache")
 
 
-def check_resume(store: Store, run_id: str, wanted: set[str], names: set[str], corpus_cases: set[str]) -> None:
-    """A resumed run adds to what it holds (its staged attempts, its stored cells) and never drops any of it: every
-    adapter it ran and every case of the corpus it ran on must be in the resumed selection; RunError otherwise."""
-    held = {(r.case, r.adapter) for r in store.staged(run_id)}
-    if store.run_dir(run_id).is_dir():
-        held |= {(c.case, c.adapter) for c in read_partition(store.results, run_id)}
-    if adapters := sorted({a for _, a in held} - names):
-        raise RunError(f"run {run_id} holds cells of {', '.join(adapters)}: --resume it with every adapter it ran "
-                       "(and any to add), or their verdicts would be dropped")
-    if cases := sorted({c for c, _ in held if c in corpus_cases} - wanted):
-        raise RunError(f"run {run_id} holds cells of {len(cases)} cases outside this selection (e.g. {cases[0]}): "
-                       "--resume it with the --only it ran with, or a wider one")
+def write_results(run: RunSession, opts: RunOptions, opened: Opened, cells: list[Cell],
+                  matrix: WritersResult | None, started: str) -> None:
+    """The run's cells, record and document into the results dataset, then every registered report format."""
+    t3 = run.timings.mark("reports")
+    run.beat.now("writing the results and reports")
+    manifest, root = opened.manifest, opened.root
+    info = RunInfo(id=run.run_id, generator_version=manifest.generator["version"], seed=manifest.seed,
+                   master=opts.master, corpus=recorded_path(root, opts.out), only=opts.only,
+                   tracks=sorted({c.track for c in opened.cases}), corpus_digest=opened.digest, started=started)
+    comparison = compare(cells, run.run_id, started, run.store.results, opts.baseline, opened.lists,
+                         opened.list_names)
+    doc = results_document(cells, manifest, info, root, opened.measured, comparison,
+                           {s.name: shlex.join(s.options()) for s in opts.specs},
+                           writers_part(matrix, opts.out) if matrix else None)
+    run.store_cells(cells, RunRecord(info=info, cases=sorted(run.wanted), corpus_cases=[c.id for c in manifest.cases]),
+                    doc.parts())
+    write_reports(doc, opts.out)
+    run.timings.reports_s = time.monotonic() - t3
+
+
+def warn_unjudged(rows: list[OutcomeRow], cells: list[Cell], cases: list[CaseEntry]) -> None:
+    """What a run's cells do not show by their count: an adapter that never started, a role no case names."""
+    for adapter, why in refused_starts(cells).items():  # not only a skip count: which answer, and why
+        warn(f"adapter {adapter} is unavailable, every cell of it skipped: {why}")
+    for adapter, role in sorted(unjudged_roles(rows, cells, cases)):  # said, not silently dropped
+        warn(f"adapter {adapter} announces role {role}, which no case of the corpus names: no cell judged it "
+             "(each case names its roles; an aware reader meets the others in its first role)")
 
 
 def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell], cases: list[CaseEntry]) -> set[tuple[str, str]]:
@@ -360,83 +235,12 @@ def unjudged_roles(rows: list[OutcomeRow], cells: list[Cell], cases: list[CaseEn
 
 def writers_part(matrix: WritersResult, out: Path) -> WritersMatrix:
     """What the document keeps of the writer x reader matrix (reports/model.py WritersMatrix)."""
-    from parquet_conformance.reports.document import case_summaries, diffs
-
     manifest = matrix.manifest
     return WritersMatrix(corpus=recorded_path(matrix.root, out), profiles=matrix.profiles, writers=matrix.writers,
                          cases=case_summaries(manifest, {c.case for c in matrix.cells}),
                          files={c.id: c.file for c in manifest.cases}, cells=matrix.cells,
-                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root))
-
-
-def reused_attempts(store: Store, run_id: str, cases: list[CaseEntry], specs: list[AdapterSpec]) -> list[OutcomeRow]:
-    """The attempts of the latest earlier run in this results dataset (by its recorded start) whose inputs are
-    unchanged (harness/confirm.py reusable); none when there is no earlier run."""
-    found = reusable_cells(store.results, run_id)  # damaged partitions skipped, cells checked against their digests
-    if found is None:
-        return []
-    earlier, cells = found
-    try:
-        record = read_record(store.results, earlier)
-    except ResultsError:
-        record = None
-    started = record.info.started if record and record.info.started else "start unknown"
-
-    def attempts_then() -> list[OutcomeRow]:
-        try:
-            return store.staged(earlier)
-        except ResultsError:  # its staging is damaged: what needed it runs again
-            return []
-
-    return reusable(cells, f"{earlier} (started {started})", cases, specs, attempts_then)
-
-
-PREPARED_SHOWN_S = 1.0  # a preparation that took longer is the one-time kind (a compile, an install): it is timed
-
-
-T = TypeVar("T")
-
-
-def in_background(fn: Callable[..., T], *args: object) -> Future[T]:
-    """`fn(*args)` in a daemon thread (a run refused meanwhile does not wait for it to end)."""
-    future: Future[T] = Future()
-
-    def work() -> None:
-        try:
-            future.set_result(fn(*args))
-        except BaseException as e:
-            future.set_exception(e)
-
-    threading.Thread(target=work, name="background", daemon=True).start()
-    return future
-
-
-PREPARING_AT_ONCE = 4  # preparations wait mostly on the network (npm, PyPI) or on javac: a few at once
-
-
-def prepare_adapters(specs: list[AdapterSpec], progress: Progress | None = None) -> dict[str, float]:
-    """What an adapter's worker needs before it can start (a compiled Java worker, an npm prefix, a release's
-    environment) is made here, on the driver, where its progress is seen, a few at once; the workers then find it
-    cached. An adapter that cannot be prepared is left to its worker, which reports it unavailable. Returns the
-    seconds of each preparation that took longer than PREPARED_SHOWN_S (the one-time steps: later runs find them
-    cached)."""
-    todo = [s for s in specs if s.command is None]
-    took: dict[str, float] = {}
-
-    def one(spec: AdapterSpec) -> None:
-        t0 = time.monotonic()
-        with contextlib.suppress(Exception):  # its worker says why, in one line, as every unavailable adapter does
-            worker_command(spec.build())
-        if (seconds := time.monotonic() - t0) > PREPARED_SHOWN_S:
-            took[spec.name] = seconds
-            if progress:
-                progress(f"prepared {spec.name} in {seconds:.1f}s (once: cached for later runs)")
-
-    if todo and progress:
-        progress(f"preparing {len(todo)} adapters")
-    with ThreadPoolExecutor(max_workers=PREPARING_AT_ONCE, thread_name_prefix="prepare") as pool:
-        list(pool.map(one, todo))
-    return took
+                         regressions=matrix.regressions, diffs=diffs(matrix.cells, manifest, matrix.root),
+                         variants=matrix.variants)
 
 
 def command(args: argparse.Namespace) -> int:
@@ -446,11 +250,9 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError("--repeat wants a positive number of rounds")
     if args.hang_limit is not None and not (0 < args.hang_limit < 1e6):
         raise UsageError("--hang-limit wants a positive number of seconds")
-    if args.remote and not args.remote.startswith("sc://"):
-        raise UsageError(f"--remote wants a Spark Connect URL sc://HOST:PORT, got {args.remote!r}")
     opts = RunOptions(out=Path(args.out), specs=specs(args, default_run=True),
                       corpus=Path(args.corpus) if args.corpus else None, only=args.only, seed=args.seed,
-                      master=args.remote or args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
+                      master=args.master, conf=conf(args.conf), run_id=args.run_id, resume=args.resume,
                       repeat=args.repeat, tracks=tuple(args.track or ()), fresh=args.fresh, hang_limit=args.hang_limit,
                       baseline=Path(args.baseline) if args.baseline else None,
                       expected_failures=tuple(args.expected_failures or ()),
@@ -480,8 +282,6 @@ def command(args: argparse.Namespace) -> int:
 
 
 def summary_table(cells: list[Cell]) -> str:
-    from parquet_conformance.reports.model import scores
-
     lines = [f"{'adapter':<13} {'version':<10} {'pass':>5} {'fail':>5} {'flaky':>5} {'skip':>5} {'ours':>5}  "
              "by level (pass/judged)  failures"]
     for a in scores(cells):

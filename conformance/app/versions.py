@@ -1,13 +1,4 @@
-"""Many releases of one implementation: the version matrix of `run --versions FILE`, and `bisect`.
-
-The matrix file is a small TOML table: a registered adapter -> a list of versions, or a range of every
-final release its index (PyPI, npm) offers between two versions, both ends included:
-
-    pyarrow = ["15.0.2", "19.0.1", "23.0.1"]
-    polars = { from = "1.39.0", to = "1.42.0" }
-
-Each release is an `AdapterSpec` (`NAME==VERSION`, cells named NAME-VERSION) run in its own cached
-environment (conformance/harness/envs.py); the adapter as registered (installed or pinned) runs beside them.
+"""`bisect`: many releases of one implementation (harness/releases.py), on the executor `--master` names.
 
 `bisect` runs one case, or every case a glob selects, over the ordered releases: the oldest, the newest,
 then a binary search for the first release whose verdicts differ from the oldest's. The verdicts are
@@ -19,80 +10,24 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.adapters import AdapterUnavailable
-from parquet_conformance.conformance.app.console import end_progress, progress_line
+from parquet_conformance.conformance.app.console import conf, end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
 from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, representations, run_cells
-from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
+from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read
+from parquet_conformance.conformance.harness.placement import executor_for
+from parquet_conformance.conformance.harness.releases import released
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
-from parquet_conformance.kernel import documents
-from parquet_conformance.kernel.documents import DocumentError
 from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[str], None]
-
-
-def in_range(versions: list[str], start: str | None, stop: str | None) -> list[str]:
-    low = envs.version_key(start) if start else None
-    high = envs.version_key(stop) if stop else None
-    return [v for v in versions if (low is None or envs.version_key(v) >= low)
-            and (high is None or envs.version_key(v) <= high)]
-
-
-def released(name: str, start: str | None = None, stop: str | None = None) -> list[str]:
-    """The final releases of a registered adapter's package between two versions, oldest first."""
-    adapter = AdapterSpec(name).build()
-    if not adapter.package:
-        raise UsageError(f"adapter {name!r} has no released versions (no package on PyPI or npm)")
-    try:
-        found = in_range(envs.releases(adapter.index, adapter.package), start, stop)
-    except AdapterUnavailable as e:
-        raise UsageError(str(e)) from None
-    if not found:
-        raise UsageError(f"{adapter.package} has no release between {start or 'the first'} and {stop or 'the last'}")
-    return found
-
-
-MAX_MATRIX = 1 << 20  # a version matrix: a line per adapter
-
-
-def matrix_specs(path: Path) -> list[AdapterSpec]:
-    """The adapters of a version-matrix file (see the module's doc): a regular file of UTF-8 TOML within
-    MAX_MATRIX bytes, registered adapters, versions of envs.VERSION_RE; one line naming the file otherwise."""
-    try:
-        table = tomllib.loads(documents.read_bytes(path, MAX_MATRIX).decode("utf-8"))
-    except DocumentError as e:
-        raise UsageError(str(e)) from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text") from None
-    except (tomllib.TOMLDecodeError, RecursionError) as e:
-        raise UsageError(f"{path}: not TOML: {str(e)[:200]}") from None
-    specs = []
-    for name, wanted in table.items():
-        try:
-            AdapterSpec(name).build()  # an unknown adapter is an error now
-            if isinstance(wanted, list) and all(isinstance(v, str) for v in wanted):
-                versions = [envs.check_version(v) for v in wanted]
-            elif isinstance(wanted, dict) and set(wanted) <= {"from", "to"} and all(
-                    isinstance(v, str) for v in wanted.values()):
-                start, stop = wanted.get("from"), wanted.get("to")
-                versions = released(name, start and envs.check_version(start), stop and envs.check_version(stop))
-            else:
-                raise UsageError(f"{name} wants a list of versions or {{ from = \"V\", to = \"V\" }}")
-        except (ValueError, UsageError) as e:  # SpecError, a version of no release's form
-            raise UsageError(f"{path}: {e}") from None
-        specs.append(AdapterSpec(name))
-        specs += [AdapterSpec.parse(f"{name}=={v}") for v in dict.fromkeys(versions)]
-    return specs
 
 
 # -- bisect ----------------------------------------------------------------------------------
@@ -147,10 +82,11 @@ def corpus_for(pattern: str, corpus: Path | None, workdir: Path) -> tuple[Path, 
 
 
 def bisect(name: str, pattern: str, start: str | None = None, stop: str | None = None, corpus: Path | None = None,
-           progress: Progress | None = None) -> Bisection:
+           progress: Progress | None = None, master: str = "none", spark_conf: dict[str, str] | None = None,
+           ) -> Bisection:
     versions = released(name, start, stop)
-    executor = LocalExecutor()  # a release's cells on the cores here (bisect takes no --master)
-    with tempfile.TemporaryDirectory(prefix="pqc-bisect-") as tmp:
+    with (executor_for(master, spark_conf, say=progress) as executor,
+          tempfile.TemporaryDirectory(prefix="pqc-bisect-") as tmp):
         root, manifest, cases = corpus_for(pattern, corpus, Path(tmp))
         trials: dict[str, Trial] = {}
 
@@ -187,10 +123,10 @@ def bisect(name: str, pattern: str, start: str | None = None, stop: str | None =
 
 
 def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: list[CaseEntry],
-                executor: Executor | None = None) -> Trial | None:
-    """One release on the cases (on the executor: the local one by default); None when it is unavailable."""
+                executor: Executor) -> Trial | None:
+    """One release on the cases, on the executor; None when it is unavailable."""
     spec = AdapterSpec.parse(f"{name}=={version}")
-    rows = read_trial(executor or LocalExecutor(), spec, root, manifest, cases)
+    rows = read_trial(executor, spec, root, manifest, cases)
     return None if rows is None else judge_trial(version, rows, manifest, cases, Judge.of(manifest, root,
                                                                                           representations([spec])))
 
@@ -245,7 +181,7 @@ def bisection_text(b: Bisection) -> str:
 
 def command(args: argparse.Namespace) -> int:
     result = bisect(args.adapter, args.case, args.from_version, args.to_version,
-                    Path(args.corpus) if args.corpus else None, progress_line)
+                    Path(args.corpus) if args.corpus else None, progress_line, args.master, conf(args.conf))
     end_progress()
     print(bisection_text(result))
     return 0

@@ -15,6 +15,7 @@ once, and never every reader's.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -23,10 +24,11 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters.writing import writes
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Job, representations
+from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, representations
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
-from parquet_conformance.conformance.harness.model import WRITTEN, Cell, OutcomeRow, Verdict, WriterCell, WriteRow
+from parquet_conformance.conformance.harness.model import WRITTEN, Cell, Verdict, WriterCell, WriteRow
+from parquet_conformance.conformance.harness.session import RunSession
 from parquet_conformance.conformance.harness.writing import jobs_of, write_all
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import regression_store as regressions
@@ -37,9 +39,6 @@ from parquet_conformance.corpus.track import Track, Writable
 from parquet_conformance.kernel.errors import UsageError
 
 Progress = Callable[[str], None]
-Execute = Callable[[list[Job], str, Path, Manifest], None]  # jobs, what (progress), the corpus root, its manifest
-# The run's confirmation (conformance/app/run.py): the judge, the manifest, its root, the rows so far.
-Confirm = Callable[[Judge, Manifest, Path, Callable[[], list[OutcomeRow]]], object]
 WRITERS_FILE = "writers.json"  # the writer cells, beside the written corpus's manifest (a resumed run reads them)
 
 
@@ -50,6 +49,7 @@ class WritersResult:
     writers: list[WriterCell]
     cells: list[Cell]  # every reader on every written file
     profiles: dict[str, str]
+    variants: dict[str, str]  # variant -> what readers are given (Writable.written_variants)
     regressions: list[str] = field(default_factory=list)  # kept in OUT/regressions
     writing_s: float = 0.0
     reading_s: float = 0.0
@@ -75,47 +75,54 @@ def writable_track(specs: list[AdapterSpec]) -> Track:
     return found[0]
 
 
-def run_writers(out: Path, run_id: str, writers: list[AdapterSpec], readers: list[AdapterSpec], only: str | None,
-                executor: Executor, execute: Execute, confirm: Confirm, staged: Callable[[], list[OutcomeRow]],
-                main_cells: list[Cell], progress: Progress | None = None) -> WritersResult:
-    """Writes (unless a resumed run wrote before), judges the writers, runs the readers on the written corpus."""
+def run_writers(run: RunSession, writers: list[AdapterSpec], only: str | None, main_cells: list[Cell]) -> WritersResult:
+    """Writes (unless a resumed run wrote before), judges the writers, runs the readers on the written corpus: the
+    run's session reads and confirms those cells as it does its own."""
+    run.timings.mark("writers")
     track = writable_track(writers)
     assert isinstance(track, Writable)
-    root = out / "written" / run_id
+    root = run.store.out / "written" / run.run_id
     t0 = time.monotonic()
-    if (root / "manifest.json").is_file() and (root / WRITERS_FILE).is_file():
-        manifest = dist.read_manifest(root)[1]
-        writer_cells = [WriterCell.from_json(c) for c in json.loads((root / WRITERS_FILE).read_text(encoding="utf-8"))]
-    else:
-        manifest, writer_cells = _write_all(root, track, writers, executor, progress)
+    manifest, writer_cells = written_before(root) or _write_all(root, track, writers, run.executor, run.progress)
     writing_s = time.monotonic() - t0
     cases = [c for c in manifest.cases if matches(c.id, only)]
-    readers = [s for s in readers if s.build().track == track.name]
-    ids = {c.id for c in cases}
-    names = {s.name for s in readers}
-
-    def mine() -> list[OutcomeRow]:
-        return [r for r in staged() if r.case in ids and r.adapter in names]
-
+    readers = [s for s in run.specs if s.build().track == track.name]
+    ids, names = {c.id for c in cases}, {s.name for s in readers}
     t1 = time.monotonic()
-    done = {r.key for r in mine()}
+    done = {r.key for r in run.rows(ids, names)}
     order = sorted(cases, key=lambda c: -c.size)
-    execute([(c, Attempt()) for c in order if any((c.id, n, 0, False, False) not in done for n in names)],
-            "written files read", root, manifest)
+    run.execute([(c, Attempt()) for c in order if any((c.id, n, 0, False, False) not in done for n in names)],
+                "written files read", root=root, manifest=manifest)
     judge = Judge.of(manifest, root, representations(readers))
-    confirm(judge, manifest, root, mine)  # as the run confirms its own cells
-    cells = judge.cells(mine())
-    result = WritersResult(root=root, manifest=manifest, writers=writer_cells, cells=cells,
-                           profiles=dict(track.write_profiles()), writing_s=writing_s,
+    run.confirm(judge, lambda: run.rows(ids, names), root, manifest)  # as the run confirms its own cells
+    result = WritersResult(root=root, manifest=manifest, writers=writer_cells, cells=judge.cells(run.rows(ids, names)),
+                           profiles=dict(track.write_profiles()), variants=dict(track.written_variants()),
+                           writing_s=writing_s,
                            reading_s=time.monotonic() - t1)
-    result.regressions = keep_regressions(out / "regressions", result, main_cells)
+    result.regressions = keep_regressions(run.store.out / "regressions", result, main_cells)
+    warn_uncompared(writer_cells, main_cells)
+    run.timings.writers_s, run.timings.writing_s = result.writing_s + result.reading_s, result.writing_s
+    run.timings.writers_cells = len(result.cells)
+    return result
+
+
+def written_before(root: Path) -> tuple[Manifest, list[WriterCell]] | None:
+    """The written corpus and writer cells a resumed run made before, if it made them."""
+    if not ((root / "manifest.json").is_file() and (root / WRITERS_FILE).is_file()):
+        return None
+    cells = [WriterCell.from_json(c) for c in json.loads((root / WRITERS_FILE).read_text(encoding="utf-8"))]
+    return dist.read_manifest(root)[1], cells
+
+
+def warn_uncompared(writer_cells: list[WriterCell], main_cells: list[Cell]) -> None:
+    """A written table whose own base the run did not read: nothing to tell a reader's failure on the file from its
+    failure on the table."""
     missing = sorted({f"base/{w.table}" for w in writer_cells if w.cases} - {c.case for c in main_cells})
-    if missing:  # no reading of the table itself to tell a reader's failure on the table from one on the file
+    if missing:
         print(f"parquet-conformance: warning: the run read none of {', '.join(missing[:6])}"
               f"{' ...' if len(missing) > 6 else ''}: a reader's failure on a written file cannot be told from its "
               "failure on the table itself, and every one is kept in regressions/ (run the base/* cases with "
               "--writers)", file=sys.stderr)
-    return result
 
 
 def _write_all(root: Path, track: Track, writers: list[AdapterSpec], executor: Executor,
@@ -148,8 +155,6 @@ def _write_all(root: Path, track: Track, writers: list[AdapterSpec], executor: E
         variants = [v.name for v in verdict_of.variants] if verdict_of else []
         cells.append(Judge.writer_cell(row, verdict_of, [written_corpus.case_id(row.file_id, v) for v in variants]))
     if root.exists():
-        import shutil
-
         shutil.rmtree(root)
     manifest = written_corpus.build(root, track, files)
     (root / WRITERS_FILE).write_text(json.dumps([c.to_json() for c in cells], indent=1, ensure_ascii=True) + "\n",

@@ -291,7 +291,8 @@ _KEPT_LOCK = threading.Lock()
 def kept_workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
     """A worker set that outlives the task, one per thread that runs tasks (a Spark executor's Python worker, a slot
     of the local executor): the next task of the same adapters finds its workers running. Closed by
-    `close_kept` (the local executor, after its tasks) or when the process exits."""
+    `close_kept` (fuzz, after its batches: the kept workers are its state, unknown to the executor) or when
+    the process exits."""
     sets: dict[tuple[AdapterSpec, ...], WorkerSet] | None = getattr(_KEPT, "sets", None)
     if sets is None:
         sets = _KEPT.sets = {}

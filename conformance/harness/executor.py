@@ -1,6 +1,7 @@
-"""The executor seam: where tasks run, chosen once from `--master` (`executor_for`) and used alike by `run` (cells,
-their confirmation), `run --writers` (writes, and the written files' cells), `fuzz` (batches), `bisect` (a release's
-cells) and the skip-overhead measurement.
+"""The executor seam's contract: what runs tasks (`Executor`), and the local one. Which executor a command gets is
+decided in one place, harness/placement.py `executor_for` (`--master`, `--remote`, `--conf`), and every command that
+runs tasks goes through it: `run` (cells, their confirmation), `run --writers` (writes, and the written files' cells),
+`fuzz` (batches), `bisect` (a release's cells); the skip-overhead measurement takes an executor as given.
 
 A task is an Arrow table in and a body that turns it into Arrow batches out (`Body`): the same body runs in a slot of
 the local executor (`--master none`: a thread per slot, each task's batches handed over as the body yields them) or
@@ -15,12 +16,9 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 import pyarrow as pa
-
-from parquet_conformance.conformance.harness.execute import close_kept
 
 T = TypeVar("T")
 Body = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
@@ -37,6 +35,10 @@ class Executor(Protocol):
     @property
     def slots(self) -> int: ...
 
+    @property
+    def started_s(self) -> float:
+        """The seconds it took to start (a Spark session's start; 0 for one that needs none, or until it started)."""
+
     def run(self, tasks: Iterable[Any], table_of: Callable[[Any], pa.Table], body: Body, schema: pa.Schema,
             done: Callable[[Any, pa.Table], None], more: Callable[[], bool] = always,
             at_once: int | None = None, tick: Callable[[Any, int], None] | None = None) -> None:
@@ -45,6 +47,23 @@ class Executor(Protocol):
         result over only at its end, the rows it has made so far (for progress; no row is handed over by it)."""
 
     def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *_: object) -> None: ...
+
+
+class Closing:
+    """An executor as a context manager: closed on leaving, whatever happened."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def cores() -> int:
@@ -55,12 +74,14 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-class LocalExecutor:
+class LocalExecutor(Closing):
     """Tasks in threads of this process, one per slot (the cores): a task's worker processes do the work, so that
-    no more of them are busy than there are cores."""
+    no more of them are busy than there are cores. Nothing outlives `run`: what a body keeps between its tasks (fuzz's
+    workers) is the body's to close."""
 
     master = "none"
     shared_disk = True
+    started_s = 0.0  # nothing to start
 
     def __init__(self, slots: int | None = None) -> None:
         self._slots = slots or cores()
@@ -81,14 +102,8 @@ class LocalExecutor:
                     done(task, result)
 
         width = max(1, min(self._slots, at_once or self._slots))
-        try:
-            with ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-slot") as pool:
-                loop(pool, tasks, one, width, more)
-        finally:
-            close_kept()  # workers a body kept for the slot's next task (fuzz) end with the run
-
-    def close(self) -> None:
-        """Nothing outlives `run`."""
+        with ThreadPoolExecutor(max_workers=width, thread_name_prefix="pqc-slot") as pool:
+            loop(pool, tasks, one, width, more)
 
 
 def loop(pool: ThreadPoolExecutor, tasks: Iterable[T], one: Callable[[T], Any], width: int,
@@ -120,14 +135,3 @@ def loop(pool: ThreadPoolExecutor, tasks: Iterable[T], one: Callable[[T], Any], 
     finally:
         for future in pending:
             future.cancel()
-
-
-def executor_for(master: str, conf: dict[str, str] | None = None, log: Path | None = None,
-                 say: Callable[[str], None] | None = None) -> Executor:
-    """The executor `--master` names: `none` runs here; any other master is Spark's (its session started on first use,
-    so that a run with nothing to run starts none)."""
-    if master == "none":
-        return LocalExecutor()
-    from parquet_conformance.conformance.harness.spark import SparkExecutor
-
-    return SparkExecutor(master, conf or {}, log, say)

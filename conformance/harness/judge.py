@@ -43,8 +43,9 @@ from parquet_conformance.conformance.harness.model import (
     WriteRow,
     WriterVerdict,
 )
+from parquet_conformance.corpus import track
 from parquet_conformance.corpus.dist import MAX_EXPECTED
-from parquet_conformance.corpus.model import BaseEntry, CaseEntry, Decode, Expectation, Level, Manifest
+from parquet_conformance.corpus.model import ANY_FORM, BaseEntry, CaseEntry, Expectation, Level, Manifest
 from parquet_conformance.corpus.track import Written
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.generators.representations import Representation, variants
@@ -58,7 +59,7 @@ _STRIP = [  # order matters: digests and addresses before plain numbers, paths b
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "UUID"),
     (re.compile(r"\b[0-9a-fA-F]{12,}\b"), "H"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "N"),
-    # object ids of a runtime: py4j's (o827.parquet), Java's identity hashes (Foo@6d06d69c, [B@1b6d3586)
+    # object ids of a runtime: py4j's (o827.read), Java's identity hashes (Foo@6d06d69c, [B@1b6d3586)
     (re.compile(r"\bo\d+\b"), "oN"),
     (re.compile(r"@[0-9a-f]{5,8}\b"), "@H"),
     (re.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.+@%=~-]+){2,}[/\\]?"), "PATH"),
@@ -93,7 +94,7 @@ def signature(row: OutcomeRow) -> str:
 # -- one outcome against one expectation ----------------------------------------------------------
 
 
-def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: Decode | None = None,
+def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], decode: str | None = None,
              data_unknown: bool = False, level: Level = Level.MUST,
              represented: Collection[str] = frozenset()) -> Verdict:
     """`decode`: the metadata an aware reader must use; checked only when the reader says which it used.
@@ -101,8 +102,8 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
     of the right data in the forms the adapter's library documents (a read of one is `representation`, not wrong
     data). The order of the rules: what the outcome says of the implementation first (unavailable, ours, a crash, an
     unhandled error, a hang: the same under every expectation), then a read of a file it must reject
-    (accepted-invalid, whatever the data: 0 rows of an empty file accept it too), other data, the wrong footer, a
-    documented representation; a refusal fails only a `read`. A `reject` that rests on a should or a policy leaves
+    (accepted-invalid, whatever the data: 0 rows of an empty file accept it too), other data, the wrong metadata form,
+    a documented representation; a refusal fails only a `read`. A `reject` that rests on a should or a policy leaves
     the read to the weaker reading, which must return the case's data: there a read of other data is wrong data,
     which fails at every level (docs/spec-notes.md#levels)."""
     match outcome:
@@ -123,7 +124,7 @@ def classify(expected: Expectation, outcome: Outcome, good_hashes: set[str], dec
                 return Verdict.ACCEPTED_INVALID
             if not right and not documented:
                 return Verdict.WRONG_DATA
-            if decode in (Decode.FLATBUFFERS, Decode.THRIFT) and used and used != decode:
+            if decode not in (None, ANY_FORM) and used and used != decode:
                 return Verdict.WRONG_METADATA
             return Verdict.REPRESENTATION if documented else Verdict.PASS
         case Rejected():
@@ -202,8 +203,6 @@ class Judge:
            declared: Mapping[str, tuple[Representation, ...]] | None = None) -> Judge:
         """The default roles of the registered tracks; `root`: the corpus, whose expected data the adapters'
         `declared` representations (adapter -> its representations) transform."""
-        from parquet_conformance.corpus import track
-
         represented = Represented.of(manifest, root, declared) if root is not None and declared else Represented()
         return cls(manifest, {t.name: t.default_role for t in track.all_tracks()}, represented)
 
@@ -242,7 +241,7 @@ class Judge:
     def documented(self, case: CaseEntry, role: str, row: OutcomeRow,
                    good: Collection[str]) -> Mapping[str, tuple[Representation, ...]]:
         """The hashes of the base's data in the forms the adapter's library documents, asked only for a read of
-        other data in a role judged on the base's data (not on the case file's own footer)."""
+        other data in a role judged on the base's data (not on the case file itself: corpus/track.py Deriving)."""
         if row.outcome != OutcomeKind.READ or row.data_hash in good or role in case.expect_hash or case.data_unknown:
             return {}
         return self.represented.hashes(row.adapter, case.base)
@@ -338,7 +337,7 @@ def writer_verdict(outcome: str, written: Written | None) -> WriterVerdict:
 
 def good_hashes(case: CaseEntry, base: BaseEntry, role: str, baseline: OutcomeRow | None) -> set[str]:
     """The data hashes that count as the right data for a read in this role: the case's own, where its track derived
-    one from the case file for the role (`expect_hash`: Parquet's metadata role, judged on the file's footer alone,
+    one from the case file for the role (`expect_hash`: a role the track judges on the file itself,
     with no baseline); else the base's data, the data of the case's alternatives (another reading's: a VARIANT
     decoded), and the adapter's baseline on every case but the baseline case."""
     if role in case.expect_hash:

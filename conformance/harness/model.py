@@ -43,7 +43,7 @@ class Error:
 class Read:
     data_hash: str  # sha256 of the canonical data it returned
     rows: int
-    metadata: str | None = None  # which metadata an aware reader says it used ("flatbuffers" | "thrift")
+    metadata: str | None = None  # which metadata form an aware reader says it used (corpus/track.py MetadataForms)
     sample: str | None = None  # a bounded sample of the data (conformance/harness/sample.py): what a data diff shows
     kind: ClassVar[OutcomeKind] = OutcomeKind.READ
 
@@ -129,7 +129,7 @@ class Verdict(StrEnum):
     @property
     def weighed(self) -> bool:
         """A failure the expectation's level weighs: the choice between reading and refusing (and, for an aware
-        reader, which footer it read). A crash, a hang, an unhandled error or other data fails at every level."""
+        reader, which metadata form it read). A crash, a hang, an unhandled error or other data fails at every level."""
         return self in (Verdict.REJECTED_VALID, Verdict.ACCEPTED_INVALID, Verdict.WRONG_METADATA)
 
     @property

@@ -1,7 +1,7 @@
 """A bounded sample of the data a reader returned, kept with the outcome so that a wrong-data cell can show
 how it differs from the expected data (reports/datadiff.py), long after the worker answered.
 
-The sample is JSON text: the data seen as a table (`columns`, `rows`; data with no columns, such as Skiff's
+The sample is JSON text: the data seen as a table (`columns`, `rows`; data with no columns, such as decoded
 rows or encoded streams, is one column per item), its first rows up to SAMPLE_ROWS and SAMPLE_CHARS, the total
 row count, and a digest per column over every row, so that the columns that differ are known even when the
 first difference lies beyond the sampled rows. A value longer than VALUE_CHARS is kept as its digest.

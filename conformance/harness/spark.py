@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.harness.executor import Body, always, loop
+from parquet_conformance.conformance.harness.executor import Body, Closing, always, loop
 from parquet_conformance.kernel.errors import UsageError
 
 T = TypeVar("T")
@@ -191,7 +191,7 @@ class Ticks:
                     self.tick(task, sum(int(n) for n in path.read_text("ascii").split()))
 
 
-class SparkExecutor:
+class SparkExecutor(Closing):
     """Tasks as Spark jobs (the module's doc). `started_s`: the seconds the session took to start (0 until then).
     An embedded session (`local[...]`) runs its executors on this machine: their tasks read its files by path."""
 

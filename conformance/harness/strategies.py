@@ -38,7 +38,7 @@ def errors() -> st.SearchStrategy[Error]:
 
 def outcomes() -> st.SearchStrategy[Outcome]:
     return st.one_of(
-        st.builds(Read, data_hash=hashes, rows=st.integers(0, 10 ** 6), metadata=st.sampled_from([None, "thrift"])),
+        st.builds(Read, data_hash=hashes, rows=st.integers(0, 10 ** 6), metadata=st.sampled_from([None, "form-a"])),
         st.builds(Rejected, error=errors()), st.builds(Crash, error=errors()),
         st.builds(Timeout, after_s=st.floats(0.5, 600).map(lambda s: round(s, 1))),
         st.builds(OutOfMemory, error=errors()), st.builds(Unavailable, reason=texts),

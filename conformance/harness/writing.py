@@ -40,9 +40,10 @@ from parquet_conformance.conformance.harness.model import (
     outcome_fields,
 )
 from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.corpus import track as tracks
 from parquet_conformance.kernel import trees
 
-OUTPUT = "written.parquet"  # where a writer is asked to write, in a folder of its own per write
+OUTPUT = "written"  # where a writer is asked to write (with its track's suffix), in a folder of its own per write
 MAX_WRITTEN = 256 << 20  # bytes of a written file read back (the tables are small; a sparse 1 TiB file is refused)
 PROBED_PROFILE = "default"  # where a declined table is asked for column by column
 PROBED = (OutcomeKind.REJECTED, OutcomeKind.CRASH)  # not a hang: each column alone would hang again
@@ -122,7 +123,8 @@ def write_one(worker: Worker, name: str, profile: str, table_name: str, table: p
 
 def _write_one(worker: Worker, name: str, profile: str, table_name: str, table: pa.Table, work: Path,
                columns: list[str] | None) -> tuple[WriteRow, bytes | None]:
-    out, source = work / OUTPUT, work / "source"
+    output = OUTPUT + tracks.get(worker.adapter.track).suffix
+    out, source = work / output, work / "source"
     t0 = time.monotonic()
     outcome: Wrote | Outcome
     try:
@@ -144,7 +146,7 @@ def _write_one(worker: Worker, name: str, profile: str, table_name: str, table: 
     outcome, data = timed.outcome, None
     if isinstance(outcome, Wrote):
         try:  # the writer's output is whatever it left: a regular file of at most MAX_WRITTEN bytes, or no file
-            data = trees.read_below(work, OUTPUT, MAX_WRITTEN)
+            data = trees.read_below(work, output, MAX_WRITTEN)
         except (OSError, trees.TreeError) as e:
             why = str(e) if isinstance(e, trees.TreeError) else f"{out}: {e.strerror or e}"
             outcome = HarnessError(Error("no-file", f"the worker answered `written`, but its output is no file to "

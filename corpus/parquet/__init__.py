@@ -17,10 +17,11 @@ from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Case, Expectation, Mutation
 from parquet_conformance.generators import canonical
 from parquet_conformance.generators.parquet import bases, mutations, operations, written
-from parquet_conformance.generators.parquet.footer import FooterError, check_file, read_footer, strict_objections
+from parquet_conformance.generators.parquet.footer import FooterError, read_footer
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload
-from parquet_conformance.generators.parquet.reference import PROFILES
+from parquet_conformance.generators.parquet.reference import PROFILES, read_table
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 from parquet_conformance.generators.parquet.summary import footer_summary, summary
 
 METADATA = "metadata"  # the role of a metadata-only reader
@@ -44,7 +45,7 @@ def metadata_expectation(data: bytes, base: bytes) -> tuple[Expectation, str]:
     - `reject` where no Thrift compact reader reads the footer (read_footer fails: the tail, the FileMetaData) or
       there is no FileMetaData to read (an encrypted footer); a read must then give the base's summary to be
       `accepted-invalid` rather than `wrong-data`, as for the data roles;
-    - `read` where the strict decoder has nothing to object to (footer.check_file: footer, layout, page headers,
+    - `read` where the strict decoder has nothing to object to (strict.check_file: footer, layout, page headers,
       page index) and no column is encrypted: the summary of this file;
     - `either` otherwise (the spec's rules object, or a column's metadata is behind a key): the reader may refuse,
       and if it reads, it must give the summary of this file."""
@@ -61,10 +62,26 @@ def metadata_expectation(data: bytes, base: bytes) -> tuple[Expectation, str]:
     return (Expectation.READ if strict else Expectation.EITHER), canonical.data_hash(found)
 
 
+# What readers are given of a written file (corpus/parquet/writing.py makes the variants), as the reports say it.
+WRITTEN_VARIANTS = {"as-written": "the files as written", "footer": "with an extension in every footer struct",
+                    "pages": "with an extension in every struct outside the footer"}
+
+
 class ParquetTrack:
     name = "parquet"
     suffix = ".parquet"
     default_role = "legacy"
+    metadata_forms = ("thrift", "flatbuffers")  # the footer a reader used: Thrift's, or a FlatBuffers one (PR #544)
+    report_formats = ("parquet-site",)  # apache/parquet-site's support tables (reports/parquet_site.py)
+    archive_intro = ("Apache Parquet files that test how readers handle binary protocol extensions: the Thrift field "
+                     "32767 (type binary) that every struct of the Parquet footer reserves for extensions "
+                     "(apache/parquet-format BinaryProtocolExtensions.md).")
+    kinds: ClassVar[dict[str, str]] = {
+        "golden": "our strict decoder accepts it: a valid footer with extensions written as the spec says",
+        "nonconforming": "valid Thrift that breaks a rule of the spec (an extension's wire type, duplicates, "
+                         "overlong lengths; enums out of range, statistics out of order)",
+        "corrupt": "not a readable footer (bad footer length, lengths that overshoot, missing stop fields, bad "
+                   "tails, cut files) or damaged pages (wrong CRCs)"}
     roles: ClassVar[dict[str, str]] = {"legacy": "a reader that knows no extension (any Parquet reader today)",
              **{f"aware:{p}": f"a reader that implements the {p} extension profile; where a case names no "
                 "expectation for it, the legacy one applies" for p in PROFILES},
@@ -73,6 +90,7 @@ class ParquetTrack:
                        "decoder's summary of the same file (the case's expect_hash)"}
 
     def cases(self) -> Sequence[Case]:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.parquet.catalog import all_cases  # on use: a run on a generated corpus
         # needs no catalog (a fifth of a second of imports before anything runs)
 
@@ -153,7 +171,6 @@ class ParquetTrack:
         """pyarrow's reading and the reference reader's, each when it reads."""
         import pyarrow.parquet as pq
 
-        from parquet_conformance.generators.parquet.reference import read_table
 
         readings: list[object] = []
         for read in (lambda: pq.read_table(path), lambda: read_table(path.read_bytes())[0]):
@@ -167,6 +184,9 @@ class ParquetTrack:
         """What each profile asks of a writer (generators/parquet/written.py)."""
         return {name: p.description for name, p in written.PROFILES.items()}
 
+    def written_variants(self) -> dict[str, str]:
+        return dict(WRITTEN_VARIANTS)
+
     def write_jobs(self) -> list[tuple[str, str]]:
         return list(written.jobs())
 
@@ -175,28 +195,33 @@ class ParquetTrack:
 
     def judge_written(self, table: str, data: bytes, columns: Sequence[str] | None = None) -> Any:
         """The rules a written file breaks, its data read back, its variants (corpus/parquet/writing.py)."""
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.parquet.writing import judge_written
 
         return judge_written(table, data, columns)
 
     def fuzzer(self) -> Any:
         """The Parquet fuzzer (corpus/parquet/fuzz.py): imported on use, it needs hypothesis."""
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.parquet.fuzz import FUZZER
 
         return FUZZER
 
     def extender(self) -> Any:
         """`parquet-conformance extend`: field 32767 in any struct of a file (generators/parquet/extend.py)."""
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet.extend import EXTENDER
 
         return EXTENDER
 
     def inspect(self, path: Path) -> dict[str, Any]:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet.inspect import inspect_file
 
         return inspect_file(path)
 
     def describe_inspection(self, report: Mapping[str, Any]) -> str:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet.inspect import format_text
 
         return format_text(report)

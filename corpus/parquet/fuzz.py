@@ -3,7 +3,7 @@ replayed from their JSON form, judged by the strict decoder and the reference re
 
 The oracle, per role:
 - legacy: no Thrift compact reader can read the footer (footer.read_footer fails) -> `reject`; the strict
-  decoder (footer.parse_file) accepts it and pyarrow reads the base's data -> `read`; anything between (the
+  decoder (strict.parse_file) accepts it and pyarrow reads the base's data -> `read`; anything between (the
   spec's rules object, a head magic that is not PAR1, other data) -> `either`.
 - aware:<profile>, when the file has a FlatBuffers footer of that profile: the reference reader
   (generators/parquet/reference.py) reads the base's data -> `read`, other data -> `either`, nothing -> `reject`.
@@ -22,10 +22,11 @@ from parquet_conformance.corpus.parquet.catalog.common import AWARE, IGNORE, REC
 from parquet_conformance.corpus.track import Oracle
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import bases, mutations
-from parquet_conformance.generators.parquet.footer import FooterError, check_file, strict_objections
+from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.mutations import Context, Mutation
 from parquet_conformance.generators.parquet.profiles import ProfileError
 from parquet_conformance.generators.parquet.reference import ReferenceError, choose_footer, read_exactly, read_table
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 
 # What a step raises when the file before it no longer has what it edits: it is skipped.
 NOT_APPLICABLE = (ValueError, LookupError, _struct.error, OverflowError)
@@ -76,7 +77,7 @@ def _pyarrow_hash(data: bytes) -> str | None:
 
 def legacy_expectation(data: bytes, base_hash: str) -> tuple[Expectation, bool]:
     """`reject` only for what no Thrift compact reader can read (footer.read_footer fails); what it reads but the
-    spec's rules object to (non-minimal varints, wire types skipped, findings: footer.check_file) is `either`.
+    spec's rules object to (non-minimal varints, wire types skipped, findings: strict.check_file) is `either`.
     A head magic that is not PAR1 is such a finding: the spec lays the file out, but a reader reads from the tail
     and nothing obliges it to look at the head (docs/spec-notes.md#head-magic)."""
     try:
@@ -110,6 +111,7 @@ class ParquetFuzzer:
     default_adapters = ("pyarrow", "duckdb", "polars", "fastparquet", "datafusion")  # in-process: ms a read
 
     def chains(self) -> Any:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.parquet.strategies import chains
 
         return chains().map(lambda pair: Chain(*pair))

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 def _bases() -> Mapping[str, Base]:
     """The catalog's bases. The catalog is imported on use, as the Parquet track's: a run on a generated corpus needs
     none of it."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.corpus.skiff.catalog import all_bases
 
     return all_bases()
@@ -36,6 +37,7 @@ class SkiffTrack:
                  "encodes rows into the job's output streams (op encode)"}
 
     def cases(self) -> Sequence[Case]:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.corpus.skiff.catalog import all_cases
 
         return all_cases()
@@ -56,6 +58,7 @@ class SkiffTrack:
         return None  # exact data only: no representation of Skiff values is forgiven
 
     def build(self, case: Case, seed: int) -> tuple[bytes, list[dict[str, Any]] | None]:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.skiff import mutations
 
         steps = [m for m in case.mutations if isinstance(m, mutations.Mutation)]
@@ -64,6 +67,7 @@ class SkiffTrack:
         return mutations.apply(self.base_file(case.base), steps, seed), None
 
     def parse_mutation(self, obj: Mapping[str, Any]) -> Mutation:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.skiff import mutations
 
         return mutations.parse(obj)

@@ -22,7 +22,9 @@ import pyarrow.parquet as pq
 
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet import evolution, features, thrift
+from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, select, set_fields
 from parquet_conformance.generators.parquet.encryption import MODES
+from parquet_conformance.generators.parquet.footer import field_id, read_footer
 
 # Fixed writer settings: uncompressed PLAIN pages v1, statistics on, no page index or bloom
 # filter (nothing in the footer points between pages, see docs/spec-notes.md on PageHeader).
@@ -521,9 +523,6 @@ def base_bytes(name: str) -> bytes:
 
 def stripped(data: bytes, strip: tuple[tuple[str, int | str, tuple[str, ...]], ...]) -> bytes:
     """The file without these footer fields (those of the selected structs that have them)."""
-    from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, select
-    from parquet_conformance.generators.parquet.footer import field_id, read_footer
-
     footer, _ = read_footer(data)
     edits = [remove_fields(data, ref, fields) for struct, which, fields in strip
              for ref in select(footer, struct, which)
@@ -534,8 +533,8 @@ def stripped(data: bytes, strip: tuple[tuple[str, int | str, tuple[str, ...]], .
 def _annotated(data: bytes, annotate: dict[str, dict[str, tuple[int, Any]]]) -> bytes:
     """Set SchemaElement fields of the named leaf columns; a new physical `type` goes into their ColumnMetaData too
     (INT96 and FIXED_LEN_BYTE_ARRAY values are both 12 plain bytes, so the pages stay as written)."""
-    from parquet_conformance.generators.parquet.edits import apply_edits, set_fields
-    from parquet_conformance.generators.parquet.footer import parse_file
+    # imported here, not at the top: start-up time (only this path needs it)
+    from parquet_conformance.generators.parquet.strict import parse_file
 
     footer = parse_file(data)
     edits = []

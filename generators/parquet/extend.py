@@ -32,6 +32,7 @@ prototypes' layout), under the profile's UUID unless `uuid` names another.
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import re
 import uuid as uuidlib
@@ -49,11 +50,11 @@ from parquet_conformance.generators.parquet.footer import (
     ParquetFooter,
     Problem,
     StructRef,
-    check_file,
     struct_extensions,
 )
 from parquet_conformance.generators.parquet.layout import move, page_structs
 from parquet_conformance.generators.parquet.profiles import CRCS, FRAMINGS, check_framing, frame
+from parquet_conformance.generators.parquet.strict import check_file
 
 # A Thrift binary's length is an i32: no reader takes more (docs/spec-notes.md#size-limits).
 MAX_EXTENSION = 2**31 - 1
@@ -372,11 +373,65 @@ def _warnings(before: list[Problem], body: bytes, uuid: str | None, profile: str
     return out
 
 
+DESCRIPTION = """\
+Append the bytes of --payload-file as field 32767 (binary) to structs of FILE, as BinaryProtocolExtensions.md's
+AppendExtension does: the struct's stop byte becomes the field header, then ULEB128(size), the bytes and a new
+stop byte. In the footer only the footer length changes; in a page header, the page index or a bloom filter
+header every byte after it moves, and every offset and length that follows or spans it is rewritten. The result
+is checked before it is written: it must decode, read back the extension, and break no rule of the spec that
+FILE keeps.
+
+--struct names a parquet.thrift struct; --where filters (repeatable; a struct must pass each) pick which:
+  row_group=N   inside row group N (its chunks, their metadata, pages, page index and bloom filter)
+  column=N      inside the N-th column chunk (leaf order, from 0); a SchemaElement, ColumnOrder: the N-th leaf's
+  path=a.b      inside the chunk of column a.b (dotted path_in_schema); a SchemaElement: the one at a.b
+                (groups too); a ColumnOrder: that leaf's
+  page=N        inside the N-th page header of a chunk (a dictionary page counts)
+  key=K         a KeyValue whose key is K
+  at=PATH       exactly the struct at PATH (row_groups[0].columns[1].meta_data; --dry-run prints paths)
+  index=N       of those left, the N-th in file order (negative: from the end)
+  all           every one left
+Without index= or all exactly one struct must match; the error lists the candidates.
+
+Framing: the raw payload; with --uuid, the payload then the 16-byte UUID (the spec: extensions MUST carry
+enough unique state to be told apart); with --profile, the profile's trailer too (spec-example, migration:
+payload | crc32(payload) | size | crc32(size) | UUID, the spec's Footer example; arrow-prototype: the Arrow
+prototypes' layout) under the profile's UUID unless --uuid names yours. `inspect` lists every extension with
+its struct, path, header form, length, UUID and whether its framing checks."""
+
+EPILOG = """\
+examples:
+  parquet-conformance extend f.parquet --struct FileMetaData --payload-file p.bin \\
+      --uuid 123e4567-e89b-12d3-a456-426614174000 --out g.parquet
+  parquet-conformance extend f.parquet --struct ColumnMetaData --where path=a.b --payload-file p.bin \\
+      --profile spec-example --out g.parquet
+  parquet-conformance extend f.parquet --struct OffsetIndex --where row_group=0 --where all \\
+      --payload-file p.bin --dry-run"""
+
+
 class Extender:
-    """The Parquet track's side of `parquet-conformance extend` (corpus/track.py Extender)."""
+    """The Parquet track's side of `parquet-conformance extend` (corpus/track.py Extender): its options, its help,
+    the extension itself."""
 
     max_payload = MAX_EXTENSION
     errors = (ExtendError,)
+    description, epilog = DESCRIPTION, EPILOG
+    options = ("struct", "where", "uuid", "profile", "crc", "header", "existing")
+
+    def add_options(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--struct", required=True, metavar="NAME", help="a parquet.thrift struct, e.g. ColumnMetaData")
+        p.add_argument("--where", action="append", default=[], metavar="FILTER", help="narrow the structs (see above)")
+        p.add_argument("--uuid", metavar="U", help="append this UUID (16 bytes, RFC 4122 order) after the payload")
+        p.add_argument("--profile", metavar="NAME",
+                       help="frame as this profile: spec-example, migration, arrow-prototype")
+        p.add_argument("--crc", default="zlib", metavar="KIND",
+                       help="the CRC-32 of spec-example and migration framing: zlib (default) or castagnoli")
+        p.add_argument("--header", default="spec", metavar="FORM",
+                       help="spec: 08 FF FF 01 as the spec's AppendExtension writes it (default); zigzag: 08 FE FF 03 "
+                            "as a Thrift compiler writes field 32767 (docs/spec-notes.md)")
+        p.add_argument("--existing", default="refuse", metavar="WHAT",
+                       help="a struct with an extension already: refuse (default; the spec reserves one field), "
+                            "replace it, or add a second (nonconforming: for test files)")
 
     def extend(self, data: bytes, payload: bytes, **options: Any) -> Extended:
         return extend(data, payload, **options)

@@ -6,15 +6,13 @@ Struct and field names follow apache/parquet-format `src/main/thrift/parquet.thr
 - `read_footer` decodes the footer as a Thrift compact reader does (generated code: unknown fields
   and fields of an unexpected wire type skipped, non-minimal varints and bytes after the
   FileMetaData accepted) and says what it passed over;
-- `check_file` adds the spec's rules as findings (enums in range, required fields, one field per union, row counts,
-  column chunks inside the data region and apart, statistics in order, pages that decode, page CRCs,
-  and the page level of layout.py: page offsets, the page index, bloom filters).
+- `findings` are the spec's rules (enums in range, required fields, one field per union, row counts, column chunks
+  inside the data region and apart, statistics in order, pages that decode, page CRCs); strict.py `check_file` adds
+  the page level of layout.py (page offsets, the page index, bloom filters) and is the strict decoder.
 
 A file in encrypted footer mode (PARE) has a FileCryptoMetaData as its root: its footer module must be
 framed right (a reader fails otherwise), and everything behind the key (the layout, the pages) is not read.
 
-`parse_file` is deliberately strict: any finding, and anything Thrift reads only by skipping it,
-fails it. It is the judge that every corrupt or nonconforming case of the corpus really is one.
 """
 
 from __future__ import annotations
@@ -503,18 +501,11 @@ def _skipped_fields(ref: StructRef) -> list[Problem]:
     return out
 
 
-def check_file(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
-    """read_footer's reading and notes, then the spec's rules as findings, page headers included.
-    Raises FooterError only where read_footer does."""
-    footer, problems = read_footer(buf)
-    for ref in footer.structs():
-        problems += struct_findings(ref)
-    problems += _layout_findings(footer)
-    problems += _page_findings(footer)
-    from parquet_conformance.generators.parquet.layout import page_level_findings  # layout imports this module
-
-    problems += page_level_findings(footer)
-    return footer, problems
+def findings(footer: ParquetFooter) -> list[Problem]:
+    """The spec's rules this module checks, as findings: every struct of the footer, the layout of the column chunks,
+    the page headers (the page level beyond them: layout.py page_level_findings; both: strict.py check_file)."""
+    problems = [p for ref in footer.structs() for p in struct_findings(ref)]
+    return problems + _layout_findings(footer) + _page_findings(footer)
 
 
 def _check_module(buf: Buffer, start: int, end: int) -> None:
@@ -525,20 +516,6 @@ def _check_module(buf: Buffer, start: int, end: int) -> None:
     size = _struct.unpack("<I", buf[start:start + 4])[0]
     if size != end - start - 4:
         raise FooterError(f"encrypted footer module says {size} bytes, the footer holds {end - start - 4}")
-
-
-def parse_file(buf: Buffer) -> ParquetFooter:
-    """The strict decoder: the footer if the file has no finding and nothing Thrift reads only by skipping or
-    folding it (a plaintext footer's signature is fine); else FooterError naming the first problem."""
-    footer, problems = check_file(buf)
-    if bad := strict_objections(problems):
-        raise FooterError(str(bad[0]))
-    return footer
-
-
-def strict_objections(problems: list[Problem]) -> list[Problem]:
-    """What the strict decoder refuses a file for: every problem but a plaintext footer's signature."""
-    return [p for p in problems if p.rule != "signature"]
 
 
 def struct_findings(ref: StructRef) -> list[Problem]:

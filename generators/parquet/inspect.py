@@ -10,26 +10,22 @@ from typing import Any
 
 from parquet_conformance.generators.parquet import parx
 from parquet_conformance.generators.parquet.extend import describe_extension, framing_text
-from parquet_conformance.generators.parquet.footer import (
-    FooterError,
-    check_file,
-    finding,
-    strict_objections,
-    struct_extensions,
-)
+from parquet_conformance.generators.parquet.footer import FooterError, finding, struct_extensions
 from parquet_conformance.generators.parquet.layout import page_structs
+from parquet_conformance.generators.parquet.profiles import ProfileError, locate
+from parquet_conformance.generators.parquet.strict import check_file, strict_objections
 from parquet_conformance.generators.parquet.thrift import Buffer, Struct
 
 
 def flatbuffers_report(buf: Buffer, thrift_meta: Struct | None) -> dict[str, Any] | None:
     """A FlatBuffers FileMetaData found from the tail: its profile, whether its CRCs and
     verification pass, its length, and whether it says what the Thrift footer says."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import (
         FlatbufferError,
         flatbuffer_comparable,
         thrift_comparable,
     )
-    from parquet_conformance.generators.parquet.profiles import ProfileError, locate
 
     try:
         found = locate(buf)
@@ -53,7 +49,7 @@ def inspect_bytes(buf: Buffer) -> dict[str, Any]:
     unexpected wire type, non-minimal varints, a plaintext footer's signature) and `findings` the rules of
     the spec the file breaks (enums out of range, required fields missing, row counts that disagree,
     overlapping chunks, wrong page CRCs, page offsets, the page index and bloom filters, extension rules);
-    `strict` whether our strict decoder (footer.parse_file) accepts the file: no problem but a signature.
+    `strict` whether our strict decoder (strict.parse_file) accepts the file: no problem but a signature.
     Extensions are listed whenever the footer decodes, page headers, page index and bloom filter headers
     included. In encrypted footer mode (PARE) only the plaintext FileCryptoMetaData is read. A PARX file is read as
     an aware reader reads it (_inspect_parx), under `parx`."""

@@ -99,7 +99,7 @@ class Page:
 
 def chunk_pages(footer: ParquetFooter, md: StructRef) -> list[Page] | None:
     """The pages of a chunk as its headers describe them, or None where the chunk lies outside the data region
-    or a header does not decode or has no usable size (each a finding of footer.check_file, as pages that
+    or a header does not decode or has no usable size (each a finding of strict.check_file, as pages that
     overrun the chunk are)."""
     pos, end = chunk_range(md)
     if not 4 <= pos <= end <= footer.footer_offset:
@@ -121,7 +121,7 @@ def chunk_pages(footer: ParquetFooter, md: StructRef) -> list[Page] | None:
 
 
 def page_level_findings(footer: ParquetFooter) -> list[Problem]:
-    """The spec's page-level rules (footer.check_file reports them): data_page_offset is the first data page and a
+    """The spec's page-level rules (strict.check_file reports them): data_page_offset is the first data page and a
     dictionary page offset a dictionary page; each index struct decodes to exactly its length and follows
     parquet.thrift; an OffsetIndex lists the chunk's data pages as they are (offset, size with header, rows
     rising from 0); a ColumnIndex has one entry per listed page; a bloom filter's header and bitset fill its

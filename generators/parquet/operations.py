@@ -113,7 +113,7 @@ def page_index(data: bytes) -> Canonical:
 def bloom(data: bytes) -> Canonical:
     """Each chunk with a bloom filter, probed with its column's distinct values (as our reference reader reads
     them) and their absent probes."""
-    from parquet_conformance.generators.parquet.reference import read_table  # on use: it imports pyarrow
+    from parquet_conformance.generators.parquet.reference import read_table  # on use (start-up): imports pyarrow
 
     footer, _ = read_footer(data)
     table: Any = read_table(data)[0]

@@ -1,5 +1,5 @@
 """The reference reader: aware of every FlatBuffers-footer profile, legacy for everything else, and strict: it
-decodes every footer it uses with our strict decoder (generators/parquet/footer.py check_file, the page level
+decodes every footer it uses with our strict decoder (generators/parquet/strict.py check_file, the page level
 included) and the profiles' checks before any data is read, and refuses every file the spec lets a reader refuse
 (docs/spec-notes.md#the-reference-reader). It passes every case of the corpus by construction of the spec's rules;
 a case it does not pass is a defect of the case or of the reader.
@@ -38,10 +38,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from parquet_conformance.generators.parquet import thrift
-from parquet_conformance.generators.parquet.edits import apply_edits
-from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, check_file
+from parquet_conformance.generators.parquet.edits import apply_edits, remove_fields, set_i64
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, read_footer
 from parquet_conformance.generators.parquet.mutations.rewrite import rle_from_bit_packed
-from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate
+from parquet_conformance.generators.parquet.profiles import PAR3, Located, ProfileError, locate, parse_encoding_payload
+from parquet_conformance.generators.parquet.strict import check_file
 
 PROFILES = ("spec-example", "migration", "arrow-prototype", "par3", "encoding", "parx")
 
@@ -107,6 +108,7 @@ class Choice:
 
 
 def choose_footer(buf: bytes) -> Choice:
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet import parx
 
     if bytes(buf[-4:]) == parx.MAGIC:
@@ -137,6 +139,7 @@ def choose_footer(buf: bytes) -> Choice:
 
 def usable_thrift_footer(found: Located, buf: bytes) -> bytes:
     """Verifies the flatbuffer and its consistency; returns it as a Thrift FileMetaData."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError, flatbuffer_comparable
     from parquet_conformance.generators.parquet.flatbuf.to_thrift import comparable_to_thrift
 
@@ -159,6 +162,7 @@ def data_region_end(found: Located, buf: bytes) -> int:
 def check_consistency(meta: dict, data_end: int) -> None:
     """What a reader can check cheaply before trusting metadata it cannot cross-check: one schema tree, a chunk
     with metadata per leaf in every row group, row counts that add up, chunks inside the data region."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.flatbuf.convert import FlatbufferError
     from parquet_conformance.generators.parquet.flatbuf.to_thrift import leaf_paths
 
@@ -199,9 +203,6 @@ def use_new_encodings(buf: bytes, footer: ParquetFooter | None = None) -> tuple[
     our encoding UUID and points at a chunk inside the data region, read that chunk instead of
     the old one. Extensions that do not check out are ignored (the old encoding is read), and so are
     all of them if the file they make fails the strict decoder."""
-    from parquet_conformance.generators.parquet.edits import set_i64
-    from parquet_conformance.generators.parquet.profiles import parse_encoding_payload
-
     if footer is None:
         try:
             footer = strict_footer(buf)
@@ -256,9 +257,6 @@ KNOWN = {*ALLOWED, 2, 3, 11, 16}
 
 def without_unsupported_annotations(data: bytes) -> bytes:
     """Rule 7: the file with every LogicalType the reference does not recognize on its column taken out."""
-    from parquet_conformance.generators.parquet.edits import remove_fields
-    from parquet_conformance.generators.parquet.footer import read_footer
-
     footer, _ = read_footer(data)
     edits = []
     for element in footer.root.children("schema") if not footer.encrypted_footer else []:

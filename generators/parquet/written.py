@@ -20,15 +20,9 @@ import pyarrow as pa
 from parquet_conformance.generators.canonical import canonical_table
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.bases import base_expected, base_table
-from parquet_conformance.generators.parquet.footer import (
-    FooterError,
-    ParquetFooter,
-    Problem,
-    check_file,
-    finding,
-    read_footer,
-)
+from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, finding, read_footer
 from parquet_conformance.generators.parquet.reference import ReferenceError, read_table
+from parquet_conformance.generators.parquet.strict import check_file
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # The bases every writer writes with its defaults; a profile is written on the paged table alone (several pages and

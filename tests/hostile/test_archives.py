@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.corpus import dist, pack, verify
+from parquet_conformance.corpus import dist, pack
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
 
@@ -137,7 +137,7 @@ def test_the_limits_pass_a_real_corpus(corpus: Path, tmp_path: Path) -> None:
     archive, digest = pack.pack(corpus, tmp_path / "dist")
     proc = fetch(archive, digest, tmp_path / "into")
     assert proc.returncode == 0, proc.stderr
-    assert verify.verify_tree(dist.find_root(tmp_path / "into")) == []
+    assert dist.verify_tree(dist.find_root(tmp_path / "into")) == []
 
 
 def serve_once(respond: Callable[[socket.socket], None]) -> Iterator[str]:

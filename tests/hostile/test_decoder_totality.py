@@ -35,20 +35,14 @@ from parquet_conformance.generators.parquet.flatbuf.convert import (
     thrift_to_flatbuffer,
 )
 from parquet_conformance.generators.parquet.flatbuf.schema import PR_HEAD, PROTOTYPES
-from parquet_conformance.generators.parquet.footer import (
-    FIELD_IDS,
-    FooterError,
-    check_file,
-    parse_file,
-    read_footer,
-    read_tail,
-)
+from parquet_conformance.generators.parquet.footer import FIELD_IDS, FooterError, read_footer, read_tail
 from parquet_conformance.generators.parquet.inspect import inspect_bytes, inspect_file
 from parquet_conformance.generators.parquet.mutations import Context
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
 from parquet_conformance.generators.parquet.mutations.tail import ToParx
 from parquet_conformance.generators.parquet.reference import ReferenceError, choose_footer
+from parquet_conformance.generators.parquet.strict import check_file, parse_file
 from parquet_conformance.generators.skiff import codec, yson
 from parquet_conformance.generators.skiff import reference as skiff_reference
 from parquet_conformance.generators.skiff.randomized import random_format

@@ -36,7 +36,7 @@ from parquet_conformance.conformance.harness.results import (
     read_cells,
     read_record,
 )
-from parquet_conformance.corpus import dist, verify
+from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.reports.document import stored_document
@@ -180,7 +180,7 @@ def judged(text: str) -> None:
                                             ("c", ["aware:x", "metadata"], Crash(ERROR)))]
     cells = Judge.of(manifest).cells(rows)
     assert {(c.case, c.adapter) for c in cells} == {(r.case, r.adapter) for r in rows}
-    verify.check(manifest, lambda rel: "0" * 64, lambda rel: None, None, [])
+    dist.check(manifest, lambda rel: "0" * 64, lambda rel: None, None, [])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

@@ -20,7 +20,7 @@ from parquet_conformance.conformance.adapters.writing import Writer
 from parquet_conformance.conformance.app.imports import import_directory
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.conformance.harness.writing import write_one
-from parquet_conformance.corpus import pack, regression_store, verify
+from parquet_conformance.corpus import dist, pack, regression_store
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.imports import MAX_COMPONENT, Imported, place
 from parquet_conformance.corpus.model import MAX_CASE_ID, MAX_NAME, Citation, Kind
@@ -58,7 +58,7 @@ def test_import_follows_no_link_out_of_the_folder(small: Path, tmp_path: Path) -
     assert [c.id for c in result.manifest.cases] == ["import/t/d/own"]
     assert {s.split(" ")[0] for s in result.skipped} == {"link.parquet", "linked-dir"}
     assert not any(b"SECRET" in p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file())
-    assert verify.verify_tree(tmp_path / "out") == []
+    assert dist.verify_tree(tmp_path / "out") == []
 
 
 def test_open_below_refuses_a_link_at_any_component(tmp_path: Path) -> None:
@@ -225,7 +225,7 @@ def test_two_names_that_clean_alike_keep_their_own_bytes(small: Path, tmp_path: 
         case = by_title[rel]
         assert (tmp_path / "out" / case.file).read_bytes() == data
         assert (tmp_path / "out" / result.manifest.bases[case.base].file).read_bytes() == data
-    assert verify.verify_tree(tmp_path / "out") == []
+    assert dist.verify_tree(tmp_path / "out") == []
 
 
 def test_long_nested_names_import_within_the_file_system_limits(small: Path, tmp_path: Path) -> None:
@@ -237,7 +237,7 @@ def test_long_nested_names_import_within_the_file_system_limits(small: Path, tmp
     (case,) = result.manifest.cases
     written = [p for p in (tmp_path / "out").rglob("*")]
     assert all(len(p.name.encode()) <= 255 for p in written) and len(case.id) <= MAX_CASE_ID
-    assert verify.verify_tree(tmp_path / "out") == []
+    assert dist.verify_tree(tmp_path / "out") == []
 
 
 def test_check_names_refuses_before_anything_is_written() -> None:
@@ -253,7 +253,10 @@ def test_check_names_refuses_before_anything_is_written() -> None:
 
 
 class FakeWriter(CommandAdapter, Writer):
-    """tests/hostile/worker.py as a writer (its --write= mode says what it leaves at the output path)."""
+    """tests/hostile/worker.py as a writer (its --write= mode says what it leaves at the output path) of Parquet files
+    (its track gives the output's suffix)."""
+
+    track_name = "parquet"
 
 
 @pytest.mark.parametrize("mode", ["dir", "link", "vanish", "sparse", "file"])

@@ -58,6 +58,7 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException",))
 
     def prepare(self) -> None:
+        # imported here, not at the top: start-up time (only this path needs it)
         from pyspark.sql import SparkSession
 
         from parquet_conformance.conformance.harness.spark import java_options, quiet_pyspark

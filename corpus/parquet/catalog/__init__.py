@@ -5,7 +5,7 @@ Expectations per role (after nst/JSONTestSuite's y_/n_/i_ and parquet-testing's
 shredded_variant cases.json): `read` (exactly the base data), `reject` (an error), `either`
 (read correctly or reject). Under every expectation a crash, hang or wrong data fails.
 
-`kind` says what our own strict decoder (generators/parquet/footer.parse_file) must conclude:
+`kind` says what our own strict decoder (generators/parquet/strict.parse_file) must conclude:
 `golden` decodes; `nonconforming` is valid Thrift that breaks a rule of the spec (an extension
 rule, an enum out of range, statistics out of order); `corrupt` is not a readable Parquet footer
 at all, or its pages are damaged (a wrong CRC).

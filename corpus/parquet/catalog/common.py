@@ -5,8 +5,10 @@ from __future__ import annotations
 from functools import cache
 
 from parquet_conformance.corpus.model import Citation, Level, own_rule
+from parquet_conformance.generators.parquet.bases import base_bytes, lookup
 from parquet_conformance.generators.parquet.mutations.extension import Extend, Payload, Which
 from parquet_conformance.generators.parquet.mutations.flatbuffer import AddFlatbufferFooter
+from parquet_conformance.generators.parquet.strict import parse_file
 
 PF = "apache/parquet-format"
 BPE = f"{PF} BinaryProtocolExtensions.md (737ea12e)"  # as PARQUET-2492 (#254) added it: the quotes are its words
@@ -288,9 +290,6 @@ BEYOND_RANGE = {"int96-extremes": (RANGE, INT96)}
 @cache
 def base_needs(base: str) -> tuple[Citation, ...]:
     """The sentences that let a reader refuse `base` for what it needs (empty: a reader must read it)."""
-    from parquet_conformance.generators.parquet.bases import base_bytes, lookup
-    from parquet_conformance.generators.parquet.footer import parse_file
-
     if lookup(base).encrypted:
         return ()
     codecs = {md.value("codec") for md in parse_file(base_bytes(base)).structs() if md.name == "ColumnMetaData"}

@@ -23,9 +23,9 @@ from parquet_conformance.corpus.parquet.catalog.pages import MOVES
 from parquet_conformance.corpus.parquet.catalog.pages import STRUCTS as PAGE_STRUCTS
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.bases import WRITER_BASES, base_bytes
-from parquet_conformance.generators.parquet.footer import parse_file
 from parquet_conformance.generators.parquet.mutations.extension import Payload
 from parquet_conformance.generators.parquet.mutations.pages import ExtendPageLevel
+from parquet_conformance.generators.parquet.strict import parse_file
 
 FIXTURE = cite("generators/parquet/fixtures/provenance.json", "writer", "the rows of bases.writers_table, written by "
                "another implementation with its own field order, optional fields, statistics and page layout",

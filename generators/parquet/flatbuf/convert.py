@@ -356,6 +356,7 @@ def thrift_comparable(meta: Struct, revision: str = PR_HEAD) -> dict:
     """The normalized form of a decoded Thrift FileMetaData (see flatbuffer_comparable), as far as
     that schema revision can hold it. Read as generated code reads it (footer.typed): a field of another wire
     type than declared is absent, so any footer that decodes has a normalized form."""
+    # imported here, not at the top: start-up time (only this path needs it)
     from parquet_conformance.generators.parquet.footer import typed  # footer does not import flatbuf
 
     meta = typed(meta, "FileMetaData")

@@ -10,10 +10,12 @@ import numpy as np
 
 from parquet_conformance.generators.parquet import alp, profiles, thrift
 from parquet_conformance.generators.parquet.edits import Edit, apply_edits, extension_field, set_i64
-from parquet_conformance.generators.parquet.footer import StructRef, chunk_range, parse_file, read_footer
+from parquet_conformance.generators.parquet.footer import StructRef, chunk_range, read_footer
 from parquet_conformance.generators.parquet.layout import chunk_pages, move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Header
+from parquet_conformance.generators.parquet.strict import parse_file
+from parquet_conformance.generators.steps import MutationError
 
 
 def _column_path(md: StructRef) -> str:
@@ -165,7 +167,7 @@ class EncodePfor(Mutation):
     column: str
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
-        from parquet_conformance.generators.parquet import pfor
+        from parquet_conformance.generators.parquet import pfor  # on use, for start-up: only the PFOR case needs it
 
         footer, _ = read_footer(buf)
         leaf = next((el for el in footer.root.children("schema")[1:] if el.value("name") == self.column.encode()

@@ -14,9 +14,11 @@ from parquet_conformance.generators.parquet.edits import (
     extension_field,
     select,
 )
-from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, parse_file
+from parquet_conformance.generators.parquet.footer import STRUCT_NAMES
 from parquet_conformance.generators.parquet.layout import before_stops, move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
+from parquet_conformance.generators.parquet.strict import parse_file
+from parquet_conformance.generators.steps import MutationError
 
 # The UUID that marks this project's opaque test extension (uuid5 of a URL we own by name).
 OPAQUE_UUID = uuid.uuid5(uuid.NAMESPACE_URL, "parquet-conformance:opaque-extension").bytes

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from parquet_conformance.generators.parquet import thrift
+from parquet_conformance.generators.parquet import layout, thrift
 from parquet_conformance.generators.parquet.edits import (
     PAGE_STRUCTS,
     Edit,
@@ -22,6 +22,7 @@ from parquet_conformance.generators.parquet.edits import (
     field_list,
     remove_fields,
     rewrite_fields,
+    select,
     struct_edits,
     write_fields,
 )
@@ -35,8 +36,9 @@ from parquet_conformance.generators.parquet.footer import (
     read_footer,
 )
 from parquet_conformance.generators.parquet.layout import move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Which, check_struct_name
+from parquet_conformance.generators.steps import MutationError
 
 # The same text as valid UTF-8 and with one byte made invalid (0xFF never occurs in UTF-8): equal lengths, so that a
 # pair of cases differs in that byte alone.
@@ -124,7 +126,6 @@ class AddTypedField(Mutation):
             return [rewrite_fields(buf, ref, [*fields[:at], added, *fields[at:]], respell=True)]
 
         if _outside_footer(footer, self.struct):  # the page index, bloom filter headers: in file order
-            from parquet_conformance.generators.parquet import layout
 
             return move(footer, [e for ref in layout.select(footer, self.struct, self.which) for e in add(ref)])
         return move(footer, struct_edits(footer, self.struct, self.which, add,
@@ -289,9 +290,6 @@ class SetUnion(Mutation):
                     raise MutationError(f"set_union: member {m.id}: hex is not hexadecimal") from None
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
-        from parquet_conformance.generators.parquet import layout
-        from parquet_conformance.generators.parquet.edits import select
-
         footer, _ = read_footer(buf)
         outside = _outside_footer(footer, self.struct)
         refs = layout.select(footer, self.struct, self.which) if outside else select(footer, self.struct, self.which)

@@ -11,10 +11,12 @@ from typing import Any, Literal, Self
 
 from parquet_conformance.generators.parquet import profiles
 from parquet_conformance.generators.parquet.edits import apply_edits, set_i64
-from parquet_conformance.generators.parquet.footer import FIELD_IDS, parse_file, read_footer
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.footer import FIELD_IDS, read_footer
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Header, extend_file_metadata
+from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.generators.parquet.thrift import Struct
+from parquet_conformance.generators.steps import MutationError
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class AddFlatbufferFooter(Mutation):
             raise MutationError("add_flatbuffer_footer: uuid_hex is not 16 bytes")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet.flatbuf.convert import thrift_to_flatbuffer
 
         fb = thrift_to_flatbuffer(_edited_metadata(buf, self.metadata_edits), profiles.REVISION[self.profile])

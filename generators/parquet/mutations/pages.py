@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from parquet_conformance.generators.parquet import layout
 from parquet_conformance.generators.parquet.edits import extension_field
 from parquet_conformance.generators.parquet.footer import STRUCT_NAMES, read_footer
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Header, Payload, Which
+from parquet_conformance.generators.steps import MutationError
 
 # The structs a reader parses outside the footer, and the structs inside them.
 PAGE_LEVEL = ("PageHeader", "DataPageHeader", "DataPageHeaderV2", "DictionaryPageHeader", "Statistics",

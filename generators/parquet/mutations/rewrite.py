@@ -20,7 +20,8 @@ from parquet_conformance.generators.parquet.edits import (
 )
 from parquet_conformance.generators.parquet.footer import ParquetFooter, StructRef, field_id, read_footer
 from parquet_conformance.generators.parquet.layout import chunk_pages, move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
+from parquet_conformance.generators.steps import MutationError
 
 # pyarrow's write_table options a case may set (on top of bases.WRITE_OPTIONS): the features the family varies.
 OPTIONS = frozenset({"compression", "data_page_version", "use_dictionary", "column_encoding", "write_statistics",
@@ -47,7 +48,7 @@ class WriteAs(Mutation):
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         import pyarrow.parquet as pq
 
-        from parquet_conformance.generators.parquet.bases import (  # on use: bases imports pyarrow
+        from parquet_conformance.generators.parquet.bases import (  # on use (start-up): bases imports pyarrow
             FEATURE_OPTIONS,
             NO_SIZE_STATISTICS,
             WRITE_OPTIONS,
@@ -70,7 +71,7 @@ class UseFixture(Mutation):
     fixture: str
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
-        from parquet_conformance.generators.parquet.bases import fixture_bytes  # on use: bases imports pyarrow
+        from parquet_conformance.generators.parquet.bases import fixture_bytes  # on use (start-up): imports pyarrow
 
         return fixture_bytes(self.fixture)
 

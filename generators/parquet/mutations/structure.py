@@ -23,8 +23,9 @@ from parquet_conformance.generators.parquet import profiles, thrift
 from parquet_conformance.generators.parquet.edits import Edit, FieldBytes, apply_edits, field_list, rewrite_fields
 from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, StructRef, read_footer, read_tail
 from parquet_conformance.generators.parquet.layout import all_structs, move
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.thrift import Field, ThriftError
+from parquet_conformance.generators.steps import MutationError
 
 Target = Literal["file", "head-magic", "footer-length", "tail-magic", "footer", "struct", "field-header",
                  "field-value", "extension", "flatbuffer"]

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from parquet_conformance.generators.parquet.footer import chunk_range, read_footer, read_tail
-from parquet_conformance.generators.parquet.mutations import Context, Mutation, MutationError, register
+from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
+from parquet_conformance.generators.parquet.profiles import crc32
+from parquet_conformance.generators.steps import MutationError
 
 
 def _with_length(buf: bytes, length: int) -> bytes:
@@ -162,6 +164,7 @@ class ToParx(Mutation):
             raise MutationError(f"to_parx: flags {self.flags} is not a u32")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet import parx
 
         return parx.frame(buf, self.flags, crc=self.crc, head_magic=self.head_magic.encode())
@@ -184,8 +187,8 @@ class DamageParxTail(Mutation):
             raise MutationError("damage_parx_tail: recrc would undo a damaged crc")
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
+        # imported here, not at the top: start-up time (only this path needs it)
         from parquet_conformance.generators.parquet import parx
-        from parquet_conformance.generators.parquet.profiles import crc32
 
         parx.read_parx_tail(buf)  # ParxError unless the file ends in a PARX tail
         at = {"metadata_len": 0, "flags": 4, "crc": 8}[self.field]
