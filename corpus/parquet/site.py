@@ -210,7 +210,7 @@ def _text(value: Any) -> str | None:
 @cache
 def site_data() -> SiteData:
     """Every stored file, checked against provenance.json and read into records."""
-    provenance = json.loads((FOLDER / "provenance.json").read_text())
+    provenance = json.loads((FOLDER / "provenance.json").read_text(encoding="utf-8"))
     pins = {f["path"]: f for f in provenance["files"]}
     categories = tuple((c["id"], c["name"]) for c in _read(f"{DATA}/categories.yaml", pins))
     features = []
