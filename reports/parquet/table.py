@@ -150,7 +150,7 @@ def _reading(entries: Sequence[Isolating], cells: Sequence[Cell], baselines: Map
                 if not _isolated(cell, reads_right, baselines):
                     out.unisolated.append(cell)
                 elif refused:
-                    out.against.append((cell, "refuses it cleanly, as the spec lets a reader"))
+                    out.against.append((cell, "refuses it cleanly (its case expects either)"))
                 else:
                     out.against.append((cell, cell.verdict.value.removeprefix("fail:")))
     return out
