@@ -248,7 +248,7 @@ def _value_features() -> list[_Spec]:
         out.append(_Spec(feature, slug, f"{feature}: {base.description}", name, (), "read",
                          (GOLDEN, _context(feature), *((alternative[1],) if alternative else ())),
                          notes + (f" {alternative[2]}" if alternative else ""), "reads", writer,
-                         alternatives=(_as_text(name, alternative[0]),) if alternative else ()))
+                         alternatives=_alternatives(name, alternative[0]) if alternative else ()))
     return out
 
 
@@ -264,8 +264,19 @@ AS_TEXT = {
                                               "`00112233-4455-6677-8899-aabbccddeeff` is encoded as the bytes `00 11 22 "
                                               "33 44 55 66 77 88 99 aa bb cc dd ee ff`", seed=None),
                      "A reader that returns each UUID as its text (the form LogicalTypes.md writes one in) loses "
-                     "nothing: the alternative `text`."),
+                     "nothing: the alternative `text`; one whose data model has no UUID type returns the 16 bytes as "
+                     "written, as a reader of ENUM returns its bytes: the alternative `bytes`."),
 }
+
+
+def _alternatives(base: str, column: str) -> tuple[Alternative, ...]:
+    text = _as_text(base, column)
+    if column != "uuid":
+        return (text,)
+    data = base_expected(base)
+    rows = [[{"bin": v["uuid"].replace("-", "")} if isinstance(v, dict) else v for v in row] for row in data["rows"]]
+    return text, Alternative("bytes", "The uuid column as its 16 bytes, as written.",
+                             {"columns": list(data["columns"]), "rows": rows})
 
 
 def _as_text(base: str, column: str) -> Alternative:
