@@ -174,3 +174,48 @@ def test_outside_text_reaches_the_yaml_only_quoted(tmp_path: Path) -> None:
     loaded = yaml.safe_load(text)
     assert set(loaded) == {"engine_id", "last_updated", "support"} and "injected" not in loaded
     assert loaded["support"]["physical-int96"]["status"] == "read"
+
+
+def test_a_written_file_says_which_site_features_it_uses() -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from parquet_conformance.generators.parquet.footer import read_footer
+    from parquet_conformance.generators.parquet.uses import uses
+
+    table = pa.table({"i": pa.array([1, None], pa.int32()), "f": [1.5, 2.5], "l": [[1], []], "u": pa.array(
+        [bytes(16), bytes(range(16))], pa.uuid())})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", data_page_version="2.0", write_page_checksum=True,
+                   use_dictionary=False, column_encoding={"f": "BYTE_STREAM_SPLIT", "i": "DELTA_BINARY_PACKED"})
+    found = set(uses(read_footer(sink.getvalue())[0]))
+    assert {"compression-zstd", "format-data-page-v2", "format-page-crc32", "encoding-byte-stream-split",
+            "encoding-delta-binary-packed", "logical-list", "logical-uuid", "physical-int32", "physical-double",
+            "physical-fixed-len-byte-array"} <= found
+    assert not found & {"format-data-page-v1", "compression-snappy", "encoding-rle-dictionary", "format-page-index"}
+
+
+def test_enum_and_uuid_as_text_are_alternatives_a_reader_may_return() -> None:
+    """LogicalTypes.md: applications lacking an enum type should read ENUM as UTF-8 strings; a UUID's text (the form
+    the section writes one in) and its 16 bytes lose nothing. Each alternative is what a reader returning it hashes
+    to (they were wrong data on the type's own file)."""
+    import pyarrow as pa
+
+    from parquet_conformance.corpus.parquet import TRACK
+    from parquet_conformance.corpus.parquet.catalog import all_cases
+    from parquet_conformance.generators.canonical import canonical_table, data_hash
+
+    cases = {c.id: c for c in all_cases()}
+    enum = {a.label: a for a in cases["features/logical-enum/pyarrow-annotated"].alternatives}
+    uuid = {a.label: a for a in cases["features/logical-uuid/pyarrow"].alternatives}
+    assert set(enum) == {"text"} and set(uuid) == {"text", "bytes"}
+    texts = [None if r[0] is None else r[0] for r in enum["text"].data["rows"]]
+    as_text = canonical_table(pa.table({"enum": pa.array(texts, pa.string())}))
+    assert data_hash(TRACK.normalize(as_text)) == data_hash(enum["text"].data) and texts[0] == "RED"
+    ids = [r[0] for r in uuid["text"].data["rows"]]
+    assert ids[1] == "9e3779b9-7f4a-7c15-0000-000000000001"
+    raw = canonical_table(pa.table({"uuid": pa.array([None if i is None else bytes.fromhex(i.replace("-", ""))
+                                                      for i in ids], pa.binary(16))}))
+    assert data_hash(TRACK.normalize(raw)) == data_hash(uuid["bytes"].data)
