@@ -35,8 +35,8 @@ def _schema(element: StructRef) -> set[str]:
         for member, name in LOGICAL.items():
             if logical.get(member) is not None:
                 out.add(f"logical-{name}")
-        unit = next((logical.child(k).child("unit") for k in ("TIME", "TIMESTAMP") if logical.get(k) is not None),
-                    None)
+        kinds = [logical.child(k) for k in ("TIME", "TIMESTAMP")]
+        unit = next((k.child("unit") for k in kinds if k is not None), None)
         if unit is not None and unit.get("NANOS") is not None:
             out.add("logical-nanosecond-time-timestamp")
         elif logical.get("TIME") is not None and physical in (1, 2):
@@ -60,7 +60,7 @@ def _pages(footer: ParquetFooter, md: StructRef) -> list[StructRef]:
         pos, end = chunk_range(md)
     except FooterError:
         return []
-    out = []
+    out: list[StructRef] = []
     while 4 <= pos < end <= footer.footer_offset:
         try:
             header = StructRef("PageHeader", "", thrift.decode_struct(footer.buf, pos, end))

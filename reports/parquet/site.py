@@ -48,14 +48,14 @@ def _file_part(text: str) -> str:
 
 
 def yaml_table(table: Table, through: list[Table], day: str, run: str) -> str:
+    others = ", ".join(f"{t.adapter} ({t.implementation})" for t in through)
     lines = [f"# parquet-conformance run {_comment(run)}: {_comment(table.implementation)} "
              f"{_comment(table.version or 'version unknown')} (docs/results.md#parquet-site)",
-             *([f"# through the same engine: {_comment(', '.join(f'{t.adapter} ({t.implementation})' for t in through))}"]
-               if through else []),
+             *([f"# through the same engine: {_comment(others)}"] if through else []),
              f"engine_id: {_scalar(table.engine)}", f"last_updated: {_scalar(day)}", "support:"]
     for s in table.judged:
-        others = [f"{t.adapter}: {t.get(s.feature).status or 'not judged'}" for t in through]
-        note = s.note + (f"; through {', '.join(others)}" if others else "")
+        through_notes = [f"{t.adapter}: {t.get(s.feature).status or 'not judged'}" for t in through]
+        note = s.note + (f"; through {', '.join(through_notes)}" if through_notes else "")
         lines += [f"  {s.feature}:", f"    status: {s.status}", f"    note: {_scalar(note)}"]
     lines.append(f"# judged: {len(table.judged)} of the site's {len(site_ids())} reader-side feature ids; not judged:")
     lines += [f"#   {s.feature}: {_comment(s.note.removeprefix('not judged: '))}" for s in table.statuses

@@ -198,7 +198,7 @@ def status_of(feature: str, cells: Sequence[Cell], baselines: Mapping[str, str],
     parts: list[str] = []
     if r.against:
         reads: bool | None = False
-        shown = {}
+        shown: dict[str, list[Cell]] = {}
         for cell, what in r.against:
             shown.setdefault(what, []).append(cell)
         parts += [f"{what.replace('-', ' ') if ' ' not in what else what}: {_cases(cs)}" for what, cs in shown.items()]
@@ -214,7 +214,7 @@ def status_of(feature: str, cells: Sequence[Cell], baselines: Mapping[str, str],
     else:
         reads, deciding = None, ()
     if r.legacy_failed:
-        parts.append(f"legacy forms it fails (a should: no `none`): "
+        parts.append("legacy forms it fails (a should: no `none`): "
                      + ", ".join(f"{c.case.rsplit('/', 1)[-1]} ({c.verdict.value.removeprefix('fail:')})"
                                  for c in r.legacy_failed[:NOTE_CASES]))
     if reads is None:

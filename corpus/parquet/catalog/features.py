@@ -260,9 +260,9 @@ AS_TEXT = {
                                               "interpret `ENUM` annotated field as a UTF-8 encoded string.", seed=None),
                      "A reader whose data model has no enum type returns the values as UTF-8 strings (LogicalTypes.md "
                      "says it should): the alternative `text`."),
-    "logical-uuid": ("uuid", cite(LT, "UUID", "The value is encoded using big-endian, so that "
-                                              "`00112233-4455-6677-8899-aabbccddeeff` is encoded as the bytes `00 11 22 "
-                                              "33 44 55 66 77 88 99 aa bb cc dd ee ff`", seed=None),
+    "logical-uuid": ("uuid", cite(LT, "UUID", "The value is encoded using big-endian, so that `00112233-4455-6677-"
+                                              "8899-aabbccddeeff` is encoded as the bytes `00 11 22 33 44 55 66 77 88 "
+                                              "99 aa bb cc dd ee ff`", seed=None),
                      "A reader that returns each UUID as its text (the form LogicalTypes.md writes one in) loses "
                      "nothing: the alternative `text`; one whose data model has no UUID type returns the 16 bytes as "
                      "written, as a reader of ENUM returns its bytes: the alternative `bytes`."),
