@@ -250,6 +250,7 @@ class Written:
     read_error: str | None
     created_by: str | None
     variants: tuple[WrittenVariant, ...]
+    features: tuple[str, ...] = ()  # the track's feature ids the file uses (what its writer shows it writes)
 
 
 @runtime_checkable

@@ -1,142 +1,221 @@
-"""parquet-site/<engine>-<version>.yaml (reports/parquet_site.py): the site's own layout, parsed as its files are
-(a YAML document of engine_id, last_updated and support -> status, note), statuses only where our cases decide the
-feature (a failure only where the same file without the feature reads right), and outside text only as quoted
-scalars."""
+"""parquet-site/ (reports/parquet/): apache/parquet-site's status tables from the cases that isolate each feature
+and the writer grid, in the site's own layout and statuses (full, read, write, none), one adapter per site engine,
+and the diff against the site's hand-kept table (a disagreement at the site's version, a change since it, what we
+cannot judge). Outside text reaches the YAML only as quoted scalars."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import pytest
 import yaml
 
-from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict
+from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict, WriterCell, WriterVerdict
 from parquet_conformance.corpus.model import Expectation, Kind
-from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, CaseSummary, ResultsDocument, scores
-from parquet_conformance.reports.parquet_site import FEATURES, FORMAT, statuses
+from parquet_conformance.reports.model import (
+    RESULTS_FORMAT,
+    RESULTS_VERSION,
+    CaseSummary,
+    ResultsDocument,
+    WritersMatrix,
+    scores,
+)
+from parquet_conformance.reports.parquet.diff import compare
+from parquet_conformance.reports.parquet.site import FORMAT
+from parquet_conformance.reports.parquet.table import site_ids, status_of, tables
 
-# A support file of apache/parquet-site as it stands (data/implementations/support/duckdb.yaml, abridged): what ours
-# must parse like. Its statuses come from data/implementations/legend.yaml.
-SITE = """engine_id: duckdb
-last_updated: "2025-12-09"
-support:
-  logical-variant:
-    status: full
-    since_version_read: "1.4.0"
-  format-page-crc32:
-    status: read
-"""
-LEGEND = {"full", "read", "write", "none", "unknown"}
-
-
-def cell(case: str, verdict: Verdict, adapter: str = "duckdb", implementation: str = "DuckDB",
-         version: str = "2.0.1", representations: tuple[str, ...] = ()) -> Cell:
-    outcome = OutcomeKind.READ if verdict in (Verdict.PASS, Verdict.WRONG_DATA, Verdict.REPRESENTATION) \
-        else OutcomeKind.REJECTED
-    return Cell(case=case, track="parquet", group=case.split("/")[0], kind=Kind.GOLDEN, adapter=adapter,
-                implementation=implementation, version=version, role="legacy", expected=Expectation.READ,
-                outcome=outcome, verdict=verdict, error_class=None, error_message=None, rows=None, data_hash=None,
-                duration_s=0.0, metadata=None, attempts=1, previous_case=None, disagreement=None,
-                representations=list(representations))
-
-
+LEGEND = {"full", "read", "write", "none"}
+REFERENCE = "features/encoding-plain/pyarrow"  # the PLAIN, uncompressed rows the codecs are varied over
 # case -> its base's baseline case, as the document's case summaries say (a base's own case is its own)
-BASELINES = {"evolution/variant/duckdb-shredded": "base/evo-variant", "evolution/geography/pyarrow":
-             "base/evo-geography", "ext/file-meta-data/flat/spec-header": "base/flat",
-             **{f"base/{b}": f"base/{b}" for b in ("flat", "page-index", "codec-snappy", "codec-zstd", "codec-gzip",
-                                                  "data-page-v2", "evo-variant", "evo-geography", "dictionary")}}
+BASELINES = {REFERENCE: REFERENCE, **{f"features/compression-{c}/pyarrow": REFERENCE for c in ("zstd", "gzip")},
+             "features/logical-list/pyarrow": "features/logical-list/pyarrow",
+             "features/logical-list/two-level-primitive": "features/logical-list/required-elements",
+             "features/logical-list/required-elements": "features/logical-list/required-elements",
+             "features/compression-lz4-deprecated/parquet-java": "features/reference/parquet-java",
+             "features/reference/parquet-java": "features/reference/parquet-java",
+             "features/physical-int96/pyarrow": "features/physical-int96/pyarrow",
+             "ext/file-meta-data/flat/spec-header": "base/flat", "base/flat": "base/flat"}
 
 
-def doc(cells: list[Cell]) -> ResultsDocument:
+def cell(case: str, verdict: Verdict, adapter: str = "duckdb", version: str = "2.0.1",
+         outcome: OutcomeKind | None = None, expected: Expectation = Expectation.READ, role: str = "legacy",
+         implementation: str = "DuckDB") -> Cell:
+    outcome = outcome or (OutcomeKind.READ if verdict in (Verdict.PASS, Verdict.WRONG_DATA, Verdict.REPRESENTATION)
+                          else OutcomeKind.REJECTED)
+    return Cell(case=case, track="parquet", group=case.split("/")[0], kind=Kind.GOLDEN, adapter=adapter,
+                implementation=implementation, version=version, role=role, expected=expected, outcome=outcome,
+                verdict=verdict, error_class=None, error_message=None, rows=None, data_hash=None, duration_s=0.0,
+                metadata=None, attempts=1, previous_case=None, disagreement=None)
+
+
+def doc(cells: list[Cell], reproduce: dict[str, str] | None = None, writers: WritersMatrix | None = None,
+        ) -> ResultsDocument:
     run = RunInfo("r1", "0.2.0", 0, "none", "corpus", None, ["parquet"], "0" * 64, "2026-11-26T06:00:00Z")
     cases = [CaseSummary(id=i, track="parquet", title=i, group=i.split("/")[0], kind=Kind.GOLDEN, expect={},
-                         citations=[], notes="", baseline=b) for i, b in BASELINES.items()]
-    return ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells)
+                         citations=[], notes="", file=f"cases/{i}.parquet", baseline=b) for i, b in BASELINES.items()]
+    return ResultsDocument(RESULTS_FORMAT, RESULTS_VERSION, run, scores(cells), cases, cells,
+                           reproduce=reproduce or {}, writers=writers)
 
 
-def test_a_pass_where_the_feature_is_needed_is_read_a_failure_is_none_a_tolerated_pass_is_nothing() -> None:
-    got = statuses([cell("base/codec-zstd", Verdict.PASS), cell("evolution/geometry/pyarrow", Verdict.PASS),
-                    cell("evolution/variant/duckdb-shredded", Verdict.REJECTED_VALID),
-                    cell("base/evo-variant", Verdict.PASS),  # the same file without VARIANT's annotation reads
-                    cell("base/data-page-v2", Verdict.FLAKY), cell("base/page-index", Verdict.SKIP)], BASELINES)
-    assert got["compression-zstd"][0] == "read"
-    assert got["logical-variant"][0] == "none" and "evolution/variant/duckdb-shredded" in got["logical-variant"][1]
-    assert "logical-geometry" not in got and "format-data-page-v2" not in got and "format-page-index" not in got
-    assert "compression-gzip" not in got  # no case of it was run: left out, never guessed
+def test_reads_is_read_an_isolated_failure_is_none_an_unisolated_one_decides_nothing() -> None:
+    reads = status_of("compression-zstd", [cell(REFERENCE, Verdict.PASS),
+                                           cell("features/compression-zstd/pyarrow", Verdict.PASS)], BASELINES)
+    assert (reads.status, reads.reads) == ("read", True) and "writing: not shown" in reads.note
+    fails = status_of("compression-zstd", [cell(REFERENCE, Verdict.PASS),
+                                           cell("features/compression-zstd/pyarrow", Verdict.CRASH)], BASELINES)
+    assert fails.status == "none" and "features/compression-zstd/pyarrow" in fails.note
+    alike = status_of("compression-zstd", [cell(REFERENCE, Verdict.WRONG_DATA),
+                                           cell("features/compression-zstd/pyarrow", Verdict.WRONG_DATA)], BASELINES)
+    assert alike.status is None and "not isolated" in alike.note
+    assert status_of("compression-gzip", [], BASELINES).status is None  # not run: left out, never guessed
 
 
-def test_its_files_parse_as_the_sites_own(tmp_path: Path) -> None:
-    evil = 'Evil "impl"\n# injected: yes\x1b[31m'
-    cells = [cell("base/codec-snappy", Verdict.PASS, implementation=evil, version="1.0/../x"),
-             cell("evolution/geography/pyarrow", Verdict.UNHANDLED, implementation=evil, version="1.0/../x"),
-             cell("base/evo-geography", Verdict.PASS, implementation=evil, version="1.0/../x"),
-             cell("base/codec-gzip", Verdict.PASS, adapter="polars==1.40.1", implementation="polars",
-                  version="1.40.1")]
+def test_a_clean_refusal_of_a_codec_passes_its_cell_yet_is_no_read() -> None:
+    """A codec case expects `either`: the refusal is a pass, and the status looks at the outcome (main gave `read`)."""
+    refused = cell("features/compression-gzip/pyarrow", Verdict.PASS, outcome=OutcomeKind.REJECTED,
+                   expected=Expectation.EITHER)
+    got = status_of("compression-gzip", [cell(REFERENCE, Verdict.PASS), refused], BASELINES)
+    assert got.status == "none" and "refuses it cleanly" in got.note
+
+
+def test_a_legacy_form_never_makes_none_and_its_failures_are_named() -> None:
+    legacy = cell("features/logical-list/two-level-primitive", Verdict.REJECTED_VALID)
+    got = status_of("logical-list", [cell("features/logical-list/pyarrow", Verdict.PASS),
+                                     cell("features/logical-list/required-elements", Verdict.PASS), legacy], BASELINES)
+    assert got.status == "read" and "two-level-primitive (rejected-valid)" in got.note
+    only = status_of("logical-list", [cell("features/logical-list/required-elements", Verdict.PASS), legacy],
+                     BASELINES)
+    assert only.status == "read"  # required-elements reads
+    assert status_of("logical-list", [legacy], BASELINES).status is None
+
+
+def writer(features: list[str], verdict: WriterVerdict = WriterVerdict.PASS) -> WriterCell:
+    return WriterCell(writer="duckdb", implementation="DuckDB", version="2.0.1", profile="default", table="all-types",
+                      columns=None, outcome="written", verdict=verdict, error_class=None, error_message=None,
+                      duration_s=0.0, size=1, sha256=None, created_by="DuckDB", findings=[], same_data=True,
+                      differing=[], read_by="reference", read_error=None,
+                      cases=["written/duckdb/default/all-types/as-written"], features=features)
+
+
+def test_full_needs_the_writer_the_strict_decoder_and_a_reader_that_reads_the_feature() -> None:
+    written = "written/duckdb/default/all-types/as-written"
+    base = [cell(REFERENCE, Verdict.PASS), cell("features/compression-zstd/pyarrow", Verdict.PASS)]
+    other = [cell(c.case, c.verdict, adapter="pyarrow", implementation="Arrow", version="26.0.1") for c in base]
+    grid = WritersMatrix("written", {}, [writer(["compression-zstd"])], [], {},
+                         [cell(written, Verdict.PASS, adapter="pyarrow", version="26.0.1")])
+    [duck] = [t for t in tables(doc(base + other, writers=grid)) if t.adapter == "duckdb"]
+    assert duck.get("compression-zstd").status == "full" and written in duck.get("compression-zstd").note
+    nonconforming = WritersMatrix("written", {}, [writer(["compression-zstd"], WriterVerdict.NONCONFORMING)], [], {},
+                                  grid.cells)
+    [duck] = [t for t in tables(doc(base + other, writers=nonconforming)) if t.adapter == "duckdb"]
+    assert duck.get("compression-zstd").status == "read"
+    failing = [cell(REFERENCE, Verdict.PASS), cell("features/compression-zstd/pyarrow", Verdict.WRONG_DATA)]
+    [duck] = [t for t in tables(doc(failing + other, writers=grid)) if t.adapter == "duckdb"]
+    assert duck.get("compression-zstd").status == "write"
+
+
+def test_one_adapter_speaks_for_an_engine_others_read_through_it(tmp_path: Path) -> None:
+    cells = [cell(REFERENCE, Verdict.PASS, adapter=a, implementation=a, version=v)
+             for a, v in (("parquet-java", "1.17.0"), ("spark", "4.3.0"), ("reference", "0.2.0"))]
+    cells += [cell("features/physical-int96/pyarrow", Verdict.PASS, adapter=a, implementation=a, version=v)
+              for a, v in (("parquet-java", "1.17.0"), ("spark", "4.3.0"), ("reference", "0.2.0"))]
+    cells.append(cell(REFERENCE, Verdict.PASS, adapter="parquet-pages", role="metadata", version="0.6.0"))
     written = FORMAT.write(doc(cells), tmp_path)
-    assert sorted(p.name for p in written) == ["duckdb-1.0_.._x.yaml", "polars-1.40.1.yaml"]
-    site = yaml.safe_load(SITE)
-    for path in written:
-        assert path.parent == tmp_path / "parquet-site"
-        ours = yaml.safe_load(path.read_text())
-        assert set(ours) == set(site) and isinstance(ours["support"], dict)
-        assert all(set(entry) <= {"status", "note", "since_version_read", "since_version_write"}
-                   and entry["status"] in LEGEND for entry in ours["support"].values())
-        assert "injected" not in ours and "\x1b" not in path.read_text()
-    duck = yaml.safe_load((tmp_path / "parquet-site" / "duckdb-1.0_.._x.yaml").read_text())
-    assert duck["engine_id"] == "duckdb" and duck["last_updated"] == "2026-11-26"
-    assert duck["support"] == {"compression-snappy": {"status": "read", "note": duck["support"]["compression-snappy"]
-                                                      ["note"]},
-                               "logical-geography": {"status": "none", "note": duck["support"]["logical-geography"]
-                                                     ["note"]}}
+    assert sorted(p.name for p in written) == ["diff.json", "diff.md", "parquet-java-1.17.0.yaml"]
+    java = yaml.safe_load((tmp_path / "parquet-site" / "parquet-java-1.17.0.yaml").read_text())
+    assert java["engine_id"] == "parquet-java" and "through spark: read" in java["support"]["physical-int96"]["note"]
+    assert set(java) == {"engine_id", "last_updated", "support"}
+    assert all(set(e) == {"status", "note"} and e["status"] in LEGEND for e in java["support"].values())
 
 
-def test_a_failure_its_file_without_the_feature_shows_too_is_no_none() -> None:
-    """fastparquet's shape: every paged base fails alike (NaN for a null float, undocumented here), so no codec is
-    `none`; once the library's words make it a representation, each codec reads; a codec that fails where its file
-    without the codec reads is `none`."""
-    codecs = ("codec-snappy", "codec-zstd", "codec-gzip")
-    alike = statuses([cell(f"base/{b}", Verdict.WRONG_DATA) for b in ("page-index", "flat", *codecs)], BASELINES)
-    assert not any(status == "none" for status, _ in alike.values())
-    assert "compression-snappy" not in alike and "compression-uncompressed" not in alike
-    documented = statuses([cell(f"base/{b}", Verdict.REPRESENTATION, representations=("null-float-as-nan",))
-                           for b in ("page-index", "flat", *codecs)], BASELINES)
-    assert documented["compression-snappy"][0] == "read" and "null-float-as-nan" in documented["compression-snappy"][1]
-    assert "format-page-index" not in documented  # tolerated: a read decides nothing
-    one_codec = statuses([cell("base/page-index", Verdict.REPRESENTATION), cell("base/codec-snappy", Verdict.CRASH),
-                          cell("base/codec-zstd", Verdict.WRONG_DATA), cell("base/codec-gzip", Verdict.PASS)],
-                         BASELINES)
-    assert one_codec["compression-snappy"] == ("none", "parquet-conformance: fails base/codec-snappy (crash), and "
-                                                       "reads the same file without the feature")
-    assert one_codec["compression-zstd"][0] == "none" and one_codec["compression-gzip"][0] == "read"
+def test_the_diff_tells_a_disagreement_from_a_change_since_the_sites_version_and_what_is_not_judged() -> None:
+    """The site's duckdb table speaks for 1.4.0 and says `none` for the deprecated LZ4 and `read` for INT96."""
+    case = "features/compression-lz4-deprecated/parquet-java"
+    cells = []
+    for version in ("1.4.0", "2.0.1"):
+        adapter = "duckdb" if version == "2.0.1" else f"duckdb-{version}"
+        cells += [cell("features/reference/parquet-java", Verdict.PASS, adapter=adapter, version=version),
+                  cell(case, Verdict.PASS, adapter=adapter, version=version, expected=Expectation.EITHER),
+                  cell("features/physical-int96/pyarrow", Verdict.PASS, adapter=adapter, version=version)]
+    d = doc(cells, reproduce={"duckdb-1.4.0": "--adapter duckdb==1.4.0", "duckdb": "--adapter duckdb"})
+    entries = {(e.version, e.feature): e for e in compare(d, tables(d))}
+    at = entries[("1.4.0", "compression-lz4-deprecated")]
+    assert (at.kind, at.site, at.ours, at.sides) == ("disagreement", "none", "read", ["reading"])
+    assert at.site_file == "data/implementations/support/duckdb.yaml" and at.site_line
+    assert at.evidence[0].read == f"parquet-conformance read corpus/cases/{case}.parquet --adapter duckdb==1.4.0"
+    assert entries[("2.0.1", "compression-lz4-deprecated")].kind == "change"
+    assert entries[("1.4.0", "physical-int96")].kind == "agreement"
+    assert entries[("1.4.0", "logical-bson")].kind == "not-judged"
+    assert len([e for e in entries if e[0] == "1.4.0"]) == len(site_ids())
 
 
-def test_an_extension_failure_counts_only_where_its_base_reads() -> None:
-    ext = "ext/file-meta-data/flat/spec-header"
-    base_fails = statuses([cell("base/flat", Verdict.WRONG_DATA), cell(ext, Verdict.CRASH)], BASELINES)
-    assert "format-binary-protocol-extensions" not in base_fails and "compression-uncompressed" not in base_fails
-    base_reads = statuses([cell("base/flat", Verdict.PASS), cell(ext, Verdict.CRASH)], BASELINES)
-    assert base_reads["format-binary-protocol-extensions"][0] == "none"
-    assert statuses([cell(ext, Verdict.CRASH)], {}) == {}  # no baseline known (a run stored before it was kept)
+def test_the_diff_files_are_written_and_name_no_disagreement_at_an_unplaced_version(tmp_path: Path) -> None:
+    cells = [cell("features/reference/parquet-java", Verdict.PASS, adapter="datafusion", version="55.0.0",
+                  implementation="arrow-rs (via DataFusion)"),
+             cell("features/compression-lz4-deprecated/parquet-java", Verdict.CRASH, adapter="datafusion",
+                  version="55.0.0", implementation="arrow-rs (via DataFusion)")]
+    FORMAT.write(doc(cells), tmp_path)
+    found = json.loads((tmp_path / "parquet-site" / "diff.json").read_text())
+    lz4 = [e for e in found["entries"] if e["feature"] == "compression-lz4-deprecated"]
+    assert [(e["engine"], e["kind"], e["version"]) for e in lz4] == [("arrow-rs", "unplaced", "")]
+    assert "Disagreements" not in (tmp_path / "parquet-site" / "diff.md").read_text()
+    assert (tmp_path / "parquet-site" / "arrow-rs-unknown.yaml").is_file()
 
 
-@pytest.mark.parametrize("feature", FEATURES, ids=[f.id for f in FEATURES])
-def test_every_feature_is_one_of_the_sites_ids_and_names_cases_that_exist(feature: object) -> None:
-    from fnmatch import fnmatchcase
+def test_outside_text_reaches_the_yaml_only_quoted(tmp_path: Path) -> None:
+    evil = 'Evil "impl"\n# injected: yes\x1b[31m'
+    cells = [cell(REFERENCE, Verdict.PASS, implementation=evil, version="1.0/../x"),
+             cell("features/physical-int96/pyarrow", Verdict.PASS, implementation=evil, version="1.0/../x")]
+    FORMAT.write(doc(cells), tmp_path)
+    [path] = (tmp_path / "parquet-site").glob("duckdb-*.yaml")
+    assert path.name == "duckdb-1.0_.._x.yaml"
+    text = path.read_text()
+    assert "\x1b" not in text and not any(line.startswith("# injected") for line in text.splitlines())
+    loaded = yaml.safe_load(text)
+    assert set(loaded) == {"engine_id", "last_updated", "support"} and "injected" not in loaded
+    assert loaded["support"]["physical-int96"]["status"] == "read"
 
+
+def test_a_written_file_says_which_site_features_it_uses() -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from parquet_conformance.generators.parquet.footer import read_footer
+    from parquet_conformance.generators.parquet.uses import uses
+
+    table = pa.table({"i": pa.array([1, None], pa.int32()), "f": [1.5, 2.5], "l": [[1], []], "u": pa.array(
+        [bytes(16), bytes(range(16))], pa.uuid())})
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression="zstd", data_page_version="2.0", write_page_checksum=True,
+                   use_dictionary=False, column_encoding={"f": "BYTE_STREAM_SPLIT", "i": "DELTA_BINARY_PACKED"})
+    found = set(uses(read_footer(sink.getvalue())[0]))
+    assert {"compression-zstd", "format-data-page-v2", "format-page-crc32", "encoding-byte-stream-split",
+            "encoding-delta-binary-packed", "logical-list", "logical-uuid", "physical-int32", "physical-double",
+            "physical-fixed-len-byte-array"} <= found
+    assert not found & {"format-data-page-v1", "compression-snappy", "encoding-rle-dictionary", "format-page-index"}
+
+
+def test_enum_and_uuid_as_text_are_alternatives_a_reader_may_return() -> None:
+    """LogicalTypes.md: applications lacking an enum type should read ENUM as UTF-8 strings; a UUID's text (the form
+    the section writes one in) and its 16 bytes lose nothing. Each alternative is what a reader returning it hashes
+    to (they were wrong data on the type's own file)."""
+    import pyarrow as pa
+
+    from parquet_conformance.corpus.parquet import TRACK
     from parquet_conformance.corpus.parquet.catalog import all_cases
+    from parquet_conformance.generators.canonical import canonical_table, data_hash
 
-    ids = [c.id for c in all_cases()]
-    assert all(any(fnmatchcase(i, g) for i in ids) for g in feature.cases)  # type: ignore[attr-defined]
-    assert feature.without is None or feature.without in ids  # type: ignore[attr-defined]
-    assert feature.id.split("-")[0] in {"compression", "format", "logical", "encoding", "physical"}  # type: ignore
-
-
-def test_a_features_file_without_it_is_the_same_rows_written_with_one_option_less() -> None:
-    from parquet_conformance.generators.parquet.bases import BASES
-
-    for feature in (f for f in FEATURES if f.without):
-        [case] = feature.cases
-        with_it, without_it = BASES[case.removeprefix("base/")], BASES[(feature.without or "").removeprefix("base/")]
-        assert with_it.build is without_it.build and with_it.fixture is None is without_it.fixture
-        assert all(o in with_it.options for o in without_it.options)
-        assert len(with_it.options) == len(without_it.options) + 1, feature.id
+    cases = {c.id: c for c in all_cases()}
+    enum = {a.label: a for a in cases["features/logical-enum/pyarrow-annotated"].alternatives}
+    uuid = {a.label: a for a in cases["features/logical-uuid/pyarrow"].alternatives}
+    assert set(enum) == {"text"} and set(uuid) == {"text", "bytes"}
+    texts = [None if r[0] is None else r[0] for r in enum["text"].data["rows"]]
+    as_text = canonical_table(pa.table({"enum": pa.array(texts, pa.string())}))
+    assert data_hash(TRACK.normalize(as_text)) == data_hash(enum["text"].data) and texts[0] == "RED"
+    ids = [r[0] for r in uuid["text"].data["rows"]]
+    assert ids[1] == "9e3779b9-7f4a-7c15-0000-000000000001"
+    raw = canonical_table(pa.table({"uuid": pa.array([None if i is None else bytes.fromhex(i.replace("-", ""))
+                                                      for i in ids], pa.binary(16))}))
+    assert data_hash(TRACK.normalize(raw)) == data_hash(uuid["bytes"].data)

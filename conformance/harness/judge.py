@@ -302,7 +302,8 @@ class Judge:
             findings=list(written.findings) if written else [],
             same_data=(written.same_data if written.expected is not None else None) if written else None,
             differing=list(written.differing) if written else [], read_by=written.read_by if written else None,
-            read_error=written.read_error if written else None, cases=cases)
+            read_error=written.read_error if written else None, cases=cases,
+            features=list(written.features) if written else [])
 
 
 def settle(judged: list[tuple[OutcomeRow, Verdict]]) -> tuple[OutcomeRow, Verdict]:

@@ -424,6 +424,8 @@ class WriterCell:
     read_by: str | None  # which of the track's readers read it back
     read_error: str | None
     cases: list[str]  # the written corpus's cases of this file (as written first)
+    # the track's feature ids the file uses (Parquet: apache/parquet-site's), what its writer shows it writes
+    features: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = plain(self)

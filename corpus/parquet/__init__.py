@@ -72,7 +72,7 @@ class ParquetTrack:
     suffix = ".parquet"
     default_role = "legacy"
     metadata_forms = ("thrift", "flatbuffers")  # the footer a reader used: Thrift's, or a FlatBuffers one (PR #544)
-    report_formats = ("parquet-site",)  # apache/parquet-site's support tables (reports/parquet_site.py)
+    report_formats = ("parquet-site",)  # apache/parquet-site's support tables (reports/parquet/site.py)
     archive_intro = ("Apache Parquet files that test how readers handle binary protocol extensions: the Thrift field "
                      "32767 (type binary) that every struct of the Parquet footer reserves for extensions "
                      "(apache/parquet-format BinaryProtocolExtensions.md).")

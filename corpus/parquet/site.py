@@ -237,3 +237,29 @@ def site_data() -> SiteData:
                                 _text(s.get("since_version_write")))
         support[doc["engine_id"]] = Support(doc["engine_id"], str(doc["last_updated"]), table)
     return SiteData(categories, tuple(features), engines, support, legend, tuple(provenance["files"]))
+
+
+def support_path(engine: str) -> str:
+    """The site's support file of an engine, as its repository names it."""
+    return f"{DATA}/support/{engine}.yaml"
+
+
+@cache
+def support_lines(engine: str) -> dict[str, int]:
+    """feature id -> the line (1-based) of its key in the engine's stored support file: where a pull request to
+    apache/parquet-site edits its status. Empty for an engine the site has no file for."""
+    pins = {f["path"]: f for f in site_data().provenance}
+    path = support_path(engine)
+    if path not in pins:
+        return {}
+    _read(path, pins)  # checked against its pin first
+    out = {}
+    for n, line in enumerate((FOLDER / path).read_text(encoding="utf-8").splitlines(), 1):
+        if m := re.fullmatch(r"  ([A-Za-z0-9][A-Za-z0-9_.-]*):\s*", line):
+            out[m.group(1)] = n
+    return out
+
+
+def pinned(path: str) -> dict[str, Any]:
+    """The provenance of a stored file: repository, path, commit, sha256."""
+    return next(f for f in site_data().provenance if f["path"] == path)

@@ -147,7 +147,7 @@ def judge_written(table: str, data: bytes, columns: Sequence[str] | None = None)
         variants += _extended(data, check, unverified=expected is None)
     return Written(findings=found, decodes=check.decodes, expected=expected, same_data=same,
                    differing=tuple(check.differing), read_by=check.read_by, read_error=check.read_error,
-                   created_by=check.created_by, variants=tuple(variants))
+                   created_by=check.created_by, variants=tuple(variants), features=check.features)
 
 
 def _as_written(data: bytes, check: written.WrittenCheck, found: tuple[WriterFinding, ...],

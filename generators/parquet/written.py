@@ -23,6 +23,7 @@ from parquet_conformance.generators.parquet.bases import base_expected, base_tab
 from parquet_conformance.generators.parquet.footer import FooterError, ParquetFooter, Problem, finding, read_footer
 from parquet_conformance.generators.parquet.reference import ReferenceError, read_table
 from parquet_conformance.generators.parquet.strict import check_file
+from parquet_conformance.generators.parquet.uses import uses
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 
 # The bases every writer writes with its defaults; a profile is written on the paged table alone (several pages and
@@ -85,6 +86,7 @@ class WrittenCheck:
     codecs: frozenset[int] = frozenset()  # CompressionCodec values of its column chunks
     footer_structs: frozenset[str] = frozenset()
     page_structs: frozenset[str] = frozenset()
+    features: tuple[str, ...] = ()  # the apache/parquet-site feature ids the file uses (generators/parquet/uses.py)
 
 
 def expected(table: str, columns: Sequence[str] | None = None) -> dict[str, Any]:
@@ -112,7 +114,7 @@ def check(table: str, data: bytes, columns: Sequence[str] | None = None) -> Writ
         created_by=created.decode("utf-8", "replace") if isinstance(created, bytes) else None,
         codecs=frozenset(md.value("codec") for md in meta if md.value("codec") is not None),
         footer_structs=frozenset(r.name for r in footer.structs()),
-        page_structs=frozenset(name for name, _ in layout.page_level_paths(footer)))
+        page_structs=frozenset(name for name, _ in layout.page_level_paths(footer)), features=uses(footer))
     try:
         arrow = read_table(data)[0]
         result.problems += _not_utf8(arrow)

@@ -132,3 +132,38 @@ def test_node_a_parser_of_ours_that_fails_is_not_the_librarys_failure(tmp_path: 
     (outcome,) = read_with("hyparquet", path)
     assert isinstance(outcome, HarnessError), outcome
     assert "hyparquet's own parser" in outcome.error.message
+
+
+def test_parquet_java_a_repeated_field_is_not_judged_its_flat_read_is(tmp_path: Path) -> None:
+    """parquet-java's Group API applies no LIST or MAP semantics: the data of a repeated field would be our worker's
+    conversion, so the read is a harness error (it was a read whose lists our conversion made); a flat file reads."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    nested, flat = tmp_path / "nested.parquet", tmp_path / "flat.parquet"
+    pq.write_table(pa.table({"l": [[1, 2], None], "m": pa.array([[("a", 1)], []], pa.map_(pa.string(), pa.int32()))}),
+                   nested)
+    pq.write_table(pa.table({"x": [1, 2], "s": pa.array([{"a": 1}, None])}), flat)
+    lists, plain = read_with("parquet-java", nested, flat)
+    assert isinstance(lists, HarnessError) and "LIST or MAP" in lists.error.message, lists
+    assert isinstance(plain, Read) and plain.rows == 2, plain
+
+
+def test_hyparquet_a_value_it_parsed_is_no_bytes_of_ours(tmp_path: Path) -> None:
+    """hyparquet parses a JSON column into objects: our token made `{bin: ''}` of each (wrong data of ours); now it is
+    our harness error. A FLOAT16 number was an empty bin too: now a float, the file's value."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from parquet_conformance.generators.canonical import canonical_table
+
+    texts, halves = tmp_path / "json.parquet", tmp_path / "float16.parquet"
+    pq.write_table(pa.table({"j": pa.array(['{"a": 1}', "[2]"], pa.json_(pa.string()))}), texts)
+    table = pa.table({"h": pa.array([1.5, -2.0], pa.float16())})
+    pq.write_table(table, halves)
+    parsed, half = read_with("hyparquet", texts, halves)
+    assert isinstance(parsed, HarnessError) and "our conversion" in parsed.error.message, parsed
+    assert isinstance(half, Read) and half.rows == 2, half
+    from parquet_conformance.generators.canonical import data_hash
+
+    assert half.data_hash == data_hash(TRACK.normalize(canonical_table(table))), half

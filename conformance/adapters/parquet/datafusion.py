@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import mmap
+import re
+from collections import Counter
 from collections.abc import Mapping
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
@@ -21,6 +27,23 @@ OPTIONS: dict[str, dict[str, Any] | None] = {
     "row-groups": {"max_row_group_size": ROW_GROUP_ROWS}}
 
 
+CRATE = re.compile(rb"parquet-(\d+\.\d+\.\d+)[/\\]src")
+
+
+@cache
+def parquet_crate() -> str | None:
+    """The arrow-rs `parquet` crate the installed DataFusion build reads with: the version most of its library's
+    crate paths name (a build links others through its dependencies, cited far less); None without DataFusion."""
+    spec = find_spec("datafusion")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found: Counter[str] = Counter()
+    for library in Path(next(iter(spec.submodule_search_locations))).glob("_internal*"):
+        with library.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            found.update(m.group(1).decode() for m in CRATE.finditer(data))
+    return found.most_common(1)[0][0] if found else None
+
+
 class DataFusion(PythonAdapter, PythonWriter, Reproducing):
     name = "datafusion"
     implementation = "arrow-rs (via DataFusion)"
@@ -30,6 +53,12 @@ class DataFusion(PythonAdapter, PythonWriter, Reproducing):
     # DataFusionError arrives as a plain Exception with its kind first; its Internal kind is a bug by its own word.
     refusals = Refusals(messages=(("builtins.Exception", r"^(DataFusion error|Arrow error|Parquet error): "),),
                         unhandled=(("builtins.Exception", r"Internal error|panicked"),))
+
+    def describe(self) -> dict[str, Any]:
+        """The arrow-rs release underneath (apache/parquet-site's arrow-rs table speaks of those), read from the build
+        that is installed where this runs (the worker's: a release's environment)."""
+        crate = parquet_crate()
+        return {**super().describe(), "engine": f"arrow-rs parquet {crate}" if crate else None}
 
     def read(self, path: str) -> object:
         """The plan collected into record batches (the user's call); one table of them is our conversion."""

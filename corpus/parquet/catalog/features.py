@@ -23,10 +23,10 @@ from typing import Literal
 import pyarrow as pa
 
 from parquet_conformance.corpus import upstream
-from parquet_conformance.corpus.model import Case, Citation, Level
+from parquet_conformance.corpus.model import Alternative, Case, Citation, Level
 from parquet_conformance.corpus.parquet.catalog.common import CODEC_SUPPORT, GOLDEN, PF, cite, rule
 from parquet_conformance.corpus.parquet.catalog.evolution import geometry_steps
-from parquet_conformance.generators.parquet.bases import BASES, provenance
+from parquet_conformance.generators.parquet.bases import BASES, base_expected, provenance
 from parquet_conformance.generators.parquet.mutations import Mutation
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields, SetField
 from parquet_conformance.generators.parquet.mutations.rewrite import BitPackLevels, ReshapeSchema, UseFixture, WriteAs
@@ -201,6 +201,7 @@ class _Spec:
     writer: str
     op: str = "read"
     kind: str = "golden"  # what our strict decoder concludes: a wrong CRC damages a page (corrupt)
+    alternatives: tuple[Alternative, ...] = ()  # other data a read may return and be right (as text: ENUM, UUID)
 
 
 def cases() -> list[Case]:
@@ -219,7 +220,8 @@ def isolating() -> tuple[Isolating, ...]:
 
 def _case(s: _Spec) -> Case:
     return Case(id=f"features/{s.feature}/{s.slug}", title=s.title, kind=s.kind, base=s.base, mutations=s.steps,
-                expect={"legacy": s.expect}, citations=s.citations, notes=s.notes, op=s.op)
+                expect={"legacy": s.expect}, citations=s.citations, notes=s.notes, op=s.op,
+                alternatives=s.alternatives)
 
 
 def _specs() -> list[_Spec]:
@@ -242,9 +244,55 @@ def _value_features() -> list[_Spec]:
             notes = ("The file is its base: nothing else a reader could lack (PLAIN, uncompressed, v1 pages, no "
                      "statistics). " + ("pyarrow does not write the type: the column is written as binaries and "
                                         "annotated by our codec. " if base.annotate else "") + f"Written by {writer}.")
+        alternative = AS_TEXT.get(feature)
         out.append(_Spec(feature, slug, f"{feature}: {base.description}", name, (), "read",
-                         (GOLDEN, _context(feature)), notes, "reads", writer))
+                         (GOLDEN, _context(feature), *((alternative[1],) if alternative else ())),
+                         notes + (f" {alternative[2]}" if alternative else ""), "reads", writer,
+                         alternatives=_alternatives(name, alternative[0]) if alternative else ()))
     return out
+
+
+# Annotations whose values the spec gives a text form of, a lossless one a reader may return instead of the
+# physical values: ENUM as UTF-8 strings (a should for data models without an enum type), a UUID as the text of its
+# big-endian bytes (the section's own example). A read of that text reads the type (docs/spec-notes.md#features).
+AS_TEXT = {
+    "logical-enum": ("enum", cite(LT, "ENUM", "Applications using a data model lacking a native enum type should "
+                                              "interpret `ENUM` annotated field as a UTF-8 encoded string.", seed=None),
+                     "A reader whose data model has no enum type returns the values as UTF-8 strings (LogicalTypes.md "
+                     "says it should): the alternative `text`."),
+    "logical-uuid": ("uuid", cite(LT, "UUID", "The value is encoded using big-endian, so that `00112233-4455-6677-"
+                                              "8899-aabbccddeeff` is encoded as the bytes `00 11 22 33 44 55 66 77 88 "
+                                              "99 aa bb cc dd ee ff`", seed=None),
+                     "A reader that returns each UUID as its text (the form LogicalTypes.md writes one in) loses "
+                     "nothing: the alternative `text`; one whose data model has no UUID type returns the 16 bytes as "
+                     "written, as a reader of ENUM returns its bytes: the alternative `bytes`."),
+}
+
+
+def _alternatives(base: str, column: str) -> tuple[Alternative, ...]:
+    text = _as_text(base, column)
+    if column != "uuid":
+        return (text,)
+    data = base_expected(base)
+    rows = [[{"bin": v["uuid"].replace("-", "")} if isinstance(v, dict) else v for v in row] for row in data["rows"]]
+    return text, Alternative("bytes", "The uuid column as its 16 bytes, as written.",
+                             {"columns": list(data["columns"]), "rows": rows})
+
+
+def _as_text(base: str, column: str) -> Alternative:
+    """The base's rows with one column as text: ENUM's bytes decoded as UTF-8, a UUID as its lowercase text."""
+    data = base_expected(base)
+    i = data["columns"].index(column)
+
+    def text(v: object) -> object:
+        if isinstance(v, dict) and "bin" in v:
+            return bytes.fromhex(v["bin"]).decode("utf-8")
+        return v["uuid"] if isinstance(v, dict) and "uuid" in v else v
+
+    rows = [[text(v) if j == i else v for j, v in enumerate(row)] for row in data["rows"]]
+    form = "UTF-8 strings" if column == "enum" else "the lowercase hyphenated text of each UUID"
+    return Alternative("text", f"The {column} column as text: {form}.", {"columns": list(data["columns"]),
+                                                                          "rows": rows})
 
 
 def _context(feature: str) -> Citation:
