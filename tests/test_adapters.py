@@ -69,8 +69,13 @@ def test_reads_base_data_exactly(worker: Worker, files: Path, base: str) -> None
 
 @pytest.mark.parametrize("base", ["all-types", "int96-extremes"])
 def test_every_type_without_a_harness_error(worker: Worker, files: Path, base: str) -> None:
-    """Whatever a reader makes of every type (read, reject, even crash), our conversion of it never fails."""
+    """Whatever a reader makes of every type (read, reject, even crash), our conversion of it never fails. The one
+    harness error allowed is a read the adapter declines to judge because its data would be our conversion's
+    (parquet-java's Group API on a repeated field: docs/adapters.md#the-data-path)."""
     outcome = worker.read(str(files / f"{base}.parquet")).outcome
+    if worker.adapter.name == "parquet-java" and base == "all-types":
+        assert isinstance(outcome, HarnessError) and outcome.error.message.startswith("not judged: "), outcome
+        return
     assert not isinstance(outcome, HarnessError), outcome
 
 
