@@ -192,12 +192,9 @@ def test_a_report_format_draws_its_document_and_imports_no_other_format() -> Non
 
 # -- no import circles ----------------------------------------------------------------------------------------------
 
-# The one circle left, named and dated: conformance/app/upstream.py, upstream_readme.py and upstream_writers.py import
-# each other (function-local imports included). Another branch has open changes there; part 2 of issue 38 breaks it
-# (2026-11-28). A circle that is gone must leave this list too.
-CIRCLES_ALLOWED = {frozenset({"parquet_conformance.conformance.app.upstream",
-                              "parquet_conformance.conformance.app.upstream_readme",
-                              "parquet_conformance.conformance.app.upstream_writers"})}
+# Circles allowed, each named and dated with the issue that breaks it: none left (issue 38 broke the last one,
+# conformance/app/upstream*, by a top module, upstream_folders.py, on 2026-11-28). A circle that is gone leaves this.
+CIRCLES_ALLOWED: set[frozenset[str]] = set()
 
 
 def circles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
@@ -259,8 +256,7 @@ def test_no_import_circle(tmp_path: Path) -> None:
 
 
 LAZY_REASON = "start-up"  # the one reason a module of ours is imported inside a function
-LAZY_EXEMPT = {  # files another branch has open changes in; part 2 of issue 38 (2026-11-28)
-    "conformance/app/upstream.py", "conformance/app/upstream_readme.py", "conformance/app/upstream_writers.py"}
+LAZY_EXEMPT: set[str] = set()  # files exempt from the rule below, each with its reason: none
 
 
 def test_a_function_local_import_of_ours_says_it_saves_start_up_time() -> None:

@@ -22,7 +22,7 @@ import pytest
 from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.adapters.reproducing import reproducer_of
 from parquet_conformance.conformance.adapters.taxonomy import Refusals, classify
-from parquet_conformance.conformance.app import upstream
+from parquet_conformance.conformance.app import upstream, upstream_folders
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
 from parquet_conformance.corpus.model import CaseEntry
@@ -242,9 +242,9 @@ def test_refusals_write_nothing(tmp_path: Path) -> None:
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("")
     with pytest.raises(UsageError, match="not an empty directory"):
-        upstream.write_upstream(doc, "polars", tmp_path / "full", tmp_path)  # type: ignore[arg-type]
+        upstream_folders.write_upstream(doc, "polars", tmp_path / "full", tmp_path)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="records no corpus"):
-        upstream.write_upstream(doc, "polars", tmp_path / "out", tmp_path)  # type: ignore[arg-type]
+        upstream_folders.write_upstream(doc, "polars", tmp_path / "out", tmp_path)  # type: ignore[arg-type]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
 
 
@@ -379,7 +379,7 @@ def folder_of(tmp_path: Path, name: str, verdict: Verdict, expected: str, stated
     manifest = SimpleNamespace(bases={"b": base}, case=lambda _: case)
     folder = tmp_path / name / f"{verdict.value.removeprefix('fail:')}-{expected}"
     the_cell = dataclasses.replace(the_cell, adapter=name, error_class=error_class or the_cell.error_class)
-    upstream.write_finding(folder, upstream.Finding(name, verdict, "cause", the_cell, case, []), doc,
+    upstream_folders.write_finding(folder, upstream.Finding(name, verdict, "cause", the_cell, case, []), doc,
                            manifest, root, get(name), reproducer_of(get(name)))  # type: ignore[arg-type]
     return folder
 

@@ -27,9 +27,9 @@ def command(args: argparse.Namespace) -> int:
 
 
 def upstream(args: argparse.Namespace) -> int:
-    """One folder per confirmed failure of an implementation (conformance/app/upstream.py)."""
+    """One folder per confirmed failure of an implementation (conformance/app/upstream_folders.py)."""
     # imported here, not at the top: start-up time (only this path needs it)
-    from parquet_conformance.conformance.app.upstream import write_upstream
+    from parquet_conformance.conformance.app.upstream_folders import write_upstream
     from parquet_conformance.reports.document import stored_document
 
     name, out = args.upstream

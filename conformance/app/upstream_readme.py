@@ -16,6 +16,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import parquet_conformance.kernel as kernel
 from parquet_conformance.conformance.adapters import Adapter
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
 from parquet_conformance.conformance.app.upstream import Comparison, Finding, safe_word, shown
@@ -81,8 +82,6 @@ def e(text: object) -> str:
 def doc_excerpt(ref: str) -> str:
     """The first paragraph of a section of our docs (`docs/spec-notes.md#baseline`), read from the source tree where
     it is there (an installed wheel has no docs/: then nothing)."""
-    import parquet_conformance.kernel as kernel
-
     path, _, fragment = ref.partition("#")
     file = Path(kernel.__file__).resolve().parents[1] / path
     if not file.is_file():

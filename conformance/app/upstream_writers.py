@@ -1,8 +1,7 @@
 """`report --upstream NAME` for a run with the writer x reader matrix (`run --writers`): NAME's failures as a writer
-and as a reader of other writers' files, beside its folders of the main corpus (conformance/app/upstream.py).
+and the written corpus its failures as a reader come from (conformance/app/upstream_folders.py writes those as it
+writes the main corpus's: its failures on written files that are its own, reports/writers.py `fault`).
 
-- As a reader: its failures on written files that are its own (reports/writers.py `fault`: the other readers read
-  the file right, or it is unclear), each cause a folder as any reader finding, its file from the written corpus.
 - As a writer: each failing write (a file that breaks a rule of the spec, data other than it was given, a crash,
   an unhandled error, a hang) grouped by cause (the rules broken, or the error's signature), a folder with the file it
   wrote (where it wrote one), the rules with the sentences they break, and the `parquet-conformance inspect` line
@@ -13,12 +12,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
-from parquet_conformance.conformance.adapters import Adapter
-from parquet_conformance.conformance.adapters.reproducing import Reproducer
-from parquet_conformance.conformance.app.upstream import FINDING_FILE, Finding, findings, folder_name, write_finding
+from parquet_conformance.conformance.app.upstream import FINDING_FILE
 from parquet_conformance.conformance.app.upstream_readme import e, links, quote
 from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import WriterCell, WriterVerdict
@@ -28,7 +24,6 @@ from parquet_conformance.kernel import documents
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports.model import ResultsDocument
 from parquet_conformance.reports.text import file_name
-from parquet_conformance.reports.writers import entries
 
 
 def written_root(doc: ResultsDocument, results: Path) -> Path | None:
@@ -38,26 +33,6 @@ def written_root(doc: ResultsDocument, results: Path) -> Path | None:
     path = Path(doc.writers.corpus)
     path = path if path.is_absolute() else results.resolve().parent / path
     return path if (path / "manifest.json").is_file() else None
-
-
-def reader_findings(doc: ResultsDocument, results: Path, out: Path, adapter: Adapter, repro: Reproducer | None,
-                    start: int) -> list[tuple[Finding, Path]]:
-    """The adapter's own failures on written files (not the writer's, not the table's), a folder per cause."""
-    root = written_root(doc, results)
-    if root is None or doc.writers is None:
-        return []
-    mine = [x.cell for x in entries(doc) if x.cell.adapter == adapter.name and x.kind == "fails"
-            and x.fault in ("reader", "unclear")]
-    if not mine:
-        return []
-    manifest = written_manifest(root)
-    written_doc = replace(doc, cells=mine, diffs=doc.writers.diffs)
-    written = []
-    for i, finding in enumerate(findings(written_doc, manifest, adapter.name), start):
-        folder = out / ("written-" + folder_name(i, finding))
-        write_finding(folder, finding, written_doc, manifest, root, adapter, repro)
-        written.append((finding, folder))
-    return written
 
 
 def written_manifest(root: Path) -> Manifest:

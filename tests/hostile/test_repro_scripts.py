@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.adapters.reproducing import reproducer_of
-from parquet_conformance.conformance.app import upstream
+from parquet_conformance.conformance.app import upstream, upstream_folders
 from parquet_conformance.conformance.app.upstream_readme import index
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.corpus.model import CaseEntry
@@ -97,7 +97,7 @@ def test_a_finding_with_any_text_stays_data(tmp_path_factory: pytest.TempPathFac
     for name in ("pyarrow", "hyparquet", "parquet-java", "spark"):
         adapter, repro = get(name), reproducer_of(get(name))
         folder = tmp_path_factory.mktemp("finding") / "f"
-        upstream.write_finding(folder, finding, doc_of(case), manifest, root, adapter, repro)  # type: ignore[arg-type]
+        upstream_folders.write_finding(folder, finding, doc_of(case), manifest, root, adapter, repro)  # type: ignore[arg-type]
         scripts = [p for p in folder.iterdir() if p.name.startswith(("repro.", "Repro."))]
         if scripts:  # the skeleton, byte for byte, and the files it runs
             assert repro is not None and [p.read_text(encoding="utf-8") for p in scripts] == [repro.text]
