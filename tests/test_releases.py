@@ -111,7 +111,7 @@ def test_bisect_finds_the_polars_boundary() -> None:
 @pytest.mark.slow
 def test_versions_run_writes_the_versions_report(tmp_path: Path) -> None:
     proc = cli("run", "--out", str(tmp_path), "--master", "none", "--only", "base/flat,ext/file-metadata/flat/*",
-               "--versions", str(REPO / "matrix" / "ci.toml"))
+               "--versions", str(REPO / "examples" / "matrix" / "ci.toml"))
     assert proc.returncode == 0, proc.stderr
     cells = json.loads((tmp_path / "results.json").read_text())["cells"]
     assert {c["adapter"] for c in cells} == {"pyarrow", "pyarrow-15.0.2", "polars", "polars-1.40.1"}
