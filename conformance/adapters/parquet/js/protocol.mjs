@@ -2,7 +2,7 @@
 // path's two try blocks (docs/adapters.md#the-data-path): what the library's call throws is the library's outcome,
 // what our conversion or our answer throws is ours, a harness error. `serve` speaks the adapter protocol
 // (docs/adapter-protocol.md: JSON lines in, one JSON line out per request) for hyparquet_worker.mjs and
-// parquetjs_worker.mjs.
+// parquetjs_worker.mjs; parquet_wasm_reader.mjs runs `eachLine` and `dataPath` with frames of its own.
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { WRITE_REFUSALS, errorOf, libraryError } from './shared.mjs'
