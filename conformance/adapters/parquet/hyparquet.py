@@ -1,7 +1,7 @@
 """hyparquet, a pure JavaScript reader, run by Node.js. It is installed with npm into a private
 prefix at first use (conformance/harness/envs.py; `hyparquet@VERSION` runs another release); its worker
-(js/hyparquet_worker.mjs) uses only the adapter protocol, and so doubles as the example of an external
-adapter.
+(js/hyparquet_worker.mjs, with the protocol's loop in js/protocol.mjs) uses only the adapter protocol, and so
+doubles as the example of an external adapter.
 
 It writes too, with hyparquet-writer (its own npm package and prefix, WRITER): `write_source` turns the table into
 the document its worker hands to `parquetWriteFile` (a schema of SchemaElements, as a user of hyparquet-writer spells

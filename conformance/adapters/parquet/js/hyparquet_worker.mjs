@@ -1,21 +1,19 @@
 // hyparquet worker for parquet-conformance, written against docs/adapter-protocol.md only:
-// JSON lines in on stdin, one JSON line out per request on stdout, rows as canonical tokens.
+// JSON lines in on stdin, one JSON line out per request on stdout, rows as canonical tokens (the loop: protocol.mjs).
 // Usage: node hyparquet_worker.mjs <dir holding node_modules/hyparquet> [<dir holding node_modules/hyparquet-writer>]
 // `write` (the writer x reader matrix): the document hyparquet.py makes (a schema of SchemaElements, the columns'
 // values tagged where JSON cannot carry them, the profile's options) goes to hyparquet-writer's parquetWriteFile.
-import { createInterface } from 'node:readline'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { WRITE_REFUSALS, dateText, errorOf, libraryError, revive } from './shared.mjs'
+import { serve } from './protocol.mjs'
+import { dateText, revive } from './shared.mjs'
 
 const root = join(process.argv[2], 'node_modules', 'hyparquet')
 const hyparquet = await import(pathToFileURL(join(root, 'src', 'index.js')).href)
 // hyparquet's own parsers (not exported by its index): what a user's call runs where ours cannot take a value
 const { DEFAULT_PARSERS } = await import(pathToFileURL(join(root, 'src', 'convert.js')).href)
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
-console.log = console.error // nothing but answers on stdout
 
 // How hyparquet refuses a file on purpose (docs/adapters.md#error-taxonomy): plain Errors with its own messages (its
 // parser's, its Thrift decoder's, its snappy's) and one RangeError. A TypeError (a property of undefined) or V8's
@@ -160,47 +158,15 @@ function convert({ schema, rows }) { // our conversion into tokens: its failure 
   return { columns, rows: rows.map((r) => schema.children.map((c) => token(r[c.element.name], c))) }
 }
 
-for await (const line of createInterface({ input: process.stdin })) {
-  const req = JSON.parse(line)
-  if (req.cmd === 'start') {
-    out({ id: req.id, ok: true, adapter: 'hyparquet', implementation: 'hyparquet (JavaScript)', version,
-      roles: ['legacy'] })
-  } else if (req.cmd === 'read') {
-    const t0 = performance.now()
-    let result
-    try {
-      result = await read(req.path)
-    } catch (e) {
-      out({ id: req.id, ...libraryError(e, REFUSALS), library_s: (performance.now() - t0) / 1000 })
-      continue
-    }
-    const libraryS = (performance.now() - t0) / 1000
-    try {
-      out({ id: req.id, outcome: 'read', ...convert(result), library_s: libraryS })
-    } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
-    }
-  } else if (req.cmd === 'write') {
-    let spec
-    try {
-      spec = JSON.parse(readFileSync(req.source, 'utf8')) // our document: a mistake in it is ours
-    } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
-      continue
-    }
-    const t0 = performance.now()
-    try {
-      const writer = await hyparquetWriter()
-      await writer.parquetWriteFile({ filename: req.path, schema: spec.schema, ...spec.options,
-        columnData: spec.columns.map((c) => ({ name: c.name, data: revive(c.data, bytes), ...c.extra })) })
-      out({ id: req.id, outcome: 'written', writer: `hyparquet-writer ${writer.version}`,
-        library_s: (performance.now() - t0) / 1000 })
-    } catch (e) {
-      out({ id: req.id, ...libraryError(e, WRITE_REFUSALS), library_s: (performance.now() - t0) / 1000 })
-    }
-  } else if (req.cmd === 'stop') {
-    process.exit(0)
-  } else { // an operation this worker has no API for (docs/adapter-protocol.md#operations)
-    out({ id: req.id, outcome: 'unavailable', error: { class: null, message: `no operation ${String(req.cmd).slice(0, 40)}` } })
-  }
+async function write(spec, path) { // the library, as a user calls it, given our document
+  const writer = await hyparquetWriter()
+  await writer.parquetWriteFile({ filename: path, schema: spec.schema, ...spec.options,
+    columnData: spec.columns.map((c) => ({ name: c.name, data: revive(c.data, bytes), ...c.extra })) })
+  return { writer: `hyparquet-writer ${writer.version}` }
 }
+
+// The adapter protocol's loop (protocol.mjs) with what is hyparquet's own.
+await serve({
+  start: () => ({ ok: true, adapter: 'hyparquet', implementation: 'hyparquet (JavaScript)', version, roles: ['legacy'] }),
+  read, convert, refusals: REFUSALS, write,
+})

@@ -4,14 +4,14 @@
 // stream, 'E': JSON {class, message, oom}), a 4-byte little-endian length, the payload. Line 1 is the version.
 // A line that is a JSON object is a write (the writer x reader matrix): {source: an Arrow IPC stream, path, options},
 // written with writeParquet and the WriterPropertiesBuilder calls the options name; answered 'W' (empty) or 'E'.
+// The loop and its two try blocks are protocol.mjs's (eachLine, dataPath), with these frames.
 // Usage: node parquet_wasm_reader.mjs <dir holding node_modules/parquet-wasm>
-import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { dataPath, eachLine } from './protocol.mjs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
-console.log = console.error // nothing but frames on stdout
 
 function frame(status, payload) {
   const head = Buffer.alloc(5)
@@ -63,23 +63,12 @@ function write({ source, path, options }) { // the library, as a user calls it
   writeFileSync(path, wasm.writeParquet(table, b.build()))
 }
 
-for await (const path of createInterface({ input: process.stdin })) {
-  if (path.startsWith('{')) {
-    try {
-      write(JSON.parse(path))
-    } catch (e) {
-      errorFrame(e, e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message))
-      continue
-    }
-    frame('W', Buffer.alloc(0))
-    continue
-  }
-  let ipc
-  try { // the library, as a user calls it
-    ipc = wasm.readParquet(new Uint8Array(readFileSync(path))).intoIPCStream()
-  } catch (e) {
-    errorFrame(e, e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message))
-    continue
-  }
-  frame('R', Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength))
-}
+// What the library threw, for the Python adapter to sort (parquet_wasm.py's refusals); out of memory flagged.
+const failed = (e) => errorFrame(e, e instanceof RangeError && /allocat|memory|Array buffer/i.test(e.message))
+// Our failure (writing a frame) has no frame: it ends this process, and the Python worker dies the same way.
+const broken = (e) => { throw e }
+
+await eachLine((line) => (line.startsWith('{')
+  ? dataPath(() => write(JSON.parse(line)), () => frame('W', Buffer.alloc(0)), failed, broken)
+  : dataPath(() => wasm.readParquet(new Uint8Array(readFileSync(line))).intoIPCStream(), // the library, as a user calls it
+    (ipc) => frame('R', Buffer.from(ipc.buffer, ipc.byteOffset, ipc.byteLength)), failed, broken)))

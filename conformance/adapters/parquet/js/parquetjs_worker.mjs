@@ -1,18 +1,15 @@
 // @dsnp/parquetjs worker for parquet-conformance (docs/adapter-protocol.md): JSON lines in on stdin, one
-// JSON line out per request on stdout, rows as canonical tokens.
+// JSON line out per request on stdout, rows as canonical tokens (the loop: protocol.mjs).
 // Usage: node parquetjs_worker.mjs <dir holding node_modules/@dsnp/parquetjs>
 // The library returns the raw 3-level list shape: a list is {list: [{element: v}, ...]}, an empty list
 // {list: null}, a null list null; this worker turns that shape into tokens, so null and empty stay apart,
 // and a map's {key_value: [{key, value}]} into [key, value] pairs.
-import { createInterface } from 'node:readline'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { readFileSync } from 'node:fs'
-import { WRITE_REFUSALS, dateText, errorOf, libraryError, revive } from './shared.mjs'
+import { serve } from './protocol.mjs'
+import { dateText, revive } from './shared.mjs'
 
 const require = createRequire(join(process.argv[2], 'package.json'))
-const out = (msg) => process.stdout.write(JSON.stringify(msg) + '\n')
-console.log = console.error // nothing but answers on stdout
 
 // How parquetjs refuses a file on purpose (docs/adapters.md#error-taxonomy): plain Errors with its own messages (and
 // snappyjs'), Apache Thrift's exceptions, its varint decoder's RangeError, JSON.parse's SyntaxError on a JSON value,
@@ -145,6 +142,11 @@ async function read(path) { // the library, as a user calls it
   }
 }
 
+function convert({ fields, rows, elements }) { // our conversion into tokens: its failure is ours, not the library's
+  maps = mapPaths(elements)
+  return { columns: fields.map((f) => f.name), rows: rows.map((r) => fields.map((f) => token(f, r[f.name]))) }
+}
+
 // `write` (the writer x reader matrix): parquetjs.py's document (the library's schema object, the rows in its
 // shapes with the values JSON cannot carry tagged, revived by shared.mjs with bytes as Buffers, the writer's
 // options) through ParquetWriter.openFile.
@@ -156,46 +158,9 @@ async function write(spec, path) {
   await writer.close()
 }
 
-for await (const line of createInterface({ input: process.stdin })) {
-  const req = JSON.parse(line)
-  if (req.cmd === 'start') {
-    out(parquet ? { id: req.id, ok: true, adapter: 'parquetjs', implementation: '@dsnp/parquetjs (JavaScript)',
-      version, roles: ['legacy'] } : { id: req.id, ok: false, unavailable: `@dsnp/parquetjs cannot be loaded: ${version}` })
-  } else if (req.cmd === 'read') {
-    let result
-    const t0 = performance.now()
-    try {
-      result = await read(req.path)
-    } catch (e) {
-      out({ id: req.id, ...libraryError(e, REFUSALS), library_s: (performance.now() - t0) / 1000 })
-      continue
-    }
-    const libraryS = (performance.now() - t0) / 1000
-    try { // our conversion: its failure is ours, not the library's
-      maps = mapPaths(result.elements)
-      const rows = result.rows.map((r) => result.fields.map((f) => token(f, r[f.name])))
-      out({ id: req.id, outcome: 'read', columns: result.fields.map((f) => f.name), rows, library_s: libraryS })
-    } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
-    }
-  } else if (req.cmd === 'write') {
-    let spec
-    try {
-      spec = JSON.parse(readFileSync(req.source, 'utf8'))
-    } catch (e) {
-      out({ id: req.id, outcome: 'harness-error', error: errorOf(e) })
-      continue
-    }
-    const t0 = performance.now()
-    try {
-      await write(spec, req.path)
-      out({ id: req.id, outcome: 'written', library_s: (performance.now() - t0) / 1000 })
-    } catch (e) {
-      out({ id: req.id, ...libraryError(e, WRITE_REFUSALS), library_s: (performance.now() - t0) / 1000 })
-    }
-  } else if (req.cmd === 'stop') {
-    process.exit(0)
-  } else { // an operation this worker has no API for (docs/adapter-protocol.md#operations)
-    out({ id: req.id, outcome: 'unavailable', error: { class: null, message: `no operation ${String(req.cmd).slice(0, 40)}` } })
-  }
-}
+// The adapter protocol's loop (protocol.mjs) with what is parquetjs' own.
+await serve({
+  start: () => (parquet ? { ok: true, adapter: 'parquetjs', implementation: '@dsnp/parquetjs (JavaScript)', version,
+    roles: ['legacy'] } : { ok: false, unavailable: `@dsnp/parquetjs cannot be loaded: ${version}` }),
+  read, convert, refusals: REFUSALS, write,
+})
