@@ -15,7 +15,6 @@ import pytest
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.harness.envs import Env, environment, find_python
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import (
     Crash,
@@ -27,6 +26,7 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Expectation, Manifest

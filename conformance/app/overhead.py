@@ -26,9 +26,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from parquet_conformance.conformance.harness.derived import arrow_schema
-from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
 from parquet_conformance.conformance.harness.model import Overhead, Read
+from parquet_conformance.conformance.harness.specs import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.track import Track
