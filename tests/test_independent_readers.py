@@ -87,7 +87,7 @@ def test_hyperd_does_not_outlive_its_worker(corpus: Path) -> None:
     worker = started("hyper")
     try:
         assert isinstance(worker.read(case(corpus, "base/flat")).outcome, Read)
-        family, grown = {worker.proc.pid}, True  # the reaper, the worker under it, hyperd under that
+        family, grown = {worker.transport.pid}, True  # the reaper, the worker under it, hyperd under that
         while grown:
             more = {int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) in family}
             grown, family = bool(more - family), family | more

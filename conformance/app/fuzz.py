@@ -193,7 +193,7 @@ class Probe:
             own = self.baseline(name, manifest, base)
             row = self.workers.run_one(name, case, path, attempt)
             if row.outcome in (OutcomeKind.CRASH, OutcomeKind.UNHANDLED, OutcomeKind.OOM) and not attempt.fresh:
-                self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
+                self.workers.workers[name].transport.kill()  # one that survived a panic may be poisoned: start anew
             for cell in judge_example(manifest, own, row):
                 yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)
 

@@ -153,9 +153,10 @@ def _flagged(size: int | None, extra: float | None, once: float, plain: float | 
 
 def _bytes_read(worker: Worker) -> int | None:
     """The `rchar` of the worker's processes (the reaper and everything under it), or None without /proc."""
-    if worker.proc is None:
+    pid = worker.transport.pid
+    if pid is None:
         return None
-    total, todo = 0, [worker.proc.pid]
+    total, todo = 0, [pid]
     try:
         while todo:
             pid = todo.pop()
