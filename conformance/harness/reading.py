@@ -1,7 +1,7 @@
 """Cells read: a worker per adapter (`WorkerSet`, each started on first use, again after a death), one cell at a time
 (`run_one`: an `Attempt` says how: its round, a fresh worker, the confirmation pass), its limit paced by the adapter's
 observed cells (`Pace`), its outcome a harness error when the case file is gone or changed (`case_file_gone`). The
-tasks of harness/cells.py read with one, as do `corpus import`, fuzz and the single-cell re-runs.
+tasks of harness/cells.py read with one, as do `corpus import` and fuzz.
 """
 
 from __future__ import annotations
