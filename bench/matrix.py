@@ -44,10 +44,10 @@ from parquet_conformance.conformance.app.console import end_progress, progress_l
 from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance.harness import accounting
 from parquet_conformance.conformance.harness.envs import harness_path, worker_command
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import cores
 from parquet_conformance.conformance.harness.model import OutcomeRow, Unavailable
 from parquet_conformance.conformance.harness.results import Store
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.dist import read_manifest, write_manifest_digest
 from parquet_conformance.corpus.model import CaseEntry, matches

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import Unavailable
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.build import generate
 
 

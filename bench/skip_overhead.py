@@ -18,7 +18,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.app.overhead import FILE, measure
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.reports.overhead import text_table
 

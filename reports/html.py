@@ -71,7 +71,7 @@ MESSAGE_SHOWN = 800  # characters of an error message in the detail panel (resul
 
 
 def engine_of(implementation: str) -> str:
-    """The library that parses the file: the `[engine]` a row names (execute.implementation), else the
+    """The library that parses the file: the `[engine]` a row names (specs.implementation), else the
     implementation itself."""
     found = re.search(r"\[([^\]]+)\]\s*$", implementation)
     return found.group(1) if found else implementation

@@ -236,7 +236,7 @@ def shorten(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:").removesuffix(" /").rstrip(" ,;:") + "…"  # nor a " / " between lines
 
 
-AT_THE_LIMIT = re.compile(r"at the ([\d.]+ [GM]iB) address-space limit")  # conformance/harness/workers.py says it
+AT_THE_LIMIT = re.compile(r"at the ([\d.]+ [GM]iB) address-space limit")  # conformance/harness/transport.py says it
 SIGNALS = {"SIGSEGV": "a segmentation fault: it touched memory it does not own",
            "SIGABRT": "an abort: it stopped itself on a failed check, a failed allocation or a panic",
            "SIGILL": "an illegal instruction, usually a deliberate trap such as an assertion",

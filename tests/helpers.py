@@ -21,12 +21,13 @@ def upstream_failures(adapter: str) -> dict[str, str]:
 
 
 def read_cases(cases: list, root: object, specs: list) -> list:
-    """Every case read by every adapter of its track, locally (harness/execute.run_cells on the local executor): the
+    """Every case read by every adapter of its track, locally (harness/cells.run_cells on the local executor): the
     outcome rows."""
     from pathlib import Path
 
-    from parquet_conformance.conformance.harness.execute import Attempt, run_cells
+    from parquet_conformance.conformance.harness.cells import run_cells
     from parquet_conformance.conformance.harness.executor import LocalExecutor
+    from parquet_conformance.conformance.harness.reading import Attempt
 
     rows: list = []
     run_cells(LocalExecutor(), [(c, Attempt()) for c in cases], Path(str(root)), specs, rows.extend)

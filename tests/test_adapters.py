@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import Crash, HarnessError, Read, Rejected, Unavailable, Unhandled
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.parquet import METADATA, metadata_expectation
 from parquet_conformance.generators.parquet.bases import EXTENSION_BASES, base_bytes, base_hash

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.harness.confirm import confirmation_tasks, disagreements, hang_limits, reusable
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import (
     Crash,
@@ -26,6 +25,7 @@ from parquet_conformance.conformance.harness.model import (
     Verdict,
 )
 from parquet_conformance.conformance.harness.results import read_cells, read_runs_in_order
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from tests.helpers import CLI
 from tests.test_judge import manifest
 

@@ -225,8 +225,8 @@ def test_pack_fetch_verify_and_run_the_plugin_over_loopback_http(small: Path, tm
 
 def judged_by_the_harness(root: Path, manifest: dict) -> Counter:
     """The verdicts `parquet-conformance run` gives, to compare the plugin with."""
-    from parquet_conformance.conformance.harness.execute import AdapterSpec
     from parquet_conformance.conformance.harness.judge import Judge
+    from parquet_conformance.conformance.harness.specs import AdapterSpec
     from parquet_conformance.corpus.model import Manifest
 
     typed = Manifest.from_json(manifest)

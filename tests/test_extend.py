@@ -277,8 +277,8 @@ def test_every_reader_reads(tmp_path: Path) -> None:
     Only pyarrow and the reference reader (our oracles) must read everything. The record goes to
     $EXTEND_READERS_JSON when set."""
     from parquet_conformance.conformance import adapters
-    from parquet_conformance.conformance.harness.execute import AdapterSpec
     from parquet_conformance.conformance.harness.model import Unavailable
+    from parquet_conformance.conformance.harness.specs import AdapterSpec
 
     files = {}
     for trip in TRIPS:

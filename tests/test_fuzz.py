@@ -13,9 +13,10 @@ from hypothesis import given, settings
 
 from parquet_conformance.conformance.app import fuzz
 from parquet_conformance.conformance.harness import strategies
-from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.judge import classify, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeRow, Read, Rejected, Verdict
+from parquet_conformance.conformance.harness.reading import WorkerSet
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.model import Expectation
 from parquet_conformance.corpus.parquet import strategies as chain_strategies
 from parquet_conformance.corpus.parquet.fuzz import FUZZER, Chain, replay

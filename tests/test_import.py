@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.app.imports import import_directory
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.imports import STRICT, Vote, case_id, consensus
 from tests.helpers import CLI

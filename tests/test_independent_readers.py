@@ -15,7 +15,6 @@ import pytest
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.harness.envs import Env, environment, find_python
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import (
     Crash,
@@ -27,6 +26,7 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import Expectation, Manifest
@@ -87,7 +87,7 @@ def test_hyperd_does_not_outlive_its_worker(corpus: Path) -> None:
     worker = started("hyper")
     try:
         assert isinstance(worker.read(case(corpus, "base/flat")).outcome, Read)
-        family, grown = {worker.proc.pid}, True  # the reaper, the worker under it, hyperd under that
+        family, grown = {worker.transport.pid}, True  # the reaper, the worker under it, hyperd under that
         while grown:
             more = {int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) in family}
             grown, family = bool(more - family), family | more

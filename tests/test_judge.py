@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge, classify
 from parquet_conformance.conformance.harness.model import (
     Crash,
@@ -24,6 +23,7 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.model import MANIFEST_VERSION, Expectation, Level, Manifest
 from tests.helpers import read_cases
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec, describe
 from parquet_conformance.conformance.harness.model import Crash, Read, Rejected, Unavailable
+from parquet_conformance.conformance.harness.specs import AdapterSpec, describe
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.generators.canonical import data_hash

@@ -17,10 +17,10 @@ import pytest
 from parquet_conformance.conformance.app.fuzz import EXAMPLE, example_manifest, judge_example
 from parquet_conformance.conformance.app.pytest_plugin import item_outcome
 from parquet_conformance.conformance.app.versions import judge_trial, read_trial
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.gate import Status
 from parquet_conformance.conformance.harness.results import read_cells
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest
 from parquet_conformance.corpus.track import Oracle

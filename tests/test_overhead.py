@@ -4,7 +4,7 @@ timing is asserted: the figures are whatever this machine gives."""
 from __future__ import annotations
 
 from parquet_conformance.conformance.app.overhead import FLAG_FACTOR, _flagged, measure
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.generators.parquet.strict import parse_file
 from parquet_conformance.reports.overhead import markdown, text_table

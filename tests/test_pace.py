@@ -8,16 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.execute import (
-    PACE_FLOOR_S,
-    PACE_MIN_CELLS,
-    AdapterSpec,
-    Attempt,
-    Pace,
-    WorkerSet,
-)
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read, Timeout
+from parquet_conformance.conformance.harness.reading import PACE_FLOOR_S, PACE_MIN_CELLS, Attempt, Pace, WorkerSet
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from tests.hostile import WORKER
 from tests.test_judge import manifest
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.harness.execute import CellTask, Counts
+from parquet_conformance.conformance.harness.cells import CellTask
+from parquet_conformance.conformance.harness.progress import Counts
 from parquet_conformance.conformance.harness.spark import Ticks, ticking
 
 

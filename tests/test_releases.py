@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.harness.envs import version_key
-from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
 from parquet_conformance.conformance.harness.releases import in_range, matrix_specs
+from parquet_conformance.conformance.harness.specs import AdapterSpec, SpecError
 from parquet_conformance.generators.parquet.bases import base_bytes
 from parquet_conformance.kernel.errors import UsageError
 from tests.helpers import CLI, md_text

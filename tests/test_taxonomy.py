@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.judge import Judge, classify
 from parquet_conformance.conformance.harness.model import (
     HarnessError,
@@ -23,6 +22,7 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest

@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from parquet_conformance.conformance.harness import protocol, writing
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.judge import Judge, writer_verdict
 from parquet_conformance.conformance.harness.model import (
@@ -28,6 +27,7 @@ from parquet_conformance.conformance.harness.model import (
     WriterVerdict,
     Wrote,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus import written as written_corpus
 from parquet_conformance.corpus.model import Expectation, Kind

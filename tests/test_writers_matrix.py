@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from parquet_conformance.conformance.app.run import RunOptions, run_job
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import WriterVerdict
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import regression_store
 
 # slow (.ci/run runs it after the default tests): the module's writers and readers, kept out of the default run's

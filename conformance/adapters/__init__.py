@@ -81,7 +81,7 @@ class Adapter:
     package = ""
     release: str | None = None
     default_run = True
-    # The CPU-seconds a cell is expected to cost, by which a run orders and splits its tasks (harness/execute.py
+    # The CPU-seconds a cell is expected to cost, by which a run orders and splits its tasks (harness/cells.py
     # plan_cells): a scheduling hint, measured with bench/matrix.py (an adapter's CPU over its cells), never a limit.
     cell_cost_s = 0.01
     python: tuple[int, int] | None = None  # a release needs at least this Python: its venv is made from one found here

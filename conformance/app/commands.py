@@ -19,16 +19,18 @@ from parquet_conformance.conformance.app.console import (
     specs,
 )
 from parquet_conformance.conformance.harness import envs as environments
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, describe, run_cells
+from parquet_conformance.conformance.harness.cells import run_cells
 from parquet_conformance.conformance.harness.model import OutcomeKind, OutcomeRow, Verdict, outcome_fields
+from parquet_conformance.conformance.harness.reading import Attempt
+from parquet_conformance.conformance.harness.specs import AdapterSpec, describe
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.kernel import escape
 from parquet_conformance.kernel.errors import UsageError
 
 if TYPE_CHECKING:
-    from parquet_conformance.conformance.harness.execute import AdapterSpec
     from parquet_conformance.conformance.harness.model import Cell
+    from parquet_conformance.conformance.harness.specs import AdapterSpec
     from parquet_conformance.corpus.model import CaseEntry, Manifest
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError
 from parquet_conformance.conformance.harness.releases import matrix_specs
+from parquet_conformance.conformance.harness.specs import AdapterSpec, SpecError
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.dist import DistError
 from parquet_conformance.corpus.track import Track

@@ -4,7 +4,7 @@ A **batch** is one Hypothesis run of `BATCH` examples drawn from the track's cha
 from the run seed and the batch index (`batch_seed`): `hypothesis.find` with `random=Random(seed)`,
 `database=None`, health checks off, generation only, a condition that never holds; so a batch's examples
 depend on its seed alone. Each example is built, judged by the track's oracle (corpus/track.py Oracle), and read
-by every selected adapter in the workers its executor slot keeps (execute.kept_workers); a **finding** is any
+by every selected adapter in the workers its executor slot keeps (kept_workers); a **finding** is any
 verdict but pass (the Judge, with the fuzz policy), keyed by (implementation, verdict, normalised message).
 Batches are tasks of the executor `--master` chooses (conformance/harness/executor.py: a slot per core here, a
 small Spark job each on Spark); `--examples N` runs ceil(N / BATCH)
@@ -20,6 +20,7 @@ and saved as a regression case (corpus/regression_store.add, what `corpus add-re
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import hashlib
 import json
@@ -28,6 +29,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -37,11 +39,12 @@ from typing import Any
 import pyarrow as pa
 
 from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, WorkerSet, close_kept, kept_workers
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict
 from parquet_conformance.conformance.harness.placement import executor_for
+from parquet_conformance.conformance.harness.reading import Attempt, WorkerSet
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import regression_store
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.model import (
@@ -190,7 +193,7 @@ class Probe:
             own = self.baseline(name, manifest, base)
             row = self.workers.run_one(name, case, path, attempt)
             if row.outcome in (OutcomeKind.CRASH, OutcomeKind.UNHANDLED, OutcomeKind.OOM) and not attempt.fresh:
-                self.workers.workers[name].kill()  # a process that survived a panic may be poisoned: start anew
+                self.workers.workers[name].transport.kill()  # one that survived a panic may be poisoned: start anew
             for cell in judge_example(manifest, own, row):
                 yield cell.role, cell.expected, cell.verdict, row, message(cell.verdict, row)
 
@@ -235,11 +238,43 @@ def search_batch(probe: Probe, batch: int, seed: int, examples: int) -> dict[str
             "harness": harness}
 
 
+# -- the workers a slot keeps (fuzz's state, unknown to the executor) ----------------------
+
+_KEPT = threading.local()
+_KEPT_SETS: list[WorkerSet] = []
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_workers(specs: tuple[AdapterSpec, ...]) -> WorkerSet:
+    """A worker set that outlives the task, one per thread that runs tasks (a Spark executor's Python worker, a slot
+    of the local executor): the next task of the same adapters finds its workers running. Closed by
+    `close_kept` (after the batches: `search`; the kept workers are fuzz's state, unknown to the executor) or when
+    the process exits."""
+    sets: dict[tuple[AdapterSpec, ...], WorkerSet] | None = getattr(_KEPT, "sets", None)
+    if sets is None:
+        sets = _KEPT.sets = {}
+    if specs not in sets:
+        sets[specs] = WorkerSet(specs)
+        with _KEPT_LOCK:
+            if not _KEPT_SETS:
+                atexit.register(close_kept)
+            _KEPT_SETS.append(sets[specs])
+    return sets[specs]
+
+
+def close_kept() -> None:
+    with _KEPT_LOCK:
+        kept, _KEPT_SETS[:] = list(_KEPT_SETS), []
+    for workers in kept:
+        workers.close()
+    _KEPT.__dict__.clear()
+
+
 _PROBES: dict[tuple[str, int], Probe] = {}
 
 
 def _probe(track: str, specs: tuple[AdapterSpec, ...]) -> Probe:
-    """A slot's probe: its workers are the slot's kept ones (execute.kept_workers), its baselines read once by them."""
+    """A slot's probe: its workers are the slot's kept ones (kept_workers), its baselines read once by them."""
     workers = kept_workers(specs)
     if (track, id(workers)) not in _PROBES:
         _PROBES[track, id(workers)] = Probe.of(track, workers, Path(tempfile.mkdtemp(prefix="pqc-fuzz-")))
@@ -305,7 +340,7 @@ def _tasks(opts: FuzzOptions) -> Iterator[tuple[int, int, int]]:
 
 def search(executor: Executor, opts: FuzzOptions, progress: Progress) -> list[dict[str, Any]]:
     """The batches as tasks of the executor (conformance/harness/executor.py), each run by the workers its slot keeps
-    (execute.kept_workers: started by a slot's first batch, kept for its next); in --time mode, new batches are
+    (kept_workers: started by a slot's first batch, kept for its next); in --time mode, new batches are
     taken until the time is up."""
     progress.t0 = time.monotonic()  # examples/s of the search, not of Spark's start
     deadline = time.monotonic() + opts.time_s if opts.time_s is not None else None

@@ -1,5 +1,5 @@
 """`parquet-conformance corpus import DIR --source NAME --out OUT`: every file of DIR read by every available
-adapter of the track (the runner's workers, conformance/harness/execute.py) and by the track's strict decoder; the
+adapter of the track (the runner's workers, conformance/harness/reading.py) and by the track's strict decoder; the
 votes go to corpus/imports.py, which writes the corpus with expectations by consensus and the findings."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parquet_conformance.conformance.app import console
-from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout, Unhandled
+from parquet_conformance.conformance.harness.reading import WorkerSet
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.imports import STRICT, Imported, Vote, write_corpus
 from parquet_conformance.corpus.model import NAME_RE, Kind, Manifest

@@ -26,9 +26,9 @@ from pathlib import Path
 import pyarrow as pa
 
 from parquet_conformance.conformance.harness.derived import arrow_schema
-from parquet_conformance.conformance.harness.execute import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.executor import Executor, LocalExecutor
 from parquet_conformance.conformance.harness.model import Overhead, Read
+from parquet_conformance.conformance.harness.specs import AdapterSpec, implementation
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.track import Track
@@ -153,9 +153,10 @@ def _flagged(size: int | None, extra: float | None, once: float, plain: float | 
 
 def _bytes_read(worker: Worker) -> int | None:
     """The `rchar` of the worker's processes (the reaper and everything under it), or None without /proc."""
-    if worker.proc is None:
+    pid = worker.transport.pid
+    if pid is None:
         return None
-    total, todo = 0, [worker.proc.pid]
+    total, todo = 0, [pid]
     try:
         while todo:
             pid = todo.pop()

@@ -76,7 +76,7 @@ class ConformanceRun:
 
     def __init__(self, config: pytest.Config) -> None:
         # imported here, not at the top: start-up time (only this path needs it)
-        from parquet_conformance.conformance.harness.execute import AdapterSpec, SpecError, representations
+        from parquet_conformance.conformance.harness.specs import AdapterSpec, SpecError, representations
 
         opt = config.getoption
         try:

@@ -25,7 +25,6 @@ from parquet_conformance.conformance.app import overhead
 from parquet_conformance.conformance.app.check import expected_lists
 from parquet_conformance.conformance.app.console import Heartbeat, conf, end_progress, progress_line, specs
 from parquet_conformance.conformance.app.writers import WritersResult, run_writers, writer_specs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, representations
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.gate import Entry
 from parquet_conformance.conformance.harness.judge import Judge
@@ -47,6 +46,7 @@ from parquet_conformance.conformance.harness.session import (
     in_background,
     prepare_adapters,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec, representations
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.build import generate_cached
 from parquet_conformance.corpus.dist import open_corpus

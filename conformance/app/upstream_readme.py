@@ -310,7 +310,7 @@ def reproduce(finding: Finding, script: Reproducer | None, cmp: Comparison, adap
 
 
 def under_the_limit(cell: Cell, adapter: Adapter, what: str, run: str | None) -> list[str]:
-    """For a crash at the harness's address-space limit (conformance/harness/workers.py names it): that the run read
+    """For a crash at the harness's address-space limit (conformance/harness/transport.py names it): that the run read
     the file under it, what the reproduction does, and how to read under the same limit."""
     found = AT_THE_LIMIT.search(cell.error_class or "")
     limit = adapter.memory_limit_bytes

@@ -16,12 +16,14 @@ from pathlib import Path
 
 from parquet_conformance.conformance.app.console import conf, end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, representations, run_cells
+from parquet_conformance.conformance.harness.cells import run_cells
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Outcome, OutcomeKind, OutcomeRow, Read
 from parquet_conformance.conformance.harness.placement import executor_for
+from parquet_conformance.conformance.harness.reading import Attempt
 from parquet_conformance.conformance.harness.releases import released
+from parquet_conformance.conformance.harness.specs import AdapterSpec, representations
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
@@ -134,7 +136,7 @@ def try_release(name: str, version: str, root: Path, manifest: Manifest, cases: 
 def read_trial(executor: Executor, spec: AdapterSpec, root: Path, manifest: Manifest,
                cases: list[CaseEntry]) -> list[OutcomeRow] | None:
     """The release's attempts at the cases and their bases' baseline cases (as `run` reads cells:
-    execute.run_cells); None when it is unavailable."""
+    cells.run_cells); None when it is unavailable."""
     known = {c.id for c in manifest.cases}
     baselines = [b for c in cases if (b := manifest.bases[c.base].baseline_case) and b in known]
     jobs = [(manifest.case(case_id), Attempt()) for case_id in dict.fromkeys([*baselines, *(c.id for c in cases)])]

@@ -24,11 +24,12 @@ from pathlib import Path
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters.writing import writes
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, representations
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, fails_alike
 from parquet_conformance.conformance.harness.model import WRITTEN, Cell, Verdict, WriterCell, WriteRow
+from parquet_conformance.conformance.harness.reading import Attempt
 from parquet_conformance.conformance.harness.session import RunSession
+from parquet_conformance.conformance.harness.specs import AdapterSpec, representations
 from parquet_conformance.conformance.harness.writing import jobs_of, write_all
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus import regression_store as regressions

@@ -24,7 +24,7 @@ def enter(pid: int, adapter: str) -> None:
     if not root:
         return
     if not (Path(root) / "cpuacct.usage").exists():
-        # cgroup v2: the worker's place is its box's (workers.Box, killed as one); the box is below this process's
+        # cgroup v2: the worker's place is its box's (transport.Box, killed as one); the box is below this process's
         # group, so the run's total still counts it, without a split per adapter
         return
     path = Path(root) / group(adapter)

@@ -24,9 +24,11 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from parquet_conformance.conformance.harness.execute import SPLIT_MIN_S, AdapterSpec, Attempt, Job
+from parquet_conformance.conformance.harness.cells import SPLIT_MIN_S, Job
 from parquet_conformance.conformance.harness.judge import attempts, same_outcome
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, OutcomeRow, Verdict
+from parquet_conformance.conformance.harness.reading import Attempt
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.model import CaseEntry, Manifest
 
 HANG_FACTOR = 10.0  # times the adapter's slowest answered cell in the run

@@ -76,8 +76,8 @@ def cores() -> int:
 
 class LocalExecutor(Closing):
     """Tasks in threads of this process, one per slot (the cores): a task's worker processes do the work, so that
-    no more of them are busy than there are cores. Nothing outlives `run`: what a body keeps between its tasks (fuzz's
-    workers) is the body's to close."""
+    no more of them are busy than there are cores. Nothing outlives `run`: what a body keeps between its tasks is the
+    body's to close."""
 
     master = "none"
     shared_disk = True

@@ -177,7 +177,7 @@ class OutcomeRow:
     fresh: bool = False
     previous_case: str | None = None  # what the same worker process read just before (None: a fresh process)
     # A timeout under the adapter's adaptive limit, shorter than its own: not a verdict until a fresh worker with
-    # the full limit has re-run the cell (execute.Pace).
+    # the full limit has re-run the cell (reading.Pace).
     cut_short: bool = False
     library_s: float | None = None  # of duration_s, what the worker says the library's own call took
     sample: str | None = None  # for a read: a bounded sample of the data returned (conformance/harness/sample.py)

@@ -2,7 +2,7 @@
 
     python -S -E reaper.py MEMORY_LIMIT_BYTES [--cgroup FOLDER] -- COMMAND ...
 
-Started by conformance/harness/workers.py in place of the worker command (standalone: it imports nothing of
+Started by conformance/harness/transport.py in place of the worker command (standalone: it imports nothing of
 ours, so it starts in milliseconds). It
 - asks the kernel for SIGTERM when its parent (the harness) dies, for any reason, SIGKILL included
   (prctl PR_SET_PDEATHSIG); on SIGTERM it kills every process below it and exits;
@@ -17,7 +17,7 @@ ours, so it starts in milliseconds). It
 - joins the cgroup the harness made for the worker, when it could make one (`--cgroup`).
 None of this is what keeps the worker contained when this process is killed or stopped (by the worker itself): the
 harness then kills what is left, by its cgroup, or else by the token in every descendant's environment
-(conformance/harness/workers.py Box), and removes the worker's private temporary folder.
+(conformance/harness/transport.py Box), and removes the worker's private temporary folder.
 """
 
 import ctypes

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.harness import envs
-from parquet_conformance.conformance.harness.execute import AdapterSpec
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.kernel import documents
 from parquet_conformance.kernel.documents import DocumentError
 from parquet_conformance.kernel.errors import UsageError

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, Self, TypeVar
 
+from parquet_conformance.conformance.harness.cells import Job, run_cells
 from parquet_conformance.conformance.harness.confirm import (
     confirmation_costs,
     confirmation_tasks,
@@ -36,10 +37,11 @@ from parquet_conformance.conformance.harness.confirm import (
     reusable,
 )
 from parquet_conformance.conformance.harness.envs import worker_command
-from parquet_conformance.conformance.harness.execute import AdapterSpec, Attempt, Counts, Job, run_cells
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, to_confirm
 from parquet_conformance.conformance.harness.model import Cell, OutcomeRow
+from parquet_conformance.conformance.harness.progress import Counts
+from parquet_conformance.conformance.harness.reading import Attempt
 from parquet_conformance.conformance.harness.results import (
     ResultsError,
     RunRecord,
@@ -48,6 +50,7 @@ from parquet_conformance.conformance.harness.results import (
     read_record,
     reusable_cells,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.model import CaseEntry, Manifest
 from parquet_conformance.kernel.errors import UsageError
 
@@ -135,7 +138,7 @@ class RunSession:
     def execute(self, jobs: list[Job], what: str, specs: list[AdapterSpec] | None = None,
                 tasks: list[list[Job]] | None = None, root: Path | None = None,
                 manifest: Manifest | None = None) -> None:
-        """The jobs' cells on the executor (harness/execute.py run_cells), staged as they come, counted on the
+        """The jobs' cells on the executor (harness/cells.py run_cells), staged as they come, counted on the
         heartbeat as `what`; on the run's corpus unless another is given."""
         counts = Counts(what)
         self.beat.now(counts.line)

@@ -26,7 +26,6 @@ import pyarrow as pa
 
 from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
 from parquet_conformance.conformance.harness.derived import arrow_schema
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.model import (
     WRITTEN,
@@ -39,6 +38,7 @@ from parquet_conformance.conformance.harness.model import (
     Wrote,
     outcome_fields,
 )
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.kernel import trees

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness import workers
+from parquet_conformance.conformance.harness import transport
 from parquet_conformance.conformance.harness.model import OutOfMemory, Read, Rejected
 from tests.hostile import assert_nothing_left, token
 from tests.hostile.test_workers import fake
@@ -19,8 +19,8 @@ from tests.hostile.test_workers import fake
 @pytest.fixture(params=["cgroup", "watchdog"])
 def containment(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "watchdog":
-        monkeypatch.setenv(workers.NO_CGROUP_ENV, "1")
-    elif workers._cgroup_parent() is None:
+        monkeypatch.setenv(transport.NO_CGROUP_ENV, "1")
+    elif transport._cgroup_parent() is None:
         pytest.skip("no cgroup v2 folder this process may make cgroups in")
     return str(request.param)
 
@@ -69,7 +69,7 @@ def test_each_worker_has_a_private_temporary_folder_removed_with_it(containment:
 
 def test_the_box_holds_what_escaped_the_session(containment: str) -> None:
     """The box alone (no reaper involved): a double-forked process carrying its token is killed by `kill`."""
-    box = workers.Box.make()
+    box = transport.Box.make()
     pid = os.fork()
     if pid == 0:  # the daemon: a session of its own, the box's token in its environment, in its cgroup when any
         try:
@@ -83,7 +83,7 @@ def test_the_box_holds_what_escaped_the_session(containment: str) -> None:
         import time
 
         deadline = time.monotonic() + 10
-        while not workers._carrying(box.token) and time.monotonic() < deadline:
+        while not transport._carrying(box.token) and time.monotonic() < deadline:
             time.sleep(0.01)
         box.kill()
         _, status = os.waitpid(pid, 0)

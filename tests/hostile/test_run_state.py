@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.execute import AdapterSpec, WorkerSet
 from parquet_conformance.conformance.harness.judge import Judge
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict
+from parquet_conformance.conformance.harness.reading import WorkerSet
 from parquet_conformance.conformance.harness.results import RUN_RECORD, RunRecord, Store, read_cells
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest
 from parquet_conformance.corpus.model import Expectation, Kind

@@ -182,7 +182,7 @@ def test_a_line_nobody_asked_for_is_no_cells_answer() -> None:
 
 
 def test_a_stderr_flood_keeps_a_bounded_tail() -> None:
-    from parquet_conformance.conformance.harness.workers import STDERR_KEEP
+    from parquet_conformance.conformance.harness.transport import STDERR_KEEP
 
     mark = token()
     worker = Worker(fake("stderr-flood", mark).adapter, [*fake_command("stderr-flood", mark), "--flood=64"],
@@ -190,7 +190,7 @@ def test_a_stderr_flood_keeps_a_bounded_tail() -> None:
     try:
         outcome = worker.read("/x/bad.parquet", "c/bad").outcome
         assert isinstance(outcome, Read)
-        assert 0 < len(worker.stderr_tail(1 << 30)) <= 2 * STDERR_KEEP
+        assert 0 < len(worker.transport.stderr_tail(1 << 30)) <= 2 * STDERR_KEEP
     finally:
         worker.close()
     assert_nothing_left(mark)

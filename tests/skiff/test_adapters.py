@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from parquet_conformance.conformance.adapters import AdapterUnavailable
 from parquet_conformance.conformance.adapters.skiff.ytsaurus import YtsaurusSkiff
-from parquet_conformance.conformance.harness.execute import AdapterSpec
 from parquet_conformance.conformance.harness.model import Crash, Read, Rejected
+from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.skiff import TRACK
 from parquet_conformance.corpus.skiff.catalog import all_bases
