@@ -12,6 +12,7 @@ import yaml
 
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict, WriterCell, WriterVerdict
 from parquet_conformance.corpus.model import Expectation, Kind
+from parquet_conformance.corpus.parquet.site import Status
 from parquet_conformance.reports.model import (
     RESULTS_FORMAT,
     RESULTS_VERSION,
@@ -20,7 +21,7 @@ from parquet_conformance.reports.model import (
     WritersMatrix,
     scores,
 )
-from parquet_conformance.reports.parquet.diff import compare
+from parquet_conformance.reports.parquet.diff import claim_at, compare
 from parquet_conformance.reports.parquet.site import FORMAT
 from parquet_conformance.reports.parquet.table import site_ids, status_of, tables
 
@@ -147,6 +148,23 @@ def test_the_diff_tells_a_disagreement_from_a_change_since_the_sites_version_and
     assert entries[("1.4.0", "physical-int96")].kind == "agreement"
     assert entries[("1.4.0", "logical-bson")].kind == "not-judged"
     assert len([e for e in entries if e[0] == "1.4.0"]) == len(site_ids())
+
+
+def test_a_since_version_claims_its_side_only_from_that_release_on() -> None:
+    """The site's arrow-rs table: VARIANT `full` since 56.0.0 claims nothing for its default, 52.2.0; a reader of
+    52.2.0 that refuses VARIANT agrees with it (the first diff called that a disagreement)."""
+    assert [claim_at(Status("full", None, "56.0.0", "56.0.0"), v) for v in ("52.2.0", "56.0.0", "59.3.0", "")] == \
+        ["none", "full", "full", "full"]
+    assert claim_at(Status("full", None, None, "20.0.0"), "18.0.0") == "read"
+    assert claim_at(Status("full", None, "20.0.0", None), "18.0.0") == "write"
+    assert claim_at(Status("none", None, "1.0", None), "2.0") == "none"
+    case = "evolution/variant/duckdb-shredded"
+    cells = [cell(case, Verdict.REJECTED_VALID, adapter="datafusion-41.0.0", version="41.0.0",
+                  implementation="arrow-rs (via DataFusion) [arrow-rs parquet 52.2.0]")]
+    d = doc(cells)
+    found = {e.feature: e for e in compare(d, tables(d)) if e.engine == "arrow-rs"}
+    assert found["logical-variant"].version == "52.2.0" and found["logical-variant"].site == "none"
+    assert all(e.kind != "disagreement" for e in found.values())
 
 
 def test_the_diff_files_are_written_and_name_no_disagreement_at_an_unplaced_version(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from parquet_conformance.conformance.harness.model import Cell
-from parquet_conformance.corpus.parquet.site import pinned, site_data, support_lines, support_path
+from parquet_conformance.corpus.parquet.site import Status, pinned, site_data, support_lines, support_path
 from parquet_conformance.reports.model import ResultsDocument
 from parquet_conformance.reports.parquet.table import Table, site_ids
 from parquet_conformance.reports.text import repro_command, version_key
@@ -47,7 +47,7 @@ class Entry:
     engine: str
     feature: str
     kind: Kind
-    site: str  # the site's status ("unknown": it gives none)
+    site: str  # the site's status for our table's version (claim_at; "unknown": it gives none)
     site_version: str  # the version it speaks for (its default)
     ours: str | None  # our status (None: not judged)
     version: str  # the version our table is of ("": not placed)
@@ -59,6 +59,20 @@ class Entry:
     upstream: str | None = None  # the command that makes the upstream-ready folders of its failures
     site_file: str = ""  # apache/parquet-site's file to edit
     site_line: int | None = None  # the line of the feature's key there (None: add it under `support:`)
+
+
+def claim_at(claim: Status, version: str) -> str:
+    """The site's status for one release: its `since_version_read`/`since_version_write` later than the release takes
+    that side away (the site says the engine gained it then), so `full` since 56.0.0 claims `none` for 52.2.0."""
+    if not version:  # a table we cannot place: the status as written
+        return claim.status
+
+    def since(first: str | None) -> bool:
+        return first is None or version_key(version) >= version_key(first)
+
+    reads = claim.status in READS and since(claim.since_read)
+    writes = claim.status in WRITES and since(claim.since_write)
+    return {(True, True): "full", (True, False): "read", (False, True): "write", (False, False): "none"}[reads, writes]
 
 
 def _place(version: str, default: str) -> Kind | None:
@@ -95,7 +109,7 @@ def compare(doc: ResultsDocument, tables: list[Table], results: str = "RESULTS")
         for feature in site_ids():
             ours = table.get(feature)
             claim = claims.support.get(feature) if claims else None
-            site = claim.status if claim else "unknown"
+            site = claim_at(claim, table.version) if claim else "unknown"
             entry = Entry(table.engine, feature, "agreement", site, default, ours.status, table.version, table.adapter,
                           [], ours.note, claim.note if claim else None,
                           [Evidence.of(doc, c) for c in ours.cells], None, support_path(table.engine),
