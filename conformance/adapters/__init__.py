@@ -180,6 +180,12 @@ class PythonAdapter(Adapter):
         """What an error the library raised means: its declared `refusals` decide (Spark asks the JVM's rule)."""
         return classify(self.refusals, error)
 
+    def offers(self, op: str, path: str) -> bool:
+        """Whether this release of the library has the API one of `operations` calls (an older release may lack it:
+        DuckDB before parquet_page_index, pyarrow before geospatial statistics). Ours, asked before the operation:
+        it only ever makes a cell `unavailable` (a skip), never the library's refusal, never a pass."""
+        return True
+
     def run(self, op: str, path: str) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name, `-`
         read as `_`: e.g. `decode`, `encode`, `page-index`). The worker answers

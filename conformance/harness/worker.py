@@ -41,6 +41,14 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         # its library has no API for the operation here: nothing is said of the library (a skip, never a guess)
         return {"outcome": "unavailable", "error": {"class": None,
                                                     "message": f"adapter {adapter.name!r} has no operation {op!r}"}}
+    if op != "read":
+        try:
+            offered = adapter.offers(op, path)
+        except Exception as e:  # our side query: its failure is ours
+            return {"outcome": "harness-error", "error": _error(e)}
+        if not offered:  # this release lacks the API: a skip, as above
+            return {"outcome": "unavailable", "error": {"class": None, "message": (
+                f"{adapter.name} {adapter.version()}: its library has no API for operation {op!r} in this release")}}
     t0 = time.perf_counter()
     try:
         result = adapter.run(op, path)

@@ -86,6 +86,39 @@ def test_python_a_step_of_ours_is_a_harness_error(where: str, error: Exception) 
     assert answer["outcome"] == "harness-error", answer
 
 
+class _OlderRelease(PythonAdapter):
+    """A release whose library lacks an operation's API (DuckDB 1.4 has no parquet_page_index): calling it would
+    raise what looks like the library's refusal (a CatalogException, an AttributeError)."""
+
+    name = "older-release"
+    module = "pyarrow"
+    operations = ("page-index", "bloom")
+
+    def offers(self, op: str, path: str) -> bool:
+        if op == "bloom":
+            raise RuntimeError("our side query failed")
+        return False
+
+    def page_index(self, path: str) -> Any:
+        raise AttributeError("no such API in this release")
+
+
+def test_an_operation_a_release_lacks_is_unavailable_never_its_refusal() -> None:
+    answer = read_one(_OlderRelease(), "/nowhere.parquet", op="page-index")
+    assert answer["outcome"] == "unavailable" and "no API for operation 'page-index'" in answer["error"]["message"]
+    assert read_one(_OlderRelease(), "/nowhere.parquet", op="bloom")["outcome"] == "harness-error"  # ours
+
+
+@pytest.mark.parametrize(("adapter", "op"), [("pyarrow", "geo-statistics"), ("pyarrow", "crc"),
+                                             ("duckdb", "page-index"), ("duckdb", "bloom"),
+                                             ("duckdb", "geo-statistics")])
+def test_the_installed_releases_offer_their_operations(adapter: str, op: str) -> None:
+    """The installed pyarrow and DuckDB have every operation they declare (the check never hides one)."""
+    path = Path(__file__).parents[2] / "corpus/parquet/parquet-testing/data/geospatial/crs-geography.parquet"
+    spec = get(adapter)
+    assert isinstance(spec, PythonAdapter) and op in spec.operations and spec.offers(op, str(path))
+
+
 def test_ours_keeps_an_adapter_error_and_names_the_step() -> None:
     with pytest.raises(AdapterError, match=r"^a probe: KeyError"):
         with ours("a probe"):

@@ -23,6 +23,10 @@ OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONA
            "row-groups": "ROW_GROUP_SIZE_BYTES 8000"}
 
 
+# The table functions of an operation that later releases added (DuckDB 1.4 has no parquet_page_index).
+FUNCTIONS = {"page-index": "parquet_page_index", "bloom": "parquet_bloom_probe"}
+
+
 class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     name = "duckdb"
     cell_cost_s = 0.03
@@ -76,6 +80,14 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     # (statistics, geospatial statistics), parquet_page_index, parquet_bloom_probe. DuckDB has no option to verify
     # page checksums.
     operations = ("statistics", "page-index", "bloom", "geo-statistics")
+    def offers(self, op: str, path: str) -> bool:
+        if op in FUNCTIONS:
+            return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
+                                    [FUNCTIONS[op]])[0][0])
+        if op == "geo-statistics":  # parquet_metadata's geo_bbox and geo_types columns
+            columns = {r[0] for r in self._query("DESCRIBE SELECT * FROM parquet_metadata(?)", [path])}
+            return {"geo_bbox", "geo_types"} <= columns
+        return True
 
     def _query(self, sql: str, params: list[object], con: Any = None) -> list[tuple[Any, ...]]:
         if con is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -62,6 +63,13 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
                 rows.append((i, chunk.path_in_schema, s.null_count if s is not None and s.has_null_count else None,
                              *((s.min_raw, s.max_raw) if s is not None and s.has_min_max else (None, None))))
         return Answer(operations.STATISTICS, rows)
+
+    def offers(self, op: str, path: str) -> bool:
+        if op == "geo-statistics":  # pyarrow 21 and later
+            return hasattr(self.load().ColumnChunkMetaData, "is_geo_stats_set")
+        if op == "crc":
+            return "page_checksum_verification" in inspect.signature(self.load().read_table).parameters
+        return True
 
     def geo_statistics(self, path: str) -> Answer:
         md = self.load().ParquetFile(path).metadata
