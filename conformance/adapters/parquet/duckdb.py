@@ -110,7 +110,7 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
                            "stats_max_value, try_cast(stats_min_value AS BLOB), try_cast(stats_max_value AS BLOB), "
                            "column_id FROM parquet_metadata(?) ORDER BY row_group_id, column_id", [path])
         return Answer(operations.STATISTICS, rows, lambda r: [
-            r[0], r[1], r[3], from_text(r[4], r[2], r[6] if blobs[r[8]] else None),
+            r[0], r[1], from_text(r[4], r[2], r[6] if blobs[r[8]] else None),
             from_text(r[5], r[2], r[7] if blobs[r[8]] else None)])
 
     def page_index(self, path: str) -> Answer:

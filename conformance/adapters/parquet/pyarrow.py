@@ -60,7 +60,7 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
             for j in range(md.num_columns):
                 chunk = md.row_group(i).column(j)
                 s = chunk.statistics if chunk.is_stats_set else None
-                rows.append((i, chunk.path_in_schema, s.null_count if s is not None and s.has_null_count else None,
+                rows.append((i, chunk.path_in_schema,
                              *((s.min_raw, s.max_raw) if s is not None and s.has_min_max else (None, None))))
         return Answer(operations.STATISTICS, rows)
 

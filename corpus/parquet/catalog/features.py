@@ -398,7 +398,7 @@ def _pages() -> list[_Spec]:
                      crc_bad.citations, crc_bad.notes, "operation", crc_bad.writer + "; one CRC flipped by our edit",
                      "crc", "corrupt"))
     for feature, title, options, context, op in (
-            ("format-stats-min-max", "Statistics (min_value, max_value, null_count) in every column chunk", stats,
+            ("format-stats-min-max", "Statistics (min_value, max_value) in every column chunk", stats,
              STATISTICS, "statistics"),
             ("format-page-index", "a column index and an offset index for every chunk of small pages", index,
              PAGE_INDEX, "page-index"),
