@@ -144,6 +144,17 @@ def family_name(adapter: str, version: str | None) -> str:
     return adapter.removesuffix(f"-{version}") if version else adapter
 
 
+def registered_name(doc: ResultsDocument, adapter: str, version: str | None) -> str:
+    """The registered adapter a row is (`pyarrow-18.0.0`, run as `--adapter pyarrow==18.0.0`, is pyarrow), from the
+    options that name it again: also where the version it reports is not its release's (`parquet-java-4.0.1` reports
+    parquet-hadoop's 1.15.2); `family_name` for a run that stored none."""
+    options = shlex.split(doc.reproduce.get(adapter, ""))
+    if "--adapter" in options[:-1]:
+        named = options[options.index("--adapter") + 1]
+        return re.split(r"==|@(?=[^@]*$)", named)[0] if ("==" in named or named.rfind("@") > 0) else named
+    return family_name(adapter, version)
+
+
 SYMBOL = {Verdict.PASS: "✓", Verdict.WRONG_DATA: "wrong", Verdict.CRASH: "crash", Verdict.UNHANDLED: "unh",
           Verdict.HANG: "hang", Verdict.REJECTED_VALID: "rej", Verdict.ACCEPTED_INVALID: "acc",
           Verdict.WRONG_METADATA: "meta", Verdict.FLAKY: "flaky", Verdict.REPRESENTATION: "repr",

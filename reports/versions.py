@@ -4,7 +4,8 @@
 Written only when some implementation ran in more than one version.
 
 A release's row is named NAME-VERSION (the registered NAME runs its installed or pinned release), so the
-implementation is the adapter name without its version suffix.
+implementation is the registered adapter its options name again (`--adapter NAME==VERSION`), and each release's column
+the version it reports (parquet-java==4.0.1's: parquet-hadoop 1.15.2).
 """
 
 from __future__ import annotations
@@ -14,11 +15,7 @@ from pathlib import Path
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import cell_text, family_name, version_key
-
-
-def family(cell: Cell) -> str:
-    return family_name(cell.adapter, cell.version)
+from parquet_conformance.reports.text import cell_text, registered_name, version_key
 
 
 def group_of(case: str) -> str:
@@ -39,7 +36,7 @@ def tables(doc: ResultsDocument) -> str:
     by_family: dict[str, list[Cell]] = defaultdict(list)
     for c in doc.cells:
         if c.version and c.verdict not in (Verdict.SKIP, Verdict.HARNESS_ERROR):
-            by_family[family(c)].append(c)
+            by_family[registered_name(doc, c.adapter, c.version)].append(c)
     sections = []
     for name, cells in sorted(by_family.items()):
         versions = sorted({c.version for c in cells if c.version}, key=version_key)

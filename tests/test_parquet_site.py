@@ -13,6 +13,7 @@ import yaml
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict, WriterCell, WriterVerdict
 from parquet_conformance.corpus.model import Expectation, Kind
 from parquet_conformance.corpus.parquet.site import Status
+from parquet_conformance.reports import versions
 from parquet_conformance.reports.model import (
     RESULTS_FORMAT,
     RESULTS_VERSION,
@@ -127,6 +128,21 @@ def test_one_adapter_speaks_for_an_engine_others_read_through_it(tmp_path: Path)
     assert java["engine_id"] == "parquet-java" and "through spark: read" in java["support"]["physical-int96"]["note"]
     assert set(java) == {"engine_id", "last_updated", "support"}
     assert all(set(e) == {"status", "note"} and e["status"] in LEGEND for e in java["support"].values())
+
+
+def test_a_pyspark_release_of_parquet_java_is_a_parquet_java_row_of_its_jars_version(tmp_path: Path) -> None:
+    """parquet-java==4.0.1 (cells parquet-java-4.0.1) reports the parquet-hadoop jar pyspark 4.0.1 bundles, 1.15.2: its
+    site table is parquet-java-1.15.2.yaml, and versions.md holds it beside the installed 1.17.0, under parquet-java."""
+    rows = (("parquet-java", "1.17.0"), ("parquet-java-4.0.1", "1.15.2"))
+    cells = [cell(c, Verdict.PASS, adapter=a, implementation="parquet-java (parquet-hadoop)", version=v)
+             for a, v in rows for c in (REFERENCE, "features/physical-int96/pyarrow")]
+    document = doc(cells, reproduce={"parquet-java": "--adapter parquet-java",
+                                     "parquet-java-4.0.1": "--adapter parquet-java==4.0.1"})
+    written = FORMAT.write(document, tmp_path)
+    assert sorted(p.name for p in written) == ["diff.json", "diff.md", "parquet-java-1.15.2.yaml",
+                                               "parquet-java-1.17.0.yaml"]
+    text = versions.tables(document)
+    assert "### parquet-java (" in text and "| 1.15.2 | 1.17.0 |" in text and "parquet-java-4.0.1" not in text
 
 
 def test_the_diff_tells_a_disagreement_from_a_change_since_the_sites_version_and_what_is_not_judged() -> None:

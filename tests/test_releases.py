@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.harness.envs import version_key
+from parquet_conformance.conformance.adapters.parquet import parquet_java
+from parquet_conformance.conformance.harness.envs import environment, version_key
 from parquet_conformance.conformance.harness.releases import in_range, matrix_specs
 from parquet_conformance.conformance.harness.specs import AdapterSpec, SpecError
 from parquet_conformance.generators.parquet.bases import base_bytes
@@ -52,6 +53,35 @@ def test_matrix_file(tmp_path: Path) -> None:
         path.write_text(bad)
         with pytest.raises((UsageError, SpecError)):
             matrix_specs(path)
+
+
+def test_parquet_java_releases_are_pysparks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """parquet-java==V reads with the parquet-hadoop jar pyspark V bundles, from the environment spark==V runs in;
+    its worker is compiled against those jars and reports their version (nothing installed: `ensure` and javac are
+    stubbed)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    spec = AdapterSpec.parse("parquet-java==4.0.1")
+    adapter = spec.build()
+    env = environment(adapter)
+    assert env == environment(AdapterSpec.parse("spark==4.0.1").build())  # one environment per pyspark release
+    assert (env.package, env.version, env.name) == ("pyspark", "4.0.1", "pyspark-4.0.1")
+    assert spec.options() == ["--adapter", "parquet-java==4.0.1"] and spec.name == "parquet-java-4.0.1"
+    assert (adapter.library_version() or "").startswith("pyspark 4.0.1")  # known before the environment is made
+    jars = env.path / "venv" / "lib" / "python3.12" / "site-packages" / "pyspark" / "jars"
+    jars.mkdir(parents=True)
+    (jars / "parquet-hadoop-1.15.2.jar").touch()
+    made, compiling = [], []
+    monkeypatch.setattr(parquet_java, "ensure", lambda e: made.append(e) or e.path)
+    monkeypatch.setattr(parquet_java, "compiled", lambda sources, classpath, version, progress: compiling.append(
+        (classpath, version)) or tmp_path / "classes")
+    monkeypatch.setattr(parquet_java, "require_program", lambda name: f"/usr/bin/{name}")
+    argv = adapter.command()
+    assert made == [env] and compiling == [(f"{jars}{os.sep}*", "1.15.2")]
+    assert argv[argv.index("-cp") + 1] == f"{tmp_path / 'classes'}{os.pathsep}{jars}{os.sep}*"
+    assert argv[-2:] == ["ParquetJavaWorker", "1.15.2"]  # the row's version: parquet-hadoop's
+    matrix = tmp_path / "m.toml"
+    matrix.write_text('parquet-java = ["4.0.1", "4.1.1"]\n')
+    assert [s.name for s in matrix_specs(matrix)] == ["parquet-java", "parquet-java-4.0.1", "parquet-java-4.1.1"]
 
 
 def cli(*args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:

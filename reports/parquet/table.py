@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -36,7 +35,7 @@ from parquet_conformance.corpus.model import Expectation
 from parquet_conformance.corpus.parquet.catalog.features import LEFT_OUT, Isolating, isolating
 from parquet_conformance.corpus.parquet.site import site_data
 from parquet_conformance.reports.model import ResultsDocument
-from parquet_conformance.reports.text import family_name
+from parquet_conformance.reports.text import registered_name
 
 ROLE = "legacy"  # the data role: what the site's tables speak of
 READS = (Verdict.PASS, Verdict.REPRESENTATION)  # the data, or the form its library documents
@@ -68,15 +67,6 @@ def feature_cases() -> dict[str, tuple[Isolating, ...]]:
     for entry in isolating():
         out.setdefault(entry.feature, []).append(entry)
     return {k: tuple(v) for k, v in out.items()}
-
-
-def registered_name(doc: ResultsDocument, adapter: str, version: str | None) -> str:
-    """The registered adapter a row is (`pyarrow-18.0.0`, run as `--adapter pyarrow==18.0.0`, is pyarrow)."""
-    options = shlex.split(doc.reproduce.get(adapter, ""))
-    if "--adapter" in options[:-1]:
-        named = options[options.index("--adapter") + 1]
-        return re.split(r"==|@(?=[^@]*$)", named)[0] if ("==" in named or named.rfind("@") > 0) else named
-    return family_name(adapter, version)
 
 
 def engine_of(registered: str) -> tuple[str, bool]:

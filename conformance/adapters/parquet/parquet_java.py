@@ -1,5 +1,7 @@
 """parquet-java (parquet-hadoop), the Java reference implementation, from the jars that ship
-with pyspark. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
+with pyspark. Its releases are pyspark's (`package`): `parquet-java==4.0.1` reads with the parquet-hadoop jar pyspark
+4.0.1 bundles (1.15.2), from that release's environment, the one `spark==4.0.1` runs in (conformance/harness/envs.py);
+its row reports parquet-hadoop's version. A small Java worker (java/ParquetJavaWorker.java) is compiled with the
 machine's javac at first use and cached by the hash of its source and classpath. Its errors are sorted
 by java/JavaErrors.java (docs/adapters.md#error-taxonomy): IOException, Thrift's TException and
 parquet-java's ParquetRuntimeException, or a plain check parquet-java's own code throws with a message,
@@ -28,7 +30,7 @@ from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.values import decimal_bytes
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.writing import NotExpressible, Writer
-from parquet_conformance.conformance.harness.envs import say
+from parquet_conformance.conformance.harness.envs import Env, ensure, environment, say
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, PAGE_ROWS, ROW_GROUP_ROWS
 from parquet_conformance.kernel.cache import cache_dir, cache_lock
 
@@ -52,6 +54,20 @@ def pyspark_jars() -> Path:
     return Path(os.environ.get("SPARK_HOME") or _find_spark_home()) / "jars"
 
 
+def pyspark_requirements(version: str) -> list[str]:
+    """What a pyspark release's environment installs, for parquet-java's release and Spark's alike: one environment
+    per release (envs.py remakes an environment asked for with other requirements)."""
+    return [f"pyspark=={version}"]
+
+
+def release_jars(env: Env) -> Path:
+    """The jars of the pyspark a release's environment holds."""
+    found = sorted(env.path.glob("venv/lib/python*/site-packages/pyspark/jars"))
+    if not found:
+        raise AdapterUnavailable(f"no pyspark jars in the environment {env.path}")
+    return found[0]
+
+
 def jar_version(jars: Path, artifact: str) -> str:
     for jar in sorted(jars.glob(f"{artifact}-*.jar")):
         if m := re.fullmatch(rf"{artifact}-(\d[\w.\-]*)\.jar", jar.name):
@@ -65,17 +81,34 @@ class ParquetJava(CommandAdapter, Writer, Reproducing):
     implementation = "parquet-java (parquet-hadoop)"
     start_timeout_s = 180.0
     profiles = tuple(OPTIONS)
+    # A release is pyspark's, whose jars hold parquet-hadoop (pyspark 3.5: 1.13.1, 4.0: 1.15.2, 4.1: 1.16.0).
+    package = "pyspark"
+
+    def requirements(self, version: str) -> list[str]:
+        return pyspark_requirements(version)
+
+    def jars(self) -> Path:
+        """The installed pyspark's jars, or a release's from its environment (made here on first use)."""
+        if self.release is None:
+            return pyspark_jars()
+        env = environment(self)
+        ensure(env)
+        return release_jars(env)
 
     def library_version(self) -> str | None:
-        """parquet-hadoop's jar version, and the JVM it runs on (its path: what `java` resolves to)."""
+        """parquet-hadoop's jar version (a release's: its pyspark's, known before its environment is made), and the
+        JVM it runs on (its path: what `java` resolves to)."""
+        java = shutil.which("java")
+        jvm = os.path.realpath(java) if java else ""
+        if self.release is not None:
+            return f"pyspark {self.release} {jvm}"
         try:
-            java = shutil.which("java")
-            return f"{jar_version(pyspark_jars(), 'parquet-hadoop')} {os.path.realpath(java) if java else ''}"
+            return f"{jar_version(pyspark_jars(), 'parquet-hadoop')} {jvm}"
         except AdapterUnavailable:
             return None
 
     def command(self) -> list[str]:
-        jars = pyspark_jars()
+        jars = self.jars()
         version = jar_version(jars, "parquet-hadoop")
         java = require_program("java")
         classpath = f"{jars}{os.sep}*"
@@ -89,7 +122,7 @@ class ParquetJava(CommandAdapter, Writer, Reproducing):
         Java 17's source launcher, JEP 330), which checks the classpath first: pyspark's jars, which hold
         parquet-hadoop, Hadoop's client and Jackson (to read expected.json)."""
         try:
-            pyspark = f"pyspark=={metadata.version('pyspark')}"
+            pyspark = f"pyspark=={self.release or metadata.version('pyspark')}"
         except metadata.PackageNotFoundError:
             pyspark = "pyspark"
         return reproducers.java(

@@ -23,7 +23,7 @@ from typing import Any, cast, get_args
 
 from parquet_conformance.conformance.adapters import PythonAdapter, require_program
 from parquet_conformance.conformance.adapters.parquet import reproducers
-from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled
+from parquet_conformance.conformance.adapters.parquet.parquet_java import ERRORS, compiled, pyspark_requirements
 from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Outcome, Refusals
@@ -56,6 +56,9 @@ class Spark(PythonAdapter, PythonWriter, Reproducing):
     # Errors raised on the Python side without a Java throwable (the JVM's are JavaErrors.java's to sort); pyarrow's
     # are never Spark's (toArrow's conversion, retried with collect()).
     refusals = Refusals(classes=("pyspark.errors.exceptions.base.PySparkException",))
+
+    def requirements(self, version: str) -> list[str]:
+        return pyspark_requirements(version)  # the environment parquet-java==VERSION reads pyspark's jars from
 
     def prepare(self) -> None:
         # imported here, not at the top: start-up time (only this path needs it)

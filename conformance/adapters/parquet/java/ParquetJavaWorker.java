@@ -13,6 +13,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -135,17 +136,27 @@ public final class ParquetJavaWorker {
       error(resp, "harness-error", t);
       return;
     }
+    JsonNode o = spec.path("options");
+    // Options that older releases' Builder lacks, looked up: a profile asking for one is no write there
+    Method statistics = option("withStatisticsEnabled", boolean.class);  // 1.15.0 on
+    Method rowGroupRows = option("withRowGroupRowCountLimit", int.class);  // 1.16.0 on
+    String lacking = o.has("statistics") && statistics == null ? "withStatisticsEnabled(boolean)"
+        : o.has("rowGroupRows") && rowGroupRows == null ? "withRowGroupRowCountLimit(int)" : null;
+    if (lacking != null) {
+      resp.put("outcome", "unavailable").putObject("error").putNull("class")
+          .put("message", "this parquet-java's ParquetWriter.Builder has no " + lacking);
+      return;
+    }
     long t0 = System.nanoTime();
     try {
       MessageType schema = MessageTypeParser.parseMessageType(spec.get("schema").asText());
-      JsonNode o = spec.path("options");
       ExampleParquetWriter.Builder b = ExampleParquetWriter.builder(new LocalOutputFile(Paths.get(path)))
           .withType(schema).withWriteMode(ParquetFileWriter.Mode.OVERWRITE);
       if (o.has("codec")) b = b.withCompressionCodec(CompressionCodecName.valueOf(o.get("codec").asText()));
       if (o.path("v2").asBoolean(false)) b = b.withWriterVersion(ParquetProperties.WriterVersion.PARQUET_2_0);
       if (o.has("dictionary")) b = b.withDictionaryEncoding(o.get("dictionary").asBoolean());
-      if (o.has("statistics")) b = b.withStatisticsEnabled(o.get("statistics").asBoolean());
-      if (o.has("rowGroupRows")) b = b.withRowGroupRowCountLimit(o.get("rowGroupRows").asInt());
+      if (o.has("statistics")) b = (ExampleParquetWriter.Builder) statistics.invoke(b, o.get("statistics").asBoolean());
+      if (o.has("rowGroupRows")) b = (ExampleParquetWriter.Builder) rowGroupRows.invoke(b, o.get("rowGroupRows").asInt());
       if (o.has("pageSize")) b = b.withPageSize(o.get("pageSize").asInt());
       if (o.has("pageRows")) b = b.withPageRowCountLimit(o.get("pageRows").asInt());
       SimpleGroupFactory groups = new SimpleGroupFactory(schema);
@@ -162,6 +173,16 @@ public final class ParquetJavaWorker {
       return;
     }
     resp.put("outcome", "written").put("library_s", (System.nanoTime() - t0) / 1e9);
+  }
+
+  /** A ParquetWriter.Builder option, looked up so that the worker compiles against the jars of releases that lack it
+   * (null there). */
+  static Method option(String name, Class<?> type) {
+    try {
+      return ParquetWriter.Builder.class.getMethod(name, type);
+    } catch (NoSuchMethodException e) {
+      return null;
+    }
   }
 
   /** A row (JSON shaped like the group: a repeated field is an array) into a Group of the writer's schema. */
