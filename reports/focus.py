@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.reports.model import CellMark, ResultsDocument
-from parquet_conformance.reports.text import family_name, severity, what_happened
+from parquet_conformance.reports.text import registered_name, severity, what_happened
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def failing_families(doc: ResultsDocument) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for c in doc.cells:
         if c.verdict.is_failure:
-            out.setdefault(c.case, set()).add(family_name(c.adapter, c.version))
+            out.setdefault(c.case, set()).add(registered_name(doc, c.adapter, c.version))
     return out
 
 
@@ -42,7 +42,7 @@ def failures(doc: ResultsDocument, adapter: str, families: dict[str, set[str]] |
     for c in doc.cells:
         if c.adapter != adapter or c.verdict in (Verdict.PASS, Verdict.SKIP):
             continue
-        own = family_name(c.adapter, c.version)
+        own = registered_name(doc, c.adapter, c.version)
         shared = sorted(families.get(c.case, set()) - {own}) if c.verdict.is_failure else None
         out.append(Failure(c, what_happened(c, doc.diff_of(c)), shared, doc.mark_of(c)))
     return sorted(out, key=lambda f: severity(f.cell.verdict))

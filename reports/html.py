@@ -52,10 +52,10 @@ from parquet_conformance.reports.text import (
     docs_base,
     environment,
     expectation_words,
-    family_name,
     lines,
     mark_text,
     overhead_chart_svg,
+    registered_name,
     severity,
     shorten,
     sizes,
@@ -114,7 +114,8 @@ def columns(doc: ResultsDocument) -> list[Family]:
     families: dict[tuple[str, str], list[Column]] = {}
     for s in doc.adapters:
         engine = engine_of(s.implementation)
-        col = Column(score=s, family=family_name(s.adapter, s.version), engine=engine, engine_key=engine_key(engine))
+        col = Column(score=s, family=registered_name(doc, s.adapter, s.version), engine=engine,
+                     engine_key=engine_key(engine))
         families.setdefault((s.track, col.family), []).append(col)
     return [Family(name=name, track=track, columns=sorted(cols, key=lambda c: version_key(c.score.version or "")))
             for (track, name), cols in sorted(families.items())]
@@ -169,7 +170,7 @@ def detail_text(cells: list[Cell], doc: ResultsDocument, families: dict[str, set
             lines.append(f"  {mark_text(mark, doc.comparison)}")
         if c.verdict.is_failure:
             lines.append(f"  {gate_text(c)}")
-            own = family_name(c.adapter, c.version)
+            own = registered_name(doc, c.adapter, c.version)
             lines.append(f"  {sharing_text(sorted(families.get(c.case, set()) - {own}))}")
         message = c.error_message or ""
         said = message.strip()

@@ -95,8 +95,9 @@ def write_site(doc: ResultsDocument, out: Path, history: History | None = None,
         family, column = families[a.adapter]
         chart = None
         if history is not None:
+            mine = {c.score.adapter for c in family.columns}  # this run's rows (a release by its options' name)
             releases = {s.adapter for p in history.runs for s in p.scores
-                        if family_name(s.adapter, s.version) == family.name}
+                        if s.adapter in mine or family_name(s.adapter, s.version) == family.name}
             (out / "impl").mkdir(parents=True, exist_ok=True)
             svg = (out / rel).with_suffix(".svg")
             svg.write_text(chart_svg(history, releases, title=f"{family.name}: pass rate over runs"), encoding="utf-8")

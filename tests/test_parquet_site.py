@@ -6,6 +6,7 @@ cannot judge). Outside text reaches the YAML only as quoted scalars."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -13,7 +14,7 @@ import yaml
 from parquet_conformance.conformance.harness.model import Cell, OutcomeKind, RunInfo, Verdict, WriterCell, WriterVerdict
 from parquet_conformance.corpus.model import Expectation, Kind
 from parquet_conformance.corpus.parquet.site import Status
-from parquet_conformance.reports import versions
+from parquet_conformance.reports import focus, html, versions
 from parquet_conformance.reports.model import (
     RESULTS_FORMAT,
     RESULTS_VERSION,
@@ -143,6 +144,11 @@ def test_a_pyspark_release_of_parquet_java_is_a_parquet_java_row_of_its_jars_ver
                                                "parquet-java-1.17.0.yaml"]
     text = versions.tables(document)
     assert "### parquet-java (" in text and "| 1.15.2 | 1.17.0 |" in text and "parquet-java-4.0.1" not in text
+    # the report's matrix and a failure's "shared with" name the release by the same rule (reports/text.py)
+    (family,) = [f for f in html.columns(document) if f.track == "parquet"]
+    assert family.name == "parquet-java" and [c.score.version for c in family.columns] == ["1.15.2", "1.17.0"]
+    assert focus.failing_families(replace(document, cells=[replace(c, verdict=Verdict.CRASH) for c in cells])) == {
+        c: {"parquet-java"} for c in (REFERENCE, "features/physical-int96/pyarrow")}
 
 
 def test_the_diff_tells_a_disagreement_from_a_change_since_the_sites_version_and_what_is_not_judged() -> None:
