@@ -625,6 +625,18 @@ def _layout_findings(footer: ParquetFooter) -> list[Problem]:
     return out
 
 
+def top_level_leaf(footer: ParquetFooter, column: str) -> StructRef | None:
+    """The SchemaElement of a top-level leaf column named `column`, if the schema has one."""
+    return next((el for el in footer.root.children("schema")[1:] if el.value("name") == column.encode()
+                 and not el.value("num_children")), None)
+
+
+def column_meta(footer: ParquetFooter, column: str) -> list[StructRef]:
+    """The ColumnMetaData of each chunk of the top-level column `column`, row group by row group."""
+    return [md for rg in footer.row_groups() for cc in rg.children("columns")
+            if (md := cc.need("meta_data")).value("path_in_schema") == [column.encode()]]
+
+
 def chunk_range(md: StructRef) -> tuple[int, int]:
     """[start, end) of a column chunk's pages: from its dictionary page if it has one."""
     start = md.value("dictionary_page_offset") or md.value("data_page_offset")

@@ -10,7 +10,13 @@ import numpy as np
 
 from parquet_conformance.generators.parquet import alp, profiles, thrift
 from parquet_conformance.generators.parquet.edits import Edit, apply_edits, extension_field, set_i64
-from parquet_conformance.generators.parquet.footer import StructRef, chunk_range, read_footer
+from parquet_conformance.generators.parquet.footer import (
+    StructRef,
+    chunk_range,
+    column_meta,
+    read_footer,
+    top_level_leaf,
+)
 from parquet_conformance.generators.parquet.layout import chunk_pages, move
 from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.parquet.mutations.extension import Header
@@ -108,17 +114,13 @@ class EncodeAlp(Mutation):
             raise ValueError(f"encode_alp: no top-level leaf column {self.column!r} in a flat schema")
         optional = leaf.value("repetition_type") == 1
         edits: list[Edit] = []
-        for rg in footer.row_groups():
-            for cc in rg.children("columns"):
-                md = cc.need("meta_data")
-                if md.value("path_in_schema") != [self.column.encode()]:
-                    continue
-                if md.value("type") not in ALP_TYPES or md.value("codec") != UNCOMPRESSED:
-                    raise ValueError(f"encode_alp: {md.path} is not an uncompressed FLOAT or DOUBLE chunk")
-                double = ALP_TYPES[md.value("type")]
-                edits += [e for page in chunk_pages(footer, md) or []
-                          for e in _page(buf, page.start, double, optional, self.log_vector_size)]
-                edits += _metadata(md)
+        for md in column_meta(footer, self.column):
+            if md.value("type") not in ALP_TYPES or md.value("codec") != UNCOMPRESSED:
+                raise ValueError(f"encode_alp: {md.path} is not an uncompressed FLOAT or DOUBLE chunk")
+            double = ALP_TYPES[md.value("type")]
+            edits += [e for page in chunk_pages(footer, md) or []
+                      for e in _page(buf, page.start, double, optional, self.log_vector_size)]
+            edits += _metadata(md)
         if not edits:
             raise ValueError(f"encode_alp: column {self.column!r} has no PLAIN data page")
         return move(footer, edits)
@@ -170,41 +172,36 @@ class EncodePfor(Mutation):
         from parquet_conformance.generators.parquet import pfor  # on use, for start-up: only the PFOR case needs it
 
         footer, _ = read_footer(buf)
-        leaf = next((el for el in footer.root.children("schema")[1:] if el.value("name") == self.column.encode()
-                     and not el.value("num_children")), None)
+        leaf = top_level_leaf(footer, self.column)
         if leaf is None:
             raise ValueError(f"encode_pfor: no top-level leaf column {self.column!r}")
         optional = leaf.value("repetition_type") == 1
         edits: list[Edit] = []
-        for rg in footer.row_groups():
-            for cc in rg.children("columns"):
-                md = cc.need("meta_data")
-                if md.value("path_in_schema") != [self.column.encode()]:
+        for md in column_meta(footer, self.column):
+            if md.value("type") not in PFOR_TYPES or md.value("codec") != UNCOMPRESSED:
+                raise ValueError(f"encode_pfor: {md.path} is not an uncompressed INT32 or INT64 chunk")
+            width = PFOR_TYPES[md.value("type")]
+            for page in chunk_pages(footer, md) or []:
+                header = StructRef("PageHeader", "", thrift.decode_struct(buf, page.start))
+                dph = header.child("data_page_header")
+                if header.value("type") != DATA_PAGE or dph is None or dph.value("encoding") != PLAIN:
                     continue
-                if md.value("type") not in PFOR_TYPES or md.value("codec") != UNCOMPRESSED:
-                    raise ValueError(f"encode_pfor: {md.path} is not an uncompressed INT32 or INT64 chunk")
-                width = PFOR_TYPES[md.value("type")]
-                for page in chunk_pages(footer, md) or []:
-                    header = StructRef("PageHeader", "", thrift.decode_struct(buf, page.start))
-                    dph = header.child("data_page_header")
-                    if header.value("type") != DATA_PAGE or dph is None or dph.value("encoding") != PLAIN:
-                        continue
-                    if header.get("crc") is not None:
-                        raise ValueError("encode_pfor: a page with a CRC (it would no longer match)")
-                    body, end = header.node.end, header.node.end + header.value("compressed_page_size")
-                    levels = 4 + int.from_bytes(buf[body:body + 4], "little") if optional else 0
-                    values = np.frombuffer(buf[body + levels:end], "<i4" if width == 4 else "<i8").tolist()
-                    size = levels + len(encoded := pfor.encode(values, width))
-                    edits += [set_i64(header, "uncompressed_page_size", size),
-                              set_i64(header, "compressed_page_size", size), set_i64(dph, "encoding", pfor.PFOR),
-                              Edit(body + levels, end, encoded)]
-                f = md.get("encodings")
-                assert f is not None
-                listed = [pfor.PFOR if e == PLAIN else e for e in f.value]
-                edits.append(Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed))))
-                for stats in md.children("encoding_stats") if md.get("encoding_stats") else []:
-                    if stats.value("page_type") == DATA_PAGE and stats.value("encoding") == PLAIN:
-                        edits.append(set_i64(stats, "encoding", pfor.PFOR))
+                if header.get("crc") is not None:
+                    raise ValueError("encode_pfor: a page with a CRC (it would no longer match)")
+                body, end = header.node.end, header.node.end + header.value("compressed_page_size")
+                levels = 4 + int.from_bytes(buf[body:body + 4], "little") if optional else 0
+                values = np.frombuffer(buf[body + levels:end], "<i4" if width == 4 else "<i8").tolist()
+                size = levels + len(encoded := pfor.encode(values, width))
+                edits += [set_i64(header, "uncompressed_page_size", size),
+                          set_i64(header, "compressed_page_size", size), set_i64(dph, "encoding", pfor.PFOR),
+                          Edit(body + levels, end, encoded)]
+            f = md.get("encodings")
+            assert f is not None
+            listed = [pfor.PFOR if e == PLAIN else e for e in f.value]
+            edits.append(Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed))))
+            for stats in md.children("encoding_stats") if md.get("encoding_stats") else []:
+                if stats.value("page_type") == DATA_PAGE and stats.value("encoding") == PLAIN:
+                    edits.append(set_i64(stats, "encoding", pfor.PFOR))
         if not edits:
             raise ValueError(f"encode_pfor: column {self.column!r} has no PLAIN data page")
         return move(footer, edits)

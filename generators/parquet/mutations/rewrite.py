@@ -18,7 +18,14 @@ from parquet_conformance.generators.parquet.edits import (
     set_i64,
     write_fields,
 )
-from parquet_conformance.generators.parquet.footer import ParquetFooter, StructRef, field_id, read_footer
+from parquet_conformance.generators.parquet.footer import (
+    ParquetFooter,
+    StructRef,
+    column_meta,
+    field_id,
+    read_footer,
+    top_level_leaf,
+)
 from parquet_conformance.generators.parquet.layout import chunk_pages, move
 from parquet_conformance.generators.parquet.mutations.base import Context, Mutation, register
 from parquet_conformance.generators.steps import MutationError
@@ -187,24 +194,19 @@ class BitPackLevels(Mutation):
 
     def apply(self, buf: bytes, ctx: Context) -> bytes:
         footer, _ = read_footer(buf)
-        leaf = next((el for el in footer.root.children("schema")[1:] if el.value("name") == self.column.encode()
-                     and not el.value("num_children")), None)
+        leaf = top_level_leaf(footer, self.column)
         if leaf is None or leaf.value("repetition_type") != REPETITION["optional"]:
             raise ValueError(f"bit_pack_levels: no optional top-level column {self.column!r}")
         edits: list[Edit] = []
-        for rg in footer.row_groups():
-            for cc in rg.children("columns"):
-                md = cc.need("meta_data")
-                if md.value("path_in_schema") != [self.column.encode()]:
-                    continue
-                if md.value("codec") != 0:
-                    raise ValueError(f"bit_pack_levels: {md.path} is compressed")
-                for page in chunk_pages(footer, md) or []:
-                    edits += _bit_packed_page(buf, page.start)
-                f = md.get("encodings")
-                assert f is not None
-                listed = sorted({BIT_PACKED if e == RLE else e for e in f.value})
-                edits.append(Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed))))
+        for md in column_meta(footer, self.column):
+            if md.value("codec") != 0:
+                raise ValueError(f"bit_pack_levels: {md.path} is compressed")
+            for page in chunk_pages(footer, md) or []:
+                edits += _bit_packed_page(buf, page.start)
+            f = md.get("encodings")
+            assert f is not None
+            listed = sorted({BIT_PACKED if e == RLE else e for e in f.value})
+            edits.append(Edit(f.header_end, f.end, thrift.encode_value(thrift.LIST, (thrift.I32, listed))))
         if not edits:
             raise ValueError(f"bit_pack_levels: column {self.column!r} has no data page")
         return move(footer, edits)
