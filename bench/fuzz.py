@@ -15,8 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from parquet_conformance.app.fuzz import FuzzOptions, run_fuzz
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.app.fuzz import FuzzOptions, run_fuzz
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track as tracks
 

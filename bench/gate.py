@@ -23,7 +23,7 @@ from pathlib import Path
 
 from cpu import accounted
 
-CLI = [sys.executable, "-m", "parquet_conformance.conformance.app.cli"]
+CLI = [sys.executable, "-m", "parquet_conformance.app.cli"]
 LIMIT = Path(__file__).with_name("limit.py")
 
 

@@ -38,10 +38,10 @@ from pathlib import Path
 
 from cpu import Account, Sampler, accounted
 
+from parquet_conformance.app.console import end_progress, progress_line
+from parquet_conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.adapters import PythonAdapter
-from parquet_conformance.conformance.app.console import end_progress, progress_line
-from parquet_conformance.conformance.app.run import RunOptions, RunResult, run_job
 from parquet_conformance.conformance.harness import accounting
 from parquet_conformance.conformance.harness.envs import harness_path, worker_command
 from parquet_conformance.conformance.harness.executor import cores

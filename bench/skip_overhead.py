@@ -1,5 +1,5 @@
 """Skip overhead per reader: open+read time of a base with a 0 B, 1 MiB, 16 MiB and 64 MiB FileMetaData extension,
-relative to the base without one, measured in one run (conformance/app/overhead.py says how).
+relative to the base without one, measured in one run (app/overhead.py says how).
 
     python bench/skip_overhead.py [--adapter NAME ...] [--base flat] [--repeat 5] [--out DIR]
 
@@ -16,8 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+from parquet_conformance.app.overhead import FILE, measure
 from parquet_conformance.conformance import adapters
-from parquet_conformance.conformance.app.overhead import FILE, measure
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.reports.overhead import text_table

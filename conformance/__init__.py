@@ -1,2 +1,3 @@
-"""The harness: adapters and their isolated workers, the judge, the local and Spark executors, the
-results store, the gate, the pytest plugin and the command line (see docs/architecture.md)."""
+"""The harness and the adapters: the Adapter base and registry, their isolated workers, the judge, the local and
+Spark executors, the results store and the gate (see docs/architecture.md; the command line is app/, above the
+reports)."""

@@ -125,7 +125,7 @@ def cmd_add_regression(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """Adds the `corpus` command group to the main parser (conformance/app/cli.py); returns its subcommands, to which
+    """Adds the `corpus` command group to the main parser (app/cli.py); returns its subcommands, to which
     the application adds `import` (it runs the adapters, which corpus/ does not import)."""
     corpus = sub.add_parser(
         "corpus", help="the corpus as a release: pack, verify, fetch; add regression cases",

@@ -1,7 +1,7 @@
 """`corpus import`: a directory of someone else's files (apache/parquet-testing, a vendor's regression files)
 as a corpus, with expectations by consensus.
 
-Every available reader reads every file (the harness runs them: conformance/app/imports.py); the track's strict
+Every available reader reads every file (the harness runs them: app/imports.py); the track's strict
 decoder votes too (accepts = read, refuses = reject). All read the same data: `read`, that data is the file's
 base data. All reject: `reject`. Anything else (readers that disagree on the data, some reject, a crash or a
 hang) is `either` and a finding that names who said what. Each file becomes its own base and one case,

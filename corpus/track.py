@@ -98,7 +98,7 @@ class Oracle:
 
 
 class Fuzzer(Protocol):
-    """A track's side of `fuzz` (conformance/app/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
+    """A track's side of `fuzz` (app/fuzz.py, docs/fuzzing.md): files as a base plus a chain of steps,
     drawn by a Hypothesis strategy, replayed from the chain alone, and judged by the track's own decoder."""
 
     default_adapters: tuple[str, ...]  # what `fuzz` runs without --adapter: readers fast enough to search with
@@ -145,7 +145,7 @@ class Deriving(Protocol):
 
 @runtime_checkable
 class Skippable(Protocol):
-    """A track with an extension readers must skip, for the skip-overhead measurement (conformance/app/overhead.py)."""
+    """A track with an extension readers must skip, for the skip-overhead measurement (app/overhead.py)."""
 
     def skippable(self, base: str, size: int | None) -> bytes:
         """The base with a skippable extension of `size` bytes (None: the base itself)."""
@@ -164,7 +164,7 @@ class Extended(Protocol):
 
 
 class Extender(Protocol):
-    """A track's side of `extend` (conformance/app/extend.py, docs/extending.md): a vendor's payload appended to
+    """A track's side of `extend` (app/extend.py, docs/extending.md): a vendor's payload appended to
     structs of an existing file as the track's extension mechanism appends it."""
 
     max_payload: int  # bytes: a bigger payload file is refused before it is read
@@ -255,7 +255,7 @@ class Written:
 
 @runtime_checkable
 class Writable(Protocol):
-    """A track whose files other implementations write (conformance/app/writers.py): the tables a writer is given and
+    """A track whose files other implementations write (app/writers.py): the tables a writer is given and
     the named profiles it writes them with, and the track's word on each file written."""
 
     def write_profiles(self) -> Mapping[str, str]:

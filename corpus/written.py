@@ -1,4 +1,4 @@
-"""The written corpus: files other implementations wrote from a track's tables (conformance/app/writers.py), as a
+"""The written corpus: files other implementations wrote from a track's tables (app/writers.py), as a
 corpus every reader reads. Each written file is a base of its own (its data: what the track says a reader must
 return, corpus/track.py Written.expected) and the baseline of its cases: the file as written (`as-written`) and its
 variants with the spec's extensions added, so that a reader that fails a writer's file is judged on the variants by

@@ -1,4 +1,4 @@
-"""Argument types every command line shares (conformance/app/cli.py, corpus/cli.py): numbers that are finite and in
+"""Argument types every command line shares (app/cli.py, corpus/cli.py): numbers that are finite and in
 range, and folders that can be written and stored. Each refuses a bad value with one line (argparse prints it as
 `parquet-conformance: error: argument --timeout: ...`, exit 2) before anything runs: a `--time nan` would fuzz
 forever, a `--timeout nan` ignore its deadline, a path that is not UTF-8 could not be recorded in a run."""

@@ -75,7 +75,7 @@ def results_document(cells: list[Cell], manifest: Manifest, run: RunInfo, corpus
                      overhead: list[Overhead] | None = None, comparison: Comparison | None = None,
                      reproduce: dict[str, str] | None = None, writers: WritersMatrix | None = None) -> ResultsDocument:
     """`corpus`: where the expected data is (default: the run's corpus directory); `overhead`: skip overhead
-    measured for this run's folder (conformance/app/overhead.py); `comparison`: new, known and fixed cells
+    measured for this run's folder (app/overhead.py); `comparison`: new, known and fixed cells
     (reports/compare.py); `reproduce`: each adapter's options of `parquet-conformance read`; `writers`: the writer x
     reader matrix."""
     return ResultsDocument(format=RESULTS_FORMAT, results_version=RESULTS_VERSION, run=run, adapters=scores(cells),

@@ -1,4 +1,4 @@
-"""The findings of a `fuzz` run (conformance/app/fuzz.py): findings.json (the FuzzReport record) and findings.html,
+"""The findings of a `fuzz` run (app/fuzz.py): findings.json (the FuzzReport record) and findings.html,
 a section per finding with its minimal chain and the minimal file's bytes around where it differs from its base."""
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ class DataDiff:
 
 @dataclass(frozen=True)
 class WritersMatrix:
-    """The writer x reader matrix of a run (`run --writers`, conformance/app/writers.py): each writer's verdict on
+    """The writer x reader matrix of a run (`run --writers`, app/writers.py): each writer's verdict on
     every file it was asked for, and every reader's cell on every written file, as written and with the spec's
     extensions added (a cell's case: written/WRITER/PROFILE/TABLE/VARIANT)."""
 

@@ -1,5 +1,5 @@
 """skip-overhead.md and skip-overhead.svg: the skip overhead a document carries (measured by
-conformance/app/overhead.py, put into a run's document from DIR/skip-overhead.json by the run job and
+app/overhead.py, put into a run's document from DIR/skip-overhead.json by the run job and
 `report --rewrite`), as a table and a chart per reader (SVG, matplotlib: the same rows give the same bytes). A
 document without it has no such files."""
 

@@ -1,5 +1,5 @@
 """writers.html and writers.md: the writer x reader matrix a document carries (`run --writers`,
-conformance/app/writers.py). A document without it has no such files.
+app/writers.py). A document without it has no such files.
 
 - Whose failure each is: a reader failing a written file is the **writer's** fault when our strict decoder finds the
   file breaks a rule of the spec, or when most other readers fail it too; the **reader's** when the other readers

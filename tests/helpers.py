@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from html.parser import HTMLParser
 
-CLI = [sys.executable, "-m", "parquet_conformance.conformance.app.cli"]
+CLI = [sys.executable, "-m", "parquet_conformance.app.cli"]
 
 
 def upstream_failures(adapter: str) -> dict[str, str]:

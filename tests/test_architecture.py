@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FOLDERS = ("kernel", "generators", "corpus", "conformance", "reports")
+FOLDERS = ("kernel", "generators", "corpus", "conformance", "reports", "app")
 
 
 def shim(tmp_path: Path) -> Path:
@@ -38,6 +38,26 @@ def test_import_contracts_hold(tmp_path: Path) -> None:
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(shim(tmp_path))})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "BROKEN" not in proc.stdout and re.search(r"Contracts: [1-9]\d* kept, 0 broken", proc.stdout)
+
+
+def test_the_layers_block_is_the_floors_contract() -> None:
+    """docs/architecture.md's Layers block names the floors of the layers contract, top down, folder by folder."""
+    doc = (REPO / "docs" / "architecture.md").read_text()
+    block = doc.split("## Layers", 1)[1].split("```", 2)[1]
+    drawn: list[list[str]] = []
+    for line in block.strip().splitlines():
+        found = re.fullmatch(r"(floor \d+)?\s*(\S+/)\s.*", line)
+        assert found, line
+        floor, folder = found.groups()
+        module = "parquet_conformance." + folder.strip("/").replace("/", ".")
+        if floor:
+            drawn.append([module])
+        else:  # a sibling on the floor above it
+            drawn[-1].append(module)
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
+    assert drawn == [[m.strip() for m in re.split(r"[:|]", layer)] for layer in layers]
+    assert {m.split(".")[1] for layer in drawn for m in layer} == set(FOLDERS)  # every top-level folder on a floor
 
 
 # a package directly below one of these is a track's (reports/<track>/: its own report formats)
@@ -109,9 +129,9 @@ def test_every_package_folder_is_installed() -> None:
 
 def test_no_generic_top_level_import_name_is_installed() -> None:
     """From outside the checkout, only parquet_conformance is importable: PyPI's `kernel`, `corpus`, `generators`,
-    `conformance` and `reports` stay free (tests/test_packaging.py installs them beside a wheel)."""
+    `conformance`, `reports` and `app` stay free (tests/test_packaging.py installs the clashing ones beside a wheel)."""
     code = ("import importlib.util as u, json; print(json.dumps({n: getattr(u.find_spec(n), 'origin', None) "
-            "for n in ('parquet_conformance', 'kernel', 'generators', 'corpus', 'conformance', 'reports')}))")
+            f"for n in {('parquet_conformance', *FOLDERS)!r}}}))")
     proc = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True, check=True,
                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     found = __import__("json").loads(proc.stdout)
@@ -156,7 +176,7 @@ def plug_ins(named: set[str]) -> set[str]:
 
 
 def test_the_architecture_tree_is_the_tree() -> None:
-    """docs/architecture.md's tree, by path: every path it names exists, and every module of the four folders is in
+    """docs/architecture.md's tree, by path: every path it names exists, and every module of the six folders is in
     it, or is a plug-in (a registered adapter or report format, a catalog family), generated code or an empty
     __init__.py."""
     named = tree_paths()
@@ -193,7 +213,7 @@ def test_a_report_format_draws_its_document_and_imports_no_other_format() -> Non
 # -- no import circles ----------------------------------------------------------------------------------------------
 
 # Circles allowed, each named and dated with the issue that breaks it: none left (issue 38 broke the last one,
-# conformance/app/upstream*, by a top module, upstream_folders.py, on 2026-11-28). A circle that is gone leaves this.
+# app/upstream*, by a top module, upstream_folders.py, on 2026-11-28). A circle that is gone leaves this.
 CIRCLES_ALLOWED: set[frozenset[str]] = set()
 
 
@@ -302,9 +322,9 @@ TRACK_WORDS_ALLOWED = {
     "kernel/trees.py": ({"cells.parquet"}, "a results dataset is recognised by its files"),
     "reports/compare.py": ({"cells.parquet"}, "a results dataset is recognised by its files"),
     # Named exceptions, dated 2026-11-28: part 2 of issue 38 moves them behind the track.
-    "conformance/app/upstream.py": (None, "another branch has open changes here (part 2)"),
-    "conformance/app/upstream_readme.py": (None, "another branch has open changes here (part 2)"),
-    "conformance/app/upstream_writers.py": (None, "another branch has open changes here (part 2)"),
+    "app/upstream.py": (None, "another branch has open changes here (part 2)"),
+    "app/upstream_readme.py": (None, "another branch has open changes here (part 2)"),
+    "app/upstream_writers.py": (None, "another branch has open changes here (part 2)"),
 }
 
 

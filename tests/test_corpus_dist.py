@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.cli import main
+from parquet_conformance.app.cli import main
 from parquet_conformance.corpus import dist, extract, pack
 from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
@@ -212,7 +212,7 @@ def test_pack_fetch_verify_and_run_the_plugin_over_loopback_http(small: Path, tm
     ci = tmp_path / "ci"
     ci.mkdir()
     (ci / "pytest.ini").write_text("[pytest]\n")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "parquet_conformance.conformance.app.pytest_plugin",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "parquet_conformance.app.pytest_plugin",
                            "--parquet-conformance-corpus", str(got), "--parquet-conformance-adapter", "pyarrow",
                            "-q", "-p", "no:cacheprovider"], cwd=ci, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})

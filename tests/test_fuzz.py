@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from parquet_conformance.conformance.app import fuzz
+from parquet_conformance.app import fuzz
 from parquet_conformance.conformance.harness import strategies
 from parquet_conformance.conformance.harness.judge import classify, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeRow, Read, Rejected, Verdict

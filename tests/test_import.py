@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.imports import import_directory
+from parquet_conformance.app.imports import import_directory
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.imports import STRICT, Vote, case_id, consensus

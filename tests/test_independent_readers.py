@@ -226,7 +226,7 @@ def _segv_file() -> bytes | None:
 def test_a_metadata_reader_does_not_vote_on_imported_data(corpus: Path, tmp_path: Path) -> None:
     """`corpus import`: parquet-pages answers no data, so it is no voter; the imported cases still say what a reader
     in the metadata role must do, derived from each file (its own base)."""
-    from parquet_conformance.conformance.app.imports import import_directory
+    from parquet_conformance.app.imports import import_directory
 
     src = tmp_path / "found"
     src.mkdir()

@@ -196,7 +196,7 @@ def test_every_format_shows_the_levels_apart(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
     from dataclasses import replace
 
-    from parquet_conformance.conformance.app.run import summary_table
+    from parquet_conformance.app.run import summary_table
     from parquet_conformance.conformance.harness.model import RunInfo
     from parquet_conformance.reports import write_reports
     from parquet_conformance.reports.model import RESULTS_FORMAT, RESULTS_VERSION, CaseSummary, ResultsDocument
@@ -288,7 +288,7 @@ def test_every_place_a_verdict_is_shown_names_its_level_and_sentence(tmp_path: P
 def test_an_upstream_readme_says_the_force_of_what_it_quotes() -> None:
     """A README never tells a vendor "must" for a should (issue 36, item 5): its lead and its quotes say the level in
     words, each quoted sentence with its force, and this suite's rules as ours."""
-    from parquet_conformance.conformance.app.upstream_readme import LEAD, requirement
+    from parquet_conformance.app.upstream_readme import LEAD, requirement
     from parquet_conformance.conformance.harness.model import Verdict
     from parquet_conformance.corpus.model import own_rule
 

@@ -26,7 +26,7 @@ ASCII = {**{k: v for k, v in os.environ.items() if not k.startswith(("LC_", "PYT
 
 def test_no_text_file_is_read_or_written_in_the_locales_encoding() -> None:
     found = []
-    for folder in ("kernel", "generators", "corpus", "conformance", "reports"):
+    for folder in ("kernel", "generators", "corpus", "conformance", "reports", "app"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.fuzz import EXAMPLE, example_manifest, judge_example
-from parquet_conformance.conformance.app.pytest_plugin import item_outcome
-from parquet_conformance.conformance.app.versions import judge_trial, read_trial
+from parquet_conformance.app.fuzz import EXAMPLE, example_manifest, judge_example
+from parquet_conformance.app.pytest_plugin import item_outcome
+from parquet_conformance.app.versions import judge_trial, read_trial
 from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.gate import Status
 from parquet_conformance.conformance.harness.results import read_cells

@@ -1,9 +1,9 @@
-"""Skip overhead (conformance/app/overhead.py): the measurement's shape on a real reader, and the flag rule. No
+"""Skip overhead (app/overhead.py): the measurement's shape on a real reader, and the flag rule. No
 timing is asserted: the figures are whatever this machine gives."""
 
 from __future__ import annotations
 
-from parquet_conformance.conformance.app.overhead import FLAG_FACTOR, _flagged, measure
+from parquet_conformance.app.overhead import FLAG_FACTOR, _flagged, measure
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import track
 from parquet_conformance.generators.parquet.strict import parse_file

@@ -60,7 +60,7 @@ def test_the_rows_a_spark_task_yields_reach_the_driver_before_it_ends(tmp_path: 
 def test_the_heartbeat_speaks_only_after_a_silence_of_its_own_length() -> None:
     """A command refused in its first seconds prints its one error line, and no heartbeat before it: silence counts
     from the heartbeat's start, not from the process's (CI once saw "verifying the corpus, 0s" before a refusal)."""
-    from parquet_conformance.conformance.app import console
+    from parquet_conformance.app import console
 
     beat = console.Heartbeat(None, every=4.0)
     beat.now("verifying the corpus")

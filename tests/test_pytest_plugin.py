@@ -33,7 +33,7 @@ def run_pytest(tmp_path: Path, *args: str, autoload: bool = False) -> subprocess
     plugin = []
     if not autoload:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        plugin = ["-p", "parquet_conformance.conformance.app.pytest_plugin"]
+        plugin = ["-p", "parquet_conformance.app.pytest_plugin"]
     return subprocess.run([sys.executable, "-m", "pytest", *plugin, "-p", "no:cacheprovider", "--rootdir", str(ci),
                            *args], cwd=ci, capture_output=True, text=True, timeout=300, env=env)
 

@@ -204,7 +204,7 @@ def test_every_report_draws_it_apart(tmp_path: Path) -> None:
 
 
 def test_the_pytest_plugin_skips_it_as_check_reports_it() -> None:
-    from parquet_conformance.conformance.app.pytest_plugin import item_outcome
+    from parquet_conformance.app.pytest_plugin import item_outcome
 
     assert item_outcome({Status.REPRESENTATION}) == "representation"
     assert item_outcome({Status.REPRESENTATION, Status.PASS}) == "representation"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.cli import build_parser
-from parquet_conformance.conformance.app.console import Heartbeat
+from parquet_conformance.app.cli import build_parser
+from parquet_conformance.app.console import Heartbeat
 from parquet_conformance.conformance.harness import placement
 from parquet_conformance.conformance.harness.executor import LocalExecutor
 from parquet_conformance.conformance.harness.results import ResultsError, Store

@@ -19,10 +19,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from parquet_conformance.app import upstream, upstream_folders
 from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.adapters.reproducing import reproducer_of
 from parquet_conformance.conformance.adapters.taxonomy import Refusals, classify
-from parquet_conformance.conformance.app import upstream, upstream_folders
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.sample import column_digests
 from parquet_conformance.corpus.model import CaseEntry
@@ -422,7 +422,7 @@ def test_titles_are_cut_at_a_word() -> None:
     bytes failed / sta)"), and so do the regression store's."""
     import re
 
-    from parquet_conformance.conformance.app.fuzz import regression_title
+    from parquet_conformance.app.fuzz import regression_title
     from parquet_conformance.conformance.harness.judge import normalise
     from parquet_conformance.conformance.harness.model import Finding, OutcomeKind
     from parquet_conformance.corpus import regression_store

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.run import RunOptions, run_job
+from parquet_conformance.app.run import RunOptions, run_job
 from parquet_conformance.conformance.harness.model import WriterVerdict
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.corpus import regression_store

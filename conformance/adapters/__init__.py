@@ -219,9 +219,9 @@ class CommandAdapter(Adapter):
 def code_digest() -> str:
     """The sha256 of every file of this package that can change an answer or a verdict (Python, Java, JavaScript),
     computed once per process."""
-    root = Path(__file__).resolve().parents[2]  # the folder holding the five top-level folders
+    root = Path(__file__).resolve().parents[2]  # the folder holding the six top-level folders
     h = hashlib.sha256()
-    for folder in ("kernel", "generators", "corpus", "conformance", "reports"):
+    for folder in ("kernel", "generators", "corpus", "conformance", "reports", "app"):
         for path in sorted((root / folder).rglob("*")):
             if path.suffix in (".py", ".java", ".mjs", ".json") and "__pycache__" not in path.parts:
                 h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())

@@ -1,4 +1,4 @@
-"""The reproducing capability: an adapter that can give `report --upstream` (conformance/app/upstream.py) a script in
+"""The reproducing capability: an adapter that can give `report --upstream` (app/upstream.py) a script in
 its library's own API puts `Reproducing` beside its adapter class; its script is filled in next to its read
 (adapters/<track>/reproducers.py)."""
 

@@ -1,4 +1,4 @@
-"""The writing capability: an adapter that writes its track's tables (`run --writers`, conformance/app/writers.py)
+"""The writing capability: an adapter that writes its track's tables (`run --writers`, app/writers.py)
 puts `Writer` beside its adapter class (a Python one `PythonWriter`) and names the profiles it has a way to ask for.
 Reading needs none of it; a reader that does not write leaves it out."""
 

@@ -441,7 +441,7 @@ class WriterCell:
 
 @dataclass(frozen=True)
 class Overhead:
-    """Skip overhead (conformance/app/overhead.py) of one (adapter, base, extension size): the median seconds, their
+    """Skip overhead (app/overhead.py) of one (adapter, base, extension size): the median seconds, their
     ratio to the base as it is, and the bytes the worker's processes read (None where the OS does not count)."""
 
     adapter: str
@@ -470,7 +470,7 @@ class Overhead:
 
 @dataclass(frozen=True)
 class Finding:
-    """A distinct finding of `fuzz` (conformance/app/fuzz.py, docs/fuzzing.md): an implementation's non-pass verdict on
+    """A distinct finding of `fuzz` (app/fuzz.py, docs/fuzzing.md): an implementation's non-pass verdict on
     a generated file, with the chain that made it and what became of it (confirmed, shrunk, saved)."""
 
     adapter: str

@@ -1,6 +1,6 @@
 """Many releases of one implementation: a registered adapter's released versions, and the version matrix of
-`run --versions FILE` (the adapters an invocation names: conformance/app/console.py specs; `bisect` walks the
-releases: conformance/app/versions.py).
+`run --versions FILE` (the adapters an invocation names: app/console.py specs; `bisect` walks the
+releases: app/versions.py).
 
 The matrix file is a small TOML table: a registered adapter -> a list of versions, or a range of every
 final release its index (PyPI, npm) offers between two versions, both ends included:

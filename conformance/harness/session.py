@@ -10,8 +10,8 @@ staged attempts, its adapters, the time of each phase) and offers the phases tha
         run.store_cells(cells, record, parts)
     # left, whatever happened: the staging written, the lock released, the executor closed
 
-The application (conformance/app/run.py) opens the corpus before a session begins, and draws the reports after its
-cells are judged (the reports are a floor above the harness); `run --writers` (conformance/app/writers.py) runs its
+The application (app/run.py) opens the corpus before a session begins, and draws the reports after its
+cells are judged (the reports are a floor above the harness); `run --writers` (app/writers.py) runs its
 written corpus through the same session: the same executor, staging, confirmation and timings.
 """
 
@@ -65,7 +65,7 @@ class RunError(UsageError):
 
 
 class Phases(Protocol):
-    """Who says, while a phase lasts, what it is doing (conformance/app/console.py Heartbeat)."""
+    """Who says, while a phase lasts, what it is doing (app/console.py Heartbeat)."""
 
     def now(self, what: str | Callable[[], str]) -> None: ...
 

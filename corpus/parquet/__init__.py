@@ -160,7 +160,7 @@ class ParquetTrack:
 
     def skippable(self, base: str, size: int | None) -> bytes:
         """The base with a FileMetaData extension of `size` random bytes (None: the base itself): what the spec
-        promises readers "will ignore [...] with little processing overhead" (conformance/app/overhead.py)."""
+        promises readers "will ignore [...] with little processing overhead" (app/overhead.py)."""
         data = bases.base_bytes(base)
         if size is None:
             return data

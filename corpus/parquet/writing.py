@@ -101,7 +101,7 @@ ENUM_VALUES = _idl("enum Type, ConvertedType, FieldRepetitionType, Encoding, Com
                    "BOOLEAN = 0; ... FIXED_LEN_BYTE_ARRAY = 7; / UTF8 = 0; ... INTERVAL = 21; / REQUIRED = 0; ... "
                    "REPEATED = 2; / PLAIN = 0; ... ALP = 10; / UNCOMPRESSED = 0; ... LZ4_RAW = 7; / DATA_PAGE = 0; ... "
                    "DATA_PAGE_V2 = 3;")
-WRITTEN = cite("conformance/app/writers.py", "the writer x reader matrix", "a base table, written by another "
+WRITTEN = cite("app/writers.py", "the writer x reader matrix", "a base table, written by another "
                "implementation through its public API, with its defaults or a named profile", seed=None,
                level=Level.POLICY)
 _FIELD_IN_MESSAGE = re.compile(r"required field (\w+)")

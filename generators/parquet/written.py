@@ -1,6 +1,6 @@
 """Files other writers write: the tables each writer is given, the named profiles it writes them with, and what the
 strict decoder and the reference reader make of a written file (corpus/parquet/writing.py judges it, citing the
-spec; conformance/app/writers.py runs the writers).
+spec; app/writers.py runs the writers).
 
 A writer gets a base table (bases.base_table) as an Arrow IPC file and writes it through its own public API, with
 its defaults (`default`) or a profile; a profile names a feature of the format, never a library's option (each

@@ -96,7 +96,7 @@ def test_a_link_in_the_corpus_is_refused(corpus: Path, tmp_path: Path) -> None:
 def test_the_pytest_plugin_refuses_a_tampered_corpus(corpus: Path, tmp_path: Path) -> None:
     root = copy(corpus, tmp_path)
     (root / "cases" / "corrupt" / "tiny" / "8-bytes.parquet").write_bytes(b"PAR1PAR2")
-    proc = subprocess.run(["python", "-m", "pytest", "-p", "parquet_conformance.conformance.app.pytest_plugin",
+    proc = subprocess.run(["python", "-m", "pytest", "-p", "parquet_conformance.app.pytest_plugin",
                            "--parquet-conformance-corpus", str(root), "--parquet-conformance-adapter", "pyarrow"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300,
                           env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",

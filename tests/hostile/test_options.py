@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.conformance.app.cli import main
+from parquet_conformance.app.cli import main
 
 
 def one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parquet_conformance.app import upstream, upstream_folders
+from parquet_conformance.app.upstream_readme import index
 from parquet_conformance.conformance.adapters import get, names
 from parquet_conformance.conformance.adapters.reproducing import reproducer_of
-from parquet_conformance.conformance.app import upstream, upstream_folders
-from parquet_conformance.conformance.app.upstream_readme import index
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.corpus.model import CaseEntry
 from parquet_conformance.kernel.escape import terminal

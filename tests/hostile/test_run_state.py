@@ -157,8 +157,8 @@ def test_two_runs_in_one_second_take_two_ids(tmp_path: Path) -> None:
 
 def test_a_run_and_its_re_run_in_the_same_second_both_run(corpus: Path, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from parquet_conformance.conformance.app import run as run_module
-    from parquet_conformance.conformance.app.run import RunOptions, run_job
+    from parquet_conformance.app import run as run_module
+    from parquet_conformance.app.run import RunOptions, run_job
 
     monkeypatch.setattr(run_module, "new_run_id", lambda: "20260101T000000Z")  # the same second, however fast
     opts = RunOptions(out=tmp_path / "out", specs=[AdapterSpec("a", f"{sys.executable} {FAKE} none --real")],

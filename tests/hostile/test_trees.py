@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parquet_conformance.app.imports import import_directory
 from parquet_conformance.conformance.adapters import CommandAdapter
 from parquet_conformance.conformance.adapters.writing import Writer
-from parquet_conformance.conformance.app.imports import import_directory
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.conformance.harness.writing import write_one
 from parquet_conformance.corpus import dist, pack, regression_store

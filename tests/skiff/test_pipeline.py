@@ -115,7 +115,7 @@ def test_pytest_plugin_runs_skiff_cases(corpus: Path, tmp_path: Path) -> None:
     (ci / "pytest.ini").write_text("[pytest]\n")
     env: dict[str, Any] = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "parquet_conformance.conformance.app.pytest_plugin",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "parquet_conformance.app.pytest_plugin",
                            "-p", "no:cacheprovider", "--rootdir", str(ci), "--parquet-conformance-corpus",
                            str(corpus), "--parquet-conformance-adapter", "skiff-reference",
                            "--parquet-conformance-only", "skiff/seed/*,skiff/corrupt/*"],

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.app.console import conf, end_progress, progress_line
+from parquet_conformance.app.console import conf, end_progress, progress_line
 from parquet_conformance.conformance.harness import envs
 from parquet_conformance.conformance.harness.cells import run_cells
 from parquet_conformance.conformance.harness.executor import Executor

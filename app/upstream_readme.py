@@ -1,4 +1,4 @@
-"""The READMEs of `report --upstream` (conformance/app/upstream.py): a finding's README.md, which a vendor pastes into
+"""The READMEs of `report --upstream` (app/upstream.py): a finding's README.md, which a vendor pastes into
 an issue, and OUT/README.md, the list of findings.
 
 Markdown is a sink: every text from outside (a title, an implementation's name and version, an error, a value, a
@@ -17,9 +17,9 @@ from functools import cache
 from pathlib import Path
 
 import parquet_conformance.kernel as kernel
+from parquet_conformance.app.upstream import Comparison, Finding, safe_word, shown
 from parquet_conformance.conformance.adapters import Adapter
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
-from parquet_conformance.conformance.app.upstream import Comparison, Finding, safe_word, shown
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.corpus.model import OWN_RULES, Citation, Expectation, Kind, Level
 from parquet_conformance.kernel.escape import markdown

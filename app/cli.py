@@ -77,7 +77,7 @@ def add_track_option(p: argparse.ArgumentParser, many: bool) -> None:
 
 
 def add_extend(sub: argparse._SubParsersAction[Parser]) -> None:
-    """The `extend` subcommand (its handler: conformance/app/extend.py): what every track shares. The track's own
+    """The `extend` subcommand (its handler: app/extend.py): what every track shares. The track's own
     options and help are its Extender's, added when `extend` is the command (`main`: the track is loaded then only,
     so that no other command's start-up pays for it)."""
     p = sub.add_parser("extend", help="append a vendor's payload to structs of an existing file, as its track's "
@@ -98,7 +98,7 @@ def with_track_options(parser: argparse.ArgumentParser, argv: list[str]) -> None
     if next((a for a in argv if not a.startswith("-")), None) != "extend":
         return
     # imported here, not at the top: start-up time (only `extend` loads a track)
-    from parquet_conformance.conformance.app.extend import track_extender
+    from parquet_conformance.app.extend import track_extender
 
     pre = argparse.ArgumentParser(add_help=False)
     add_track_option(pre, many=False)
@@ -373,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     # imported here, not at the top: start-up time (only this path needs it)
-    from parquet_conformance.conformance.app.console import end_progress, user_errors
+    from parquet_conformance.app.console import end_progress, user_errors
     from parquet_conformance.kernel.escape import guard_streams, terminal
 
     guard_streams()  # before anything is printed, argparse's errors included: every line passes the one escaper
@@ -384,7 +384,7 @@ def _main(argv: list[str] | None) -> int:
         args = parser.parse_args(argv)
         module, _, name = args.handler.partition(":")
         handler = getattr(importlib.import_module(f"{module}" if "." in module else
-                                                  f"parquet_conformance.conformance.app.{module}"), name)
+                                                  f"parquet_conformance.app.{module}"), name)
         return int(handler(args))
     except user_errors() as e:
         end_progress()

@@ -1,5 +1,5 @@
 """`report --upstream NAME` for a run with the writer x reader matrix (`run --writers`): NAME's failures as a writer
-and the written corpus its failures as a reader come from (conformance/app/upstream_folders.py writes those as it
+and the written corpus its failures as a reader come from (app/upstream_folders.py writes those as it
 writes the main corpus's: its failures on written files that are its own, reports/writers.py `fault`).
 
 - As a writer: each failing write (a file that breaks a rule of the spec, data other than it was given, a crash,
@@ -14,8 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
-from parquet_conformance.conformance.app.upstream import FINDING_FILE
-from parquet_conformance.conformance.app.upstream_readme import e, links, quote
+from parquet_conformance.app.upstream import FINDING_FILE
+from parquet_conformance.app.upstream_readme import e, links, quote
 from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import WriterCell, WriterVerdict
 from parquet_conformance.corpus.dist import MAX_MANIFEST

@@ -38,7 +38,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from parquet_conformance.conformance.app.console import conf, end_progress, one_track, progress_line, specs
+from parquet_conformance.app.console import conf, end_progress, one_track, progress_line, specs
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.judge import Judge, error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Finding, FuzzReport, OutcomeKind, OutcomeRow, Verdict

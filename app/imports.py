@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parquet_conformance.conformance.app import console
+from parquet_conformance.app import console
 from parquet_conformance.conformance.harness.model import Crash, OutOfMemory, Read, Rejected, Timeout, Unhandled
 from parquet_conformance.conformance.harness.reading import WorkerSet
 from parquet_conformance.conformance.harness.specs import AdapterSpec

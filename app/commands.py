@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parquet_conformance.conformance.app.console import (
+from parquet_conformance.app.console import (
     end_progress,
     every,
     one_track,

@@ -1,6 +1,6 @@
 """`parquet-conformance extend`: a vendor's payload appended to structs of an existing file (docs/extending.md).
 
-What every track shares (its arguments are conformance/app/cli.py's): the input file, the payload file and its
+What every track shares (its arguments are app/cli.py's): the input file, the payload file and its
 size, OUT and --force, writing atomically. The track's Extender (corpus/track.py; Parquet:
 generators/parquet/extend.py) declares its own options and help, and does the rest. Bad input is one line on
 stderr and exit 2 (a UsageError), and nothing is written.
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from parquet_conformance.conformance.app.console import one_track
+from parquet_conformance.app.console import one_track
 from parquet_conformance.corpus import track as tracks
 from parquet_conformance.corpus.track import Extender
 from parquet_conformance.kernel.errors import UsageError

@@ -4,7 +4,7 @@
     -> its session (conformance/harness/session.py): reuse unchanged cells, prepare the adapters, run the cells
        (staged as they finish; --repeat: more rounds in shuffled order), confirm every cell that did not pass in a
        fresh worker, judge (attempts that disagree: flaky); --writers: the writer x reader matrix in the same
-       session (conformance/app/writers.py)
+       session (app/writers.py)
     -> write_results: results dataset, every registered report format
 
 Nothing runs on a corpus that does not match its manifest and its manifest's digest (corpus/dist.py).
@@ -21,10 +21,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parquet_conformance.conformance.app import overhead
-from parquet_conformance.conformance.app.check import expected_lists
-from parquet_conformance.conformance.app.console import Heartbeat, conf, end_progress, progress_line, specs
-from parquet_conformance.conformance.app.writers import WritersResult, run_writers, writer_specs
+from parquet_conformance.app import overhead
+from parquet_conformance.app.check import expected_lists
+from parquet_conformance.app.console import Heartbeat, conf, end_progress, progress_line, specs
+from parquet_conformance.app.writers import WritersResult, run_writers, writer_specs
 from parquet_conformance.conformance.harness.executor import Executor
 from parquet_conformance.conformance.harness.gate import Entry
 from parquet_conformance.conformance.harness.judge import Judge
@@ -74,7 +74,7 @@ class RunOptions:
     resume: str | None = None
     repeat: int = 1  # rounds through the matrix; rounds after the first run in shuffled order
     tracks: tuple[str, ...] = ()  # generate only these tracks' cases when the corpus is absent (default: all)
-    writers: str | None = None  # the writer x reader matrix (conformance/app/writers.py): globs over written case ids
+    writers: str | None = None  # the writer x reader matrix (app/writers.py): globs over written case ids
     writer_names: tuple[str, ...] = ()  # --writer: these writers (default: every default writer)
     fresh: bool = False  # run every cell, reusing nothing from earlier runs (harness/confirm.py)
     hang_limit: float | None = None  # seconds a confirming process may take before a cell is a hang

@@ -1,5 +1,5 @@
 """`parquet-conformance report --upstream NAME OUT`, the command's top: every finding of an implementation written as
-a folder (conformance/app/upstream.py finds and compares them, upstream_readme.py words their READMEs,
+a folder (app/upstream.py finds and compares them, upstream_readme.py words their READMEs,
 upstream_writers.py adds the findings on written files), and the index of them all."""
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from parquet_conformance.conformance.adapters import Adapter, get
-from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
-from parquet_conformance.conformance.app.upstream import (
+from parquet_conformance.app.upstream import (
     FINDING_FILE,
     Finding,
     comparison,
@@ -24,8 +22,10 @@ from parquet_conformance.conformance.app.upstream import (
     resolve,
     script_judges,
 )
-from parquet_conformance.conformance.app.upstream_readme import index, readme
-from parquet_conformance.conformance.app.upstream_writers import writer_findings, written_manifest, written_root
+from parquet_conformance.app.upstream_readme import index, readme
+from parquet_conformance.app.upstream_writers import writer_findings, written_manifest, written_root
+from parquet_conformance.conformance.adapters import Adapter, get
+from parquet_conformance.conformance.adapters.reproducing import Reproducer, reproducer_of
 from parquet_conformance.corpus.dist import open_corpus
 from parquet_conformance.corpus.model import Manifest
 from parquet_conformance.kernel.errors import UsageError

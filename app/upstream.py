@@ -1,6 +1,6 @@
 """`parquet-conformance report --upstream NAME OUT`: what a vendor pastes into an issue, one folder per cause of one
 implementation's confirmed failures in a run: the smallest file that shows it, the expected data as plain JSON
-values, a README (conformance/app/upstream_readme.py) and, where the adapter has one (Adapter.reproducer), a script in
+values, a README (app/upstream_readme.py) and, where the adapter has one (Adapter.reproducer), a script in
 the library's own API that imports nothing of ours (exit 0 when the reader does what the spec requires, 1 when the
 finding reproduces, 2 when it cannot judge); else the exact `parquet-conformance read` line that reproduces it.
 

@@ -9,7 +9,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from parquet_conformance.conformance.app.console import end_progress, progress_line
+from parquet_conformance.app.console import end_progress, progress_line
 from parquet_conformance.kernel import trees
 from parquet_conformance.kernel.errors import UsageError
 
@@ -27,9 +27,9 @@ def command(args: argparse.Namespace) -> int:
 
 
 def upstream(args: argparse.Namespace) -> int:
-    """One folder per confirmed failure of an implementation (conformance/app/upstream_folders.py)."""
+    """One folder per confirmed failure of an implementation (app/upstream_folders.py)."""
     # imported here, not at the top: start-up time (only this path needs it)
-    from parquet_conformance.conformance.app.upstream_folders import write_upstream
+    from parquet_conformance.app.upstream_folders import write_upstream
     from parquet_conformance.reports.document import stored_document
 
     name, out = args.upstream
@@ -50,8 +50,8 @@ def rewrite(args: argparse.Namespace) -> int:
     is compared with: --expected-failures or --baseline when given; else the comparison kept with the run, or the
     run before it in the dataset when none was (the run was the first). The run keeps the new comparison."""
     # imported here, not at the top: start-up time (only this path needs it)
-    from parquet_conformance.conformance.app import overhead
-    from parquet_conformance.conformance.app.check import expected_lists
+    from parquet_conformance.app import overhead
+    from parquet_conformance.app.check import expected_lists
     from parquet_conformance.conformance.harness.results import read_record, write_document_parts
     from parquet_conformance.reports import write_reports
     from parquet_conformance.reports.compare import compare

@@ -1,2 +1,0 @@
-"""The application above the reports: the command line, the run job, fuzz, bisect and version matrices, corpus
-import, skip overhead and the pytest plugin; each judges through harness/judge.py."""
