@@ -30,7 +30,10 @@ from parquet_conformance.reports.parquet.table import site_ids, status_of, table
 LEGEND = {"full", "read", "write", "none"}
 REFERENCE = "features/encoding-plain/pyarrow"  # the PLAIN, uncompressed rows the codecs are varied over
 # case -> its base's baseline case, as the document's case summaries say (a base's own case is its own)
+NARROW = "features/encoding-plain/i32-s"  # the INT32 and text columns of the reference alone
 BASELINES = {REFERENCE: REFERENCE, **{f"features/compression-{c}/pyarrow": REFERENCE for c in ("zstd", "gzip")},
+             NARROW: NARROW, "features/encoding-plain/flag": "features/encoding-plain/flag",
+             "features/compression-zstd/narrow": NARROW,
              "features/logical-list/pyarrow": "features/logical-list/pyarrow",
              "features/logical-list/two-level-primitive": "features/logical-list/required-elements",
              "features/logical-list/required-elements": "features/logical-list/required-elements",
@@ -71,6 +74,29 @@ def test_reads_is_read_an_isolated_failure_is_none_an_unisolated_one_decides_not
                                            cell("features/compression-zstd/pyarrow", Verdict.WRONG_DATA)], BASELINES)
     assert alike.status is None and "not isolated" in alike.note
     assert status_of("compression-gzip", [], BASELINES).status is None  # not run: left out, never guessed
+
+
+def test_the_narrow_twin_isolates_what_the_whole_reference_cannot() -> None:
+    """A reader that fails a column of the whole reference (rugo: FIXED_LEN_BYTE_ARRAY(4)) still shows its codec on
+    the narrow twin; the wide case's failure decides nothing, an isolated narrow failure is `none`."""
+    wide_fails = [cell(REFERENCE, Verdict.REJECTED_VALID), cell("features/compression-zstd/pyarrow",
+                                                                 Verdict.REJECTED_VALID)]
+    reads = status_of("compression-zstd", [*wide_fails, cell(NARROW, Verdict.PASS),
+                                           cell("features/compression-zstd/narrow", Verdict.PASS)], BASELINES)
+    assert reads.status == "read" and "features/compression-zstd/narrow" in reads.note
+    fails = status_of("compression-zstd", [*wide_fails, cell(NARROW, Verdict.PASS),
+                                           cell("features/compression-zstd/narrow", Verdict.WRONG_DATA)], BASELINES)
+    assert fails.status == "none" and "features/compression-zstd/narrow" in fails.note
+    assert status_of("compression-zstd", wide_fails, BASELINES).status is None
+
+
+def test_a_plain_file_failed_is_its_types_never_plains_none() -> None:
+    """PLAIN is in every file: a reader that fails the whole reference or one type's narrow file (a BOOLEAN column
+    dropped) fails that type (physical-*), not PLAIN; one PLAIN file read shows PLAIN (main gave rugo `none`)."""
+    failed = [cell(REFERENCE, Verdict.REJECTED_VALID), cell("features/encoding-plain/flag", Verdict.WRONG_DATA)]
+    assert status_of("encoding-plain", [*failed, cell(NARROW, Verdict.PASS)], BASELINES).status == "read"
+    alone = status_of("encoding-plain", failed, BASELINES)
+    assert alone.status is None and "judged under their types" in alone.note
 
 
 def test_a_clean_refusal_of_a_codec_passes_its_cell_yet_is_no_read() -> None:

@@ -388,6 +388,10 @@ def _feature_bases() -> list[Base]:
              "FIXED_LEN_BYTE_ARRAY(4) columns with nulls, PLAIN, uncompressed, v1 pages, no statistics: what the "
              "encodings, codecs and page features vary", features.reference_table, FEATURE_OPTIONS,
              strip=NO_SIZE_STATISTICS, case="features/encoding-plain/pyarrow"),
+        *(Base(f"feat-reference-{slug}", f"the {', '.join(columns)} column{'s' if len(columns) > 1 else ''} of "
+               "'feat-reference' alone: what an encoding, a codec or a page feature is also varied over alone",
+               partial(features.narrow_reference_table, columns), FEATURE_OPTIONS, strip=NO_SIZE_STATISTICS,
+               case=f"features/encoding-plain/{slug}") for slug, columns in features.NARROW.items()),
         Base("feat-reference-parquet-java", "the rows of 'feat-reference' as parquet-java writes them through Spark, "
              "uncompressed, no dictionary", features.reference_table, fixture="spark-uncompressed.parquet",
              case="features/reference/parquet-java"),

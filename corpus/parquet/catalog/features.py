@@ -11,12 +11,16 @@ what the file holds as our decoder reads it (generators/parquet/operations.py).
 the feature), `operation` (a pass needs the library's API for it), `tolerates` (a plain read of a file with a
 feature the read does not use: only a failure speaks), `legacy` (a backward-compatibility form that rests on a
 should: a pass shows support, a failure is never the feature's `none`), `unchecked` (an apache/parquet-testing file
-whose data we cannot state: a pass shows a read without a refusal, not its data). Features no case isolates are in
-`LEFT_OUT` with the reason."""
+whose data we cannot state: a pass shows a read without a refusal, not its data), `plain` (a PLAIN file, the
+reference of the encodings: a pass shows PLAIN read; a failure is its types', which their own files judge, never
+PLAIN's `none`). An encoding, a codec or a page version varied over the whole reference has a `narrow` twin varied
+over the reference's columns it changes alone, FIXED_LEN_BYTE_ARRAY aside (generators/parquet/features.py NARROW),
+so that a reader failing an unrelated column of the whole reference still shows what it does with the feature.
+Features no case isolates are in `LEFT_OUT` with the reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +31,7 @@ from parquet_conformance.corpus.model import Alternative, Case, Citation, Level
 from parquet_conformance.corpus.parquet.catalog.common import CODEC_SUPPORT, GOLDEN, PF, cite, rule
 from parquet_conformance.corpus.parquet.catalog.evolution import geometry_steps
 from parquet_conformance.generators.parquet.bases import BASES, base_expected, provenance
+from parquet_conformance.generators.parquet.features import NARROW
 from parquet_conformance.generators.parquet.mutations import Mutation
 from parquet_conformance.generators.parquet.mutations.fields import RemoveFields, SetField
 from parquet_conformance.generators.parquet.mutations.rewrite import BitPackLevels, ReshapeSchema, UseFixture, WriteAs
@@ -169,7 +174,7 @@ CRC_READ = rule("feature-operations", "A reader asked to verify page checksums r
 CRC_REJECT = rule("feature-operations", "A reader asked to verify page checksums refuses a file with a page whose "
                   "checksum does not match: this suite's reading.")
 
-How = Literal["reads", "operation", "tolerates", "legacy", "unchecked"]
+How = Literal["reads", "operation", "tolerates", "legacy", "plain", "unchecked"]
 
 
 @dataclass(frozen=True)
@@ -225,7 +230,37 @@ def _case(s: _Spec) -> Case:
 
 
 def _specs() -> list[_Spec]:
-    return [*_value_features(), *_encodings(), *_codecs(), *_pages(), *_legacy()]
+    varied = [*_encodings(), *_codecs(), *_pages()]
+    return [*_value_features(), *varied, *(_narrow(s) for s in varied if s.feature in NARROW_OF), *_legacy()]
+
+
+# The narrow reference (features.NARROW) each feature varied over the whole reference is also varied over: the
+# columns it changes but FIXED_LEN_BYTE_ARRAY; a codec or a page version changes every column: INT32 and text.
+NARROW_OF = {"encoding-plain-dictionary": "i32-s", "encoding-rle-dictionary": "i32-s", "encoding-rle": "flag",
+             "encoding-bit-packed": "i32", "encoding-delta-binary-packed": "i32-i64",
+             "encoding-delta-length-byte-array": "s-b", "encoding-delta-byte-array": "s-b",
+             "encoding-byte-stream-split": "f32-f64", "encoding-byte-stream-split-extended": "i32-i64",
+             "format-data-page-v2": "i32-s", **{f"compression-{slug}": "i32-s" for slug in CODECS}}
+
+
+def _narrow(s: _Spec) -> _Spec:
+    """The case varied over the narrow reference: the same change, on the columns it changes alone."""
+    slug = NARROW_OF[s.feature]
+    columns = NARROW[slug]
+    steps = tuple(_only(step, columns) for step in s.steps)
+    return replace(s, slug="narrow", base=f"feat-reference-{slug}", steps=steps,
+                   title=f"{s.title}; here the {', '.join(columns)} column{'s' if len(columns) > 1 else ''} alone",
+                   notes=f"{s.notes} The twin of features/{s.feature}/{s.slug} over the reference's "
+                         f"{', '.join(columns)} alone (features/encoding-plain/{slug}): a reader that fails another "
+                         "column of the whole reference still shows what it does with the feature.")
+
+
+def _only(step: Mutation, columns: tuple[str, ...]) -> Mutation:
+    """A WriteAs step's per-column options for these columns only (the narrow file has no other)."""
+    if not isinstance(step, WriteAs) or not isinstance(step.options.get("column_encoding"), dict):
+        return step
+    encodings = {c: e for c, e in step.options["column_encoding"].items() if c in columns}
+    return replace(step, options={**step.options, "column_encoding": encodings})
 
 
 def _value_features() -> list[_Spec]:
@@ -245,9 +280,10 @@ def _value_features() -> list[_Spec]:
                      "statistics). " + ("pyarrow does not write the type: the column is written as binaries and "
                                         "annotated by our codec. " if base.annotate else "") + f"Written by {writer}.")
         alternative = AS_TEXT.get(feature)
+        how: How = "plain" if feature == "encoding-plain" else "reads"
         out.append(_Spec(feature, slug, f"{feature}: {base.description}", name, (), "read",
                          (GOLDEN, _context(feature), *((alternative[1],) if alternative else ())),
-                         notes + (f" {alternative[2]}" if alternative else ""), "reads", writer,
+                         notes + (f" {alternative[2]}" if alternative else ""), how, writer,
                          alternatives=_alternatives(name, alternative[0]) if alternative else ()))
     return out
 
