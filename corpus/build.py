@@ -7,6 +7,7 @@ Each case's RNG seed derives from (seed, case id), so `--only` changes nothing i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -37,7 +38,7 @@ from parquet_conformance.corpus.model import (
 from parquet_conformance.corpus.track import Deriving, Track, all_tracks, metadata_forms, strict_kind
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import trees
-from parquet_conformance.kernel.cache import cache_root
+from parquet_conformance.kernel.cache import cache_lock, cache_root
 
 CORPORA_KEPT = 3  # generated corpora kept in the cache (each code change makes a new one)
 Progress = Callable[[int, int, str], None]
@@ -220,25 +221,35 @@ def generate_cached(out: Path, seed: int = 0, tracks: Sequence[Track] | None = N
     except OSError:  # a cache folder this user cannot search
         hit = False
     if not hit:
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=".new-", dir=root))
-        except OSError:
-            generate(out, seed=seed, tracks=tracks, progress=progress)
-            return False
-        try:
-            generate(staging, seed=seed, tracks=tracks, progress=progress)
-            staging.rename(cached)  # atomic; another run that got there first keeps its own
-        except OSError:
-            if not (cached / "manifest.json").is_file():
-                raise
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        for old in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                          key=lambda p: p.stat().st_mtime)[:-CORPORA_KEPT]:
-            shutil.rmtree(old, ignore_errors=True)
+        with contextlib.ExitStack() as held:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+                held.enter_context(cache_lock(root))
+            except OSError:
+                generate(out, seed=seed, tracks=tracks, progress=progress)
+                return False
+            # one process generates at a time (test workers, runs started together); one that waited copies it
+            hit = (cached / "manifest.json").is_file()
+            if not hit:
+                _generate_into_cache(cached, seed, tracks, progress)
     copy_tree(cached, out)
     return hit
+
+
+def _generate_into_cache(cached: Path, seed: int, tracks: Sequence[Track], progress: Progress | None) -> None:
+    root = cached.parent
+    staging = Path(tempfile.mkdtemp(prefix=".new-", dir=root))
+    try:
+        generate(staging, seed=seed, tracks=tracks, progress=progress)
+        staging.rename(cached)  # atomic; another run that got there first keeps its own
+    except OSError:
+        if not (cached / "manifest.json").is_file():
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    for old in sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                      key=lambda p: p.stat().st_mtime)[:-CORPORA_KEPT]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def copy_tree(src: Path, out: Path) -> None:

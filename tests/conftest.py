@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from parquet_conformance.corpus.build import generate
+from parquet_conformance.corpus.build import generate_cached
 
 # The fast tier is `pytest -m "not integration"`: unit tests, under a minute on 2 cores, with no Spark, JVM, Node or
 # browser and no whole corpus. A test is integration when its module is listed here (it starts Spark, a JVM, Node,
@@ -55,9 +55,11 @@ def _no_hypothesis_database() -> None:
 
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default corpus, generated once per test session."""
+    """The default corpus, generated once for every session of the same code (the cache `run` uses: a copy, keyed by
+    the generators' and catalogs' sources; test workers started together wait for one generation).
+    tests/test_corpus.py generates afresh where generation itself is the subject."""
     out = tmp_path_factory.mktemp("corpus")
-    generate(out)
+    generate_cached(out)
     return out
 
 
