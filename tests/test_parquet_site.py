@@ -97,6 +97,8 @@ def test_a_plain_file_failed_is_its_types_never_plains_none() -> None:
     assert status_of("encoding-plain", [*failed, cell(NARROW, Verdict.PASS)], BASELINES).status == "read"
     alone = status_of("encoding-plain", failed, BASELINES)
     assert alone.status is None and "judged under their types" in alone.note
+    v1 = status_of("format-data-page-v1", failed, BASELINES)  # v1 pages, no compression: in every file too
+    assert v1.status is None and "judged under their types" in v1.note
 
 
 def test_a_clean_refusal_of_a_codec_passes_its_cell_yet_is_no_read() -> None:

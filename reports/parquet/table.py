@@ -12,8 +12,8 @@ Reading, per isolating case of the feature (the adapter's cells in the data role
 - `tolerates`: only an isolated failure speaks (against); a read shows nothing;
 - `legacy` (a backward-compatibility form resting on a should): a read supports the feature, a failure never counts
   against it (the note names the forms that fail);
-- `plain` (a PLAIN file: the reference of the encodings): a read supports PLAIN; a failure is its types' (their own
-  files judge them), never PLAIN's `none`;
+- `everywhere` (a reference file of the encodings, for what every such file has: PLAIN, v1 pages, no compression): a
+  read supports the feature; a failure is its types' (their own files judge them), never the feature's `none`;
 - `unchecked` (a parquet-testing file whose data we cannot state): nothing.
 A skipped, harness-error or flaky cell decides nothing; a feature with a flaky deciding cell is not judged.
 
@@ -100,7 +100,7 @@ class _Reading:
     unisolated: list[Cell] = field(default_factory=list)
     unjudged: list[Cell] = field(default_factory=list)
     flaky: list[Cell] = field(default_factory=list)
-    type_bound: list[Cell] = field(default_factory=list)  # PLAIN files failed: their types', not PLAIN's
+    type_bound: list[Cell] = field(default_factory=list)  # reference files failed: their types', not the feature's
 
 
 def _matches(case: str, glob: str) -> bool:
@@ -134,7 +134,7 @@ def _reading(entries: Sequence[Isolating], cells: Sequence[Cell], baselines: Map
             refused = passed and cell.outcome != OutcomeKind.READ  # a pass without a read: an `either` or a `reject`
             if entry.how == "legacy":
                 (out.support if read else out.legacy_failed).append(cell)
-            elif entry.how == "plain":
+            elif entry.how == "everywhere":
                 (out.support if read else out.type_bound).append(cell)
             elif entry.how == "tolerates":
                 if cell.verdict.is_failure and _isolated(cell, reads_right, baselines):
@@ -215,7 +215,7 @@ def status_of(feature: str, cells: Sequence[Cell], baselines: Mapping[str, str],
     if reads is None:
         why = ("its failures are not isolated: the same file without the feature is not read right either "
                f"({_cases(r.unisolated)})" if r.unisolated else
-               "the PLAIN files it fails are judged under their types, not PLAIN's (physical-*: "
+               "the reference files it fails are judged under their types, not this feature (physical-*: "
                f"{_cases(r.type_bound)})" if r.type_bound else
                f"no deciding cell ({_cases(r.unjudged)} skipped or not judged)" if r.unjudged else
                "a read of its cases does not use the feature (only a failure would speak)" if cells else

@@ -11,12 +11,13 @@ what the file holds as our decoder reads it (generators/parquet/operations.py).
 the feature), `operation` (a pass needs the library's API for it), `tolerates` (a plain read of a file with a
 feature the read does not use: only a failure speaks), `legacy` (a backward-compatibility form that rests on a
 should: a pass shows support, a failure is never the feature's `none`), `unchecked` (an apache/parquet-testing file
-whose data we cannot state: a pass shows a read without a refusal, not its data), `plain` (a PLAIN file, the
-reference of the encodings: a pass shows PLAIN read; a failure is its types', which their own files judge, never
-PLAIN's `none`). An encoding, a codec or a page version varied over the whole reference has a `narrow` twin varied
-over the reference's columns it changes alone, FIXED_LEN_BYTE_ARRAY aside (generators/parquet/features.py NARROW),
-so that a reader failing an unrelated column of the whole reference still shows what it does with the feature.
-Features no case isolates are in `LEFT_OUT` with the reason."""
+whose data we cannot state: a pass shows a read without a refusal, not its data), `everywhere` (a reference file
+of the encodings, for what every such file has: PLAIN, v1 data pages, no compression: a pass shows it read; a
+failure is its types', which their own files judge, never that feature's `none`). An encoding, a codec or a page
+version varied over the whole reference has a `narrow` twin varied over the reference's columns it changes alone,
+FIXED_LEN_BYTE_ARRAY aside (generators/parquet/features.py NARROW), so that a reader failing an unrelated column of
+the whole reference still shows what it does with the feature. Features no case isolates are in `LEFT_OUT` with the
+reason."""
 
 from __future__ import annotations
 
@@ -174,7 +175,7 @@ CRC_READ = rule("feature-operations", "A reader asked to verify page checksums r
 CRC_REJECT = rule("feature-operations", "A reader asked to verify page checksums refuses a file with a page whose "
                   "checksum does not match: this suite's reading.")
 
-How = Literal["reads", "operation", "tolerates", "legacy", "plain", "unchecked"]
+How = Literal["reads", "operation", "tolerates", "legacy", "everywhere", "unchecked"]
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ def _value_features() -> list[_Spec]:
                      "statistics). " + ("pyarrow does not write the type: the column is written as binaries and "
                                         "annotated by our codec. " if base.annotate else "") + f"Written by {writer}.")
         alternative = AS_TEXT.get(feature)
-        how: How = "plain" if feature == "encoding-plain" else "reads"
+        how: How = "everywhere" if feature == "encoding-plain" else "reads"
         out.append(_Spec(feature, slug, f"{feature}: {base.description}", name, (), "read",
                          (GOLDEN, _context(feature), *((alternative[1],) if alternative else ())),
                          notes + (f" {alternative[2]}" if alternative else ""), how, writer,
@@ -634,8 +635,9 @@ UPSTREAM_JSON = Path(__file__).resolve().parent.parent / "upstream.json"
 
 # Cases of other families that isolate a site feature.
 OTHERS = (
-    Isolating("compression-uncompressed", "features/encoding-plain/pyarrow", "reads", PYARROW),
-    Isolating("format-data-page-v1", "features/encoding-plain/pyarrow", "reads", PYARROW),
+    # what every reference file has, as PLAIN (encoding-plain's own cases): a failure there is its types'
+    *(Isolating(feature, f"features/encoding-plain/{slug}", "everywhere", PYARROW)
+      for feature in ("compression-uncompressed", "format-data-page-v1") for slug in ("pyarrow", *NARROW)),
     Isolating("logical-variant", "evolution/variant/duckdb-shredded", "tolerates", "DuckDB 2.0.1"),
     Isolating("logical-variant-shredding", "evolution/variant/duckdb-shredded", "tolerates", "DuckDB 2.0.1"),
     Isolating("logical-geometry", "evolution/geometry/pyarrow", "tolerates", PYARROW),
