@@ -268,6 +268,9 @@ def _fresh(path: Path, adapter: str) -> dict[str, Any]:
             "implementation": report["implementation"], "error": report["error"]}
 
 
+ORACLES = ("pyarrow", "reference")
+
+
 @pytest.mark.slow
 def test_every_reader_reads(tmp_path: Path) -> None:
     """Each extended file read by every available Parquet adapter (one persistent worker each), against the adapter's
@@ -275,7 +278,8 @@ def test_every_reader_reads(tmp_path: Path) -> None:
     base's files). Anything but the base's data is confirmed in a fresh process with `parquet-conformance read
     FILE --adapter NAME --json` and recorded: a reader that rejects is a finding, not a failure of this test.
     Only pyarrow and the reference reader (our oracles) must read everything. The record goes to
-    $EXTEND_READERS_JSON when set."""
+    $EXTEND_READERS_JSON when set; the fresh confirmations are made for it, or for an oracle that failed (they
+    decide nothing the test asserts, and a fresh process per file was 5 of its 6 minutes)."""
     from parquet_conformance.conformance import adapters
     from parquet_conformance.conformance.harness.model import Unavailable
     from parquet_conformance.conformance.harness.specs import AdapterSpec
@@ -289,6 +293,7 @@ def test_every_reader_reads(tmp_path: Path) -> None:
         files[f"base:{base}"] = tmp_path / f"base-{base}.parquet"
         files[f"base:{base}"].write_bytes(base_bytes(base))
     record: dict[str, Any] = {}
+    target = os.environ.get("EXTEND_READERS_JSON")
     for name in adapters.names("parquet"):
         worker = AdapterSpec(name).worker()
         try:
@@ -310,14 +315,14 @@ def test_every_reader_reads(tmp_path: Path) -> None:
             hashes = {o["data_hash"] for o in seen if o["outcome"] == "read"}
             verdict = "base unstable" if trip.base in row["unstable_bases"] else _verdict(got, hashes)
             entry: dict[str, Any] = {"verdict": verdict, "struct": trip.struct, "error": got["error"]}
-            if entry["verdict"] not in ("read", "base not read", "base unstable"):
+            if entry["verdict"] not in ("read", "base not read", "base unstable") and (target or name in ORACLES):
                 fresh = _fresh(files[trip.id], name)
                 entry["fresh"] = {**fresh, "verdict": _verdict(fresh, hashes)}
             row["files"][trip.id] = entry
         record[name] = row
-    if target := os.environ.get("EXTEND_READERS_JSON"):
+    if target:
         Path(target).write_text(json.dumps(record, indent=1))
-    for oracle in ("pyarrow", "reference"):
+    for oracle in ORACLES:
         verdicts = {k: v["verdict"] for k, v in record[oracle]["files"].items()}
         assert set(verdicts.values()) == {"read"}, (oracle, verdicts)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 COMMANDS = ["python3 -m venv .venv && time .venv/bin/pip install -q -e '.[all]' && .venv/bin/parquet-conformance run",
-            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[all]' && .venv/bin/python -m pytest -q"]
+            "python3 -m venv .venv && .venv/bin/pip install -q -e '.[all]' && .venv/bin/python -m pytest -q -n 2"]
 
 
 def test_the_readme_is_short_and_opens_with_the_two_commands() -> None:
