@@ -3,7 +3,8 @@ its own API, for what a file holds besides its rows, and its answer is a table j
 decoder reads it (corpus/parquet `derive`: the case's expect_hash). Each answer, row by row:
 
     statistics      row_group, column, min, max: each column chunk's Statistics min_value and max_value, the
-                    values as PLAIN decodes them for the physical type; null where absent (the answer is the
+                    values as PLAIN decodes them for the physical type, a float zero unsigned (`bound`); null
+                    where absent (the answer is the
                     min/max feature's alone: a null count the library drops says nothing of min and max)
     page-index      row_group, column, page, offset, compressed_page_size, first_row_index, null_page, null_count,
                     min, max, boundary_order: each page of each chunk with an offset index, the column index's
@@ -58,6 +59,15 @@ def physical_value(raw: bytes, physical: int) -> object:
     return bytes(raw)
 
 
+def bound(raw: bytes, physical: int) -> object:
+    """A min or max (Statistics, ColumnIndex) as the answer holds it: its physical value, a float zero unsigned.
+    parquet.thrift (ColumnOrder, the compatibility rules for reading floating point statistics): "If the min is a
+    +0, the row group may contain -0 values as well. If the max is -0, the row group may contain +0 values as
+    well." A zero bound's sign says nothing, and a reader may widen it (parquet-java gives a +0 min as -0)."""
+    value = physical_value(raw, physical)
+    return 0.0 if isinstance(value, float) and value == 0.0 else value
+
+
 def absent_probe(value: object) -> object:
     """The probe made from a column's value that the column does not hold: an integer plus 2^40, a text with "~"
     appended (the features family's keys hold neither). Adapters probe these beside the values themselves."""
@@ -77,7 +87,7 @@ def statistics(data: bytes) -> Canonical:
     rows = []
     for rg, column, _, md in _chunks(footer):
         stats, physical = md.child("statistics"), md.value("type")
-        bounds = [None if stats is None or stats.value(name) is None else physical_value(stats.value(name), physical)
+        bounds = [None if stats is None or stats.value(name) is None else bound(stats.value(name), physical)
                   for name in ("min_value", "max_value")]
         rows.append([rg, column, *bounds])
     return canonical_rows(STATISTICS, rows)
@@ -102,7 +112,7 @@ def page_index(data: bytes) -> Canonical:
         for page, loc in enumerate(locations):
             null_page = None if ci is None else ci.value("null_pages")[page]
             bounds = ([None, None] if ci is None or null_page else
-                      [physical_value(ci.value(f)[page], physical) for f in ("min_values", "max_values")])
+                      [bound(ci.value(f)[page], physical) for f in ("min_values", "max_values")])
             order = None if ci is None else BOUNDARY_ORDER.get(ci.value("boundary_order"),
                                                                str(ci.value("boundary_order")))
             rows.append([rg, column, page, loc.value("offset"), loc.value("compressed_page_size"),

@@ -25,7 +25,17 @@ class Answer:
     convert: Callable[[Row], list[Any]] = field(default=list)
 
     def canonical(self) -> Canonical:
-        return canonical_rows(self.columns, [self.convert(r) for r in self.rows])
+        bounds = [i for i, c in enumerate(self.columns) if c in BOUNDS]
+        rows = [self.convert(r) for r in self.rows]
+        return canonical_rows(self.columns, [[unsigned_zero(v) if i in bounds else v for i, v in enumerate(row)]
+                                             for row in rows])
+
+
+BOUNDS = ("min", "max")  # a statistics or column index bound: a float zero's sign says nothing (operations.bound)
+
+
+def unsigned_zero(value: object) -> object:
+    return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 
 def from_text(text: str | None, physical: str, blob: bytes | None = None) -> object:

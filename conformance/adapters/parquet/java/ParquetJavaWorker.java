@@ -25,15 +25,23 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.column.values.bloomfilter.BloomFilter;
+import org.apache.parquet.internal.column.columnindex.ColumnIndex;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.ColumnIOFactory;
@@ -66,7 +74,15 @@ public final class ParquetJavaWorker {
         resp.put("ok", true).put("adapter", "parquet-java").put("implementation", "parquet-java (parquet-hadoop)")
             .put("version", version).putArray("roles").add("legacy");
       } else if (cmd.equals("read")) {
-        read(req.path("path").asText(), resp);
+        read(req.path("path").asText(), resp, false);
+      } else if (cmd.equals("crc")) {  // the rows, with the library's page checksum verification on
+        read(req.path("path").asText(), resp, true);
+      } else if (cmd.equals("statistics")) {
+        statistics(req.path("path").asText(), resp);
+      } else if (cmd.equals("page-index")) {
+        pageIndex(req.path("path").asText(), resp);
+      } else if (cmd.equals("bloom")) {
+        bloom(req.path("path").asText(), resp);
       } else if (cmd.equals("write")) {
         write(req.path("source").asText(), req.path("path").asText(), resp);
       } else if (cmd.equals("stop")) {
@@ -79,12 +95,13 @@ public final class ParquetJavaWorker {
     }
   }
 
-  static void read(String path, ObjectNode resp) {
+  static void read(String path, ObjectNode resp, boolean verifyChecksums) {
     // The library reads and assembles every record; what it raises is its outcome.
     MessageType schema;
     List<Group> groups = new ArrayList<>();
     long t0 = System.nanoTime();
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+    ParquetReadOptions options = ParquetReadOptions.builder().usePageChecksumVerification(verifyChecksums).build();
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)), options)) {
       schema = reader.getFooter().getFileMetaData().getSchema();
       PageReadStore pages;
       while ((pages = reader.readNextRowGroup()) != null) {
@@ -218,6 +235,209 @@ public final class ParquetJavaWorker {
   }
 
   /** What the library threw, sorted by the rule; the rule or the message failing on it is ours: a harness error. */
+  /** The `statistics` operation (docs/adapter-protocol.md#operations): every column chunk's Statistics as the
+   * library gives them to its users (ColumnChunkMetaData.getStatistics: the min and max as values of the physical
+   * type, none where it holds no non-null value). */
+  static void statistics(String path, ObjectNode resp) {
+    List<ColumnChunkMetaData> chunks = new ArrayList<>();
+    List<Integer> rowGroups = new ArrayList<>();
+    List<Statistics<?>> stats = new ArrayList<>();
+    long t0 = System.nanoTime();
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+      List<BlockMetaData> blocks = reader.getFooter().getBlocks();
+      for (int rg = 0; rg < blocks.size(); rg++) {
+        for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) {
+          chunks.add(c);
+          rowGroups.add(rg);
+          stats.add(c.getStatistics());
+        }
+      }
+    } catch (Throwable t) {
+      libraryError(resp, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      return;
+    }
+    double librarySeconds = (System.nanoTime() - t0) / 1e9;
+    try {  // our conversion of what it gave into tokens: a mistake here is ours
+      ArrayNode columns = resp.putArray("columns");
+      for (String name : new String[] {"row_group", "column", "min", "max"}) columns.add(name);
+      ArrayNode rows = JSON.createArrayNode();
+      for (int i = 0; i < chunks.size(); i++) {
+        Statistics<?> s = stats.get(i);
+        boolean bounds = s != null && !s.isEmpty() && s.hasNonNullValue();
+        ArrayNode row = rows.addArray();
+        row.add(token("int", Integer.toString(rowGroups.get(i))));
+        row.add(chunks.get(i).getPath().toDotString());
+        row.add(bounds ? bound(s.genericGetMin()) : JSON.nullNode());
+        row.add(bounds ? bound(s.genericGetMax()) : JSON.nullNode());
+      }
+      resp.put("outcome", "read").set("rows", rows);
+      resp.put("library_s", librarySeconds);
+    } catch (Throwable t) {
+      resp.remove("columns");
+      error(resp, "harness-error", t);
+    }
+  }
+
+  /** The `page-index` operation (docs/adapter-protocol.md#operations): every page of every chunk with an offset
+   * index, as the library reads them for its users (ParquetFileReader.readOffsetIndex, readColumnIndex). */
+  static void pageIndex(String path, ObjectNode resp) {
+    List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its offset index, its column index (or null)
+    long t0 = System.nanoTime();
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+      List<BlockMetaData> blocks = reader.getFooter().getBlocks();
+      for (int rg = 0; rg < blocks.size(); rg++) {
+        for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) {
+          OffsetIndex oi = reader.readOffsetIndex(c);
+          if (oi != null) chunks.add(new Object[] {rg, c, oi, reader.readColumnIndex(c)});
+        }
+      }
+    } catch (Throwable t) {
+      libraryError(resp, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      return;
+    }
+    double librarySeconds = (System.nanoTime() - t0) / 1e9;
+    try {  // our conversion of what it gave into tokens (a bound's PLAIN bytes as its value): a mistake here is ours
+      ArrayNode columns = resp.putArray("columns");
+      for (String name : new String[] {"row_group", "column", "page", "offset", "compressed_page_size",
+          "first_row_index", "null_page", "null_count", "min", "max", "boundary_order"}) columns.add(name);
+      ArrayNode rows = JSON.createArrayNode();
+      for (Object[] chunk : chunks) {
+        ColumnChunkMetaData c = (ColumnChunkMetaData) chunk[1];
+        OffsetIndex oi = (OffsetIndex) chunk[2];
+        ColumnIndex ci = (ColumnIndex) chunk[3];
+        for (int page = 0; page < oi.getPageCount(); page++) {
+          ArrayNode row = rows.addArray();
+          row.add(token("int", chunk[0].toString())).add(c.getPath().toDotString());
+          row.add(token("int", Integer.toString(page))).add(token("int", Long.toString(oi.getOffset(page))));
+          row.add(token("int", Integer.toString(oi.getCompressedPageSize(page))));
+          row.add(token("int", Long.toString(oi.getFirstRowIndex(page))));
+          boolean nullPage = ci != null && ci.getNullPages().get(page);
+          if (ci == null) row.addNull(); else row.add(nullPage);
+          if (ci == null || ci.getNullCounts() == null) row.addNull();
+          else row.add(token("int", Long.toString(ci.getNullCounts().get(page))));
+          for (List<ByteBuffer> values : ci == null ? List.<List<ByteBuffer>>of() : List.of(ci.getMinValues(),
+              ci.getMaxValues()))
+            row.add(nullPage ? JSON.nullNode() : bound(plain(values.get(page), c.getPrimitiveType())));
+          if (ci == null) row.addNull().addNull().addNull(); else row.add(ci.getBoundaryOrder().toString());
+        }
+      }
+      resp.put("outcome", "read").set("rows", rows);
+      resp.put("library_s", librarySeconds);
+    } catch (Throwable t) {
+      resp.remove("columns");
+      error(resp, "harness-error", t);
+    }
+  }
+
+  /** The `bloom` operation (docs/adapter-protocol.md#operations): each chunk with a bloom filter
+   * (ParquetFileReader.readBloomFilter) probed with its column's distinct values as the library reads them (an INT64
+   * or a text column, at the top level), then each made absent (+2^40, "~" appended): whether the filter excludes
+   * it (BloomFilter.findHash of BloomFilter.hash). */
+  static void bloom(String path, ObjectNode resp) {
+    List<Object[]> filtered = new ArrayList<>();  // row group, column, filter
+    List<Group> groups = new ArrayList<>();
+    MessageType schema;
+    long t0 = System.nanoTime();
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+      schema = reader.getFooter().getFileMetaData().getSchema();
+      List<BlockMetaData> blocks = reader.getFooter().getBlocks();
+      for (int rg = 0; rg < blocks.size(); rg++)
+        for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) {
+          BloomFilter f = reader.readBloomFilter(c);
+          if (f != null) filtered.add(new Object[] {rg, c.getPath().toDotString(), f});
+        }
+      PageReadStore pages;
+      while ((pages = reader.readNextRowGroup()) != null) {
+        RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
+            .getRecordReader(pages, new GroupRecordConverter(schema));
+        for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
+      }
+    } catch (Throwable t) {
+      libraryError(resp, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      return;
+    }
+    java.util.Map<String, List<Object>> probes = new java.util.HashMap<>();
+    try {  // the probes, from the values it read: ours
+      for (Object[] chunk : filtered) probes.computeIfAbsent((String) chunk[1], k -> probesOf(groups, schema, k));
+    } catch (Throwable t) {
+      error(resp, "harness-error", t);
+      return;
+    }
+    List<Object[]> rows = new ArrayList<>();  // row group, column, probe, excluded
+    try {  // the library's filter answers each probe
+      for (Object[] chunk : filtered) {
+        BloomFilter f = (BloomFilter) chunk[2];
+        for (Object v : probes.get((String) chunk[1])) {
+          long hash = v instanceof Long n ? f.hash(n.longValue()) : f.hash(Binary.fromString((String) v));
+          rows.add(new Object[] {chunk[0], chunk[1], v, !f.findHash(hash)});
+        }
+      }
+    } catch (Throwable t) {
+      libraryError(resp, t);
+      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      return;
+    }
+    double librarySeconds = (System.nanoTime() - t0) / 1e9;
+    try {
+      ArrayNode columns = resp.putArray("columns");
+      for (String name : new String[] {"row_group", "column", "value", "excluded"}) columns.add(name);
+      ArrayNode out = JSON.createArrayNode();
+      for (Object[] r : rows) {
+        ArrayNode row = out.addArray();
+        row.add(token("int", r[0].toString())).add((String) r[1]);
+        if (r[2] instanceof Long n) row.add(token("int", Long.toString(n))); else row.add((String) r[2]);
+        row.add((Boolean) r[3]);
+      }
+      resp.put("outcome", "read").set("rows", out);
+      resp.put("library_s", librarySeconds);
+    } catch (Throwable t) {
+      resp.remove("columns");
+      error(resp, "harness-error", t);
+    }
+  }
+
+  /** A top-level INT64 or text column's distinct non-null values as the library read them, sorted, then each made
+   * absent in the same order (generators/parquet/operations.py probes). */
+  static List<Object> probesOf(List<Group> groups, MessageType schema, String column) {
+    int i = schema.getFieldIndex(column);
+    PrimitiveType t = schema.getType(i).asPrimitiveType();
+    boolean text = t.getPrimitiveTypeName() != PrimitiveType.PrimitiveTypeName.INT64;
+    TreeSet<Object> present = new TreeSet<>();
+    for (Group g : groups)
+      if (g.getFieldRepetitionCount(i) > 0) present.add(text ? g.getBinary(i, 0).toStringUsingUTF8() : g.getLong(i, 0));
+    List<Object> out = new ArrayList<>(present);
+    for (Object v : present) out.add(v instanceof Long n ? (Object) (n + (1L << 40)) : v + "~");
+    return out;
+  }
+
+  /** A bound's PLAIN bytes (without a length prefix) as a value of its physical type. */
+  static Object plain(ByteBuffer raw, PrimitiveType t) {
+    ByteBuffer b = raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    return switch (t.getPrimitiveTypeName()) {
+      case BOOLEAN -> b.get(b.position()) != 0;
+      case INT32 -> b.getInt(b.position());
+      case INT64 -> b.getLong(b.position());
+      case FLOAT -> b.getFloat(b.position());
+      case DOUBLE -> b.getDouble(b.position());
+      default -> Binary.fromConstantByteBuffer(b);
+    };
+  }
+
+  /** A statistics bound as the value of its physical type, a float zero unsigned (docs/adapter-protocol.md#operations:
+   * its sign says nothing, and parquet-java gives a +0 min as -0, as parquet.thrift's reading rules allow). */
+  static JsonNode bound(Object v) {
+    if (v instanceof Boolean b) return JSON.getNodeFactory().booleanNode(b);
+    if (v instanceof Integer n) return token("int", Integer.toString(n));
+    if (v instanceof Long n) return token("int", Long.toString(n));
+    if (v instanceof Float f) return token("float", Double.toString(f == 0.0f ? 0.0 : (double) f));
+    if (v instanceof Double d) return token("float", Double.toString(d == 0.0 ? 0.0 : d));
+    if (v instanceof Binary b) return token("bin", HexFormat.of().formatHex(b.getBytes()));
+    throw new IllegalStateException("a statistics value of " + v.getClass().getName());
+  }
+
   static void libraryError(ObjectNode resp, Throwable t) {
     try {
       error(resp, JavaErrors.outcome(t), t);
