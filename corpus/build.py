@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -216,23 +217,21 @@ def generate_cached(out: Path, seed: int = 0, tracks: Sequence[Track] | None = N
     tracks = list(tracks) if tracks is not None else all_tracks()
     root = cache_root() / "corpora"
     cached = root / corpus_key(seed, tracks)
-    try:
+    with contextlib.ExitStack() as held:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            held.enter_context(cache_lock(root))
+        except OSError:  # a cache folder this user cannot write (or search): passed by
+            generate(out, seed=seed, tracks=tracks, progress=progress)
+            return False
+        # Under the lock: one process generates at a time (test workers, runs started together; one that waited
+        # copies what the other made), and no pruning removes an entry while another process copies it.
         hit = (cached / "manifest.json").is_file()
-    except OSError:  # a cache folder this user cannot search
-        hit = False
-    if not hit:
-        with contextlib.ExitStack() as held:
-            try:
-                root.mkdir(parents=True, exist_ok=True)
-                held.enter_context(cache_lock(root))
-            except OSError:
-                generate(out, seed=seed, tracks=tracks, progress=progress)
-                return False
-            # one process generates at a time (test workers, runs started together); one that waited copies it
-            hit = (cached / "manifest.json").is_file()
-            if not hit:
-                _generate_into_cache(cached, seed, tracks, progress)
-    copy_tree(cached, out)
+        if hit:
+            os.utime(cached)  # the most recently used: pruning keeps the corpora last used, not last made
+        else:
+            _generate_into_cache(cached, seed, tracks, progress)
+        copy_tree(cached, out)
     return hit
 
 

@@ -182,3 +182,57 @@ def test_two_releases_whose_environments_are_named_alike_never_share_one(tmp_pat
     with pytest.raises(AdapterUnavailable, match=r"holds @dsnp/parquetjs 1\.8\.9 from npm, not dsnp-parquetjs"):
         ensure(pypi, progress=lambda _: None)
     assert ensure(npm, progress=lambda _: None) == npm.path  # the one it holds is still there
+
+
+def test_the_corpus_cache_keeps_the_corpora_last_used_and_copies_under_its_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pruning keeps the CORPORA_KEPT corpora last used (a hit refreshes its entry; main kept the last made, so a
+    corpus in use by a long-lived checkout was dropped while another's runs made new ones), and a copy happens under
+    the cache's lock, where no pruning runs."""
+    import os
+
+    from parquet_conformance.corpus import build
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    key = {"now": ""}
+    monkeypatch.setattr(build, "corpus_key", lambda seed, tracks: key["now"])
+
+    def tiny(out: Path, **_: object) -> None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "manifest.json").write_text(json.dumps({"key": key["now"]}))
+
+    monkeypatch.setattr(build, "generate", tiny)
+    locked: list[bool] = []
+    copy = build.copy_tree
+
+    def copy_checking_the_lock(src: Path, out: Path) -> None:
+        import fcntl
+
+        with (src.parent / ".lock").open("w") as fh:  # another process's attempt: it must wait
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked.append(False)
+                fcntl.flock(fh, fcntl.LOCK_UN)
+            except BlockingIOError:
+                locked.append(True)
+        copy(src, out)
+
+    monkeypatch.setattr(build, "copy_tree", copy_checking_the_lock)
+    made = 0
+
+    def use(name: str) -> bool:
+        nonlocal made
+        key["now"] = name
+        made += 1
+        hit = build.generate_cached(tmp_path / f"out{made}", tracks=[])
+        assert json.loads((tmp_path / f"out{made}" / "manifest.json").read_text()) == {"key": name}
+        return hit
+
+    root = tmp_path / "cache" / "parquet-conformance" / "corpora"
+    for i, name in enumerate(("a", "b", "c")):
+        assert not use(name)
+        os.utime(root / name, (1000 + i, 1000 + i))  # made in this order, a second apart
+    assert use("a")  # a hit: "a" is now the last used
+    assert not use("d")  # a fourth: the least recently used goes
+    assert sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) == ["a", "c", "d"]
+    assert locked and all(locked)
