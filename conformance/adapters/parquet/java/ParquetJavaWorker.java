@@ -110,8 +110,7 @@ public final class ParquetJavaWorker {
         for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
       }
     } catch (Throwable t) {
-      libraryError(resp, t);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
-      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      libraryFailed(resp, t, t0);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
@@ -253,15 +252,11 @@ public final class ParquetJavaWorker {
         }
       }
     } catch (Throwable t) {
-      libraryError(resp, t);
-      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      libraryFailed(resp, t, t0);
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    try {  // our conversion of what it gave into tokens: a mistake here is ours
-      ArrayNode columns = resp.putArray("columns");
-      for (String name : new String[] {"row_group", "column", "min", "max"}) columns.add(name);
-      ArrayNode rows = JSON.createArrayNode();
+    table(resp, new String[] {"row_group", "column", "min", "max"}, librarySeconds, rows -> {
       for (int i = 0; i < chunks.size(); i++) {
         Statistics<?> s = stats.get(i);
         boolean bounds = s != null && !s.isEmpty() && s.hasNonNullValue();
@@ -271,12 +266,7 @@ public final class ParquetJavaWorker {
         row.add(bounds ? bound(s.genericGetMin()) : JSON.nullNode());
         row.add(bounds ? bound(s.genericGetMax()) : JSON.nullNode());
       }
-      resp.put("outcome", "read").set("rows", rows);
-      resp.put("library_s", librarySeconds);
-    } catch (Throwable t) {
-      resp.remove("columns");
-      error(resp, "harness-error", t);
-    }
+    });
   }
 
   /** The `page-index` operation (docs/adapter-protocol.md#operations): every page of every chunk with an offset
@@ -293,16 +283,13 @@ public final class ParquetJavaWorker {
         }
       }
     } catch (Throwable t) {
-      libraryError(resp, t);
-      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      libraryFailed(resp, t, t0);
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    try {  // our conversion of what it gave into tokens (a bound's PLAIN bytes as its value): a mistake here is ours
-      ArrayNode columns = resp.putArray("columns");
-      for (String name : new String[] {"row_group", "column", "page", "offset", "compressed_page_size",
-          "first_row_index", "null_page", "null_count", "min", "max", "boundary_order"}) columns.add(name);
-      ArrayNode rows = JSON.createArrayNode();
+    // our conversion (a bound's PLAIN bytes as its value)
+    table(resp, new String[] {"row_group", "column", "page", "offset", "compressed_page_size", "first_row_index",
+        "null_page", "null_count", "min", "max", "boundary_order"}, librarySeconds, rows -> {
       for (Object[] chunk : chunks) {
         ColumnChunkMetaData c = (ColumnChunkMetaData) chunk[1];
         OffsetIndex oi = (OffsetIndex) chunk[2];
@@ -323,12 +310,7 @@ public final class ParquetJavaWorker {
           if (ci == null) row.addNull().addNull().addNull(); else row.add(ci.getBoundaryOrder().toString());
         }
       }
-      resp.put("outcome", "read").set("rows", rows);
-      resp.put("library_s", librarySeconds);
-    } catch (Throwable t) {
-      resp.remove("columns");
-      error(resp, "harness-error", t);
-    }
+    });
   }
 
   /** The `bloom` operation (docs/adapter-protocol.md#operations): each chunk with a bloom filter
@@ -355,8 +337,7 @@ public final class ParquetJavaWorker {
         for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
       }
     } catch (Throwable t) {
-      libraryError(resp, t);
-      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      libraryFailed(resp, t, t0);
       return;
     }
     java.util.Map<String, List<Object>> probes = new java.util.HashMap<>();
@@ -376,27 +357,18 @@ public final class ParquetJavaWorker {
         }
       }
     } catch (Throwable t) {
-      libraryError(resp, t);
-      resp.put("library_s", (System.nanoTime() - t0) / 1e9);
+      libraryFailed(resp, t, t0);
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    try {
-      ArrayNode columns = resp.putArray("columns");
-      for (String name : new String[] {"row_group", "column", "value", "excluded"}) columns.add(name);
-      ArrayNode out = JSON.createArrayNode();
+    table(resp, new String[] {"row_group", "column", "value", "excluded"}, librarySeconds, out -> {
       for (Object[] r : rows) {
         ArrayNode row = out.addArray();
         row.add(token("int", r[0].toString())).add((String) r[1]);
         if (r[2] instanceof Long n) row.add(token("int", Long.toString(n))); else row.add((String) r[2]);
         row.add((Boolean) r[3]);
       }
-      resp.put("outcome", "read").set("rows", out);
-      resp.put("library_s", librarySeconds);
-    } catch (Throwable t) {
-      resp.remove("columns");
-      error(resp, "harness-error", t);
-    }
+    });
   }
 
   /** A top-level INT64 or text column's distinct non-null values as the library read them, sorted, then each made
@@ -411,6 +383,25 @@ public final class ParquetJavaWorker {
     List<Object> out = new ArrayList<>(present);
     for (Object v : present) out.add(v instanceof Long n ? (Object) (n + (1L << 40)) : v + "~");
     return out;
+  }
+
+  interface Rows {
+    void fill(ArrayNode rows) throws Exception;
+  }
+
+  /** An operation's answer: our conversion of what the library gave into the table's rows (a mistake here is ours,
+   * a harness error, never the library's outcome). */
+  static void table(ObjectNode resp, String[] names, double librarySeconds, Rows conversion) {
+    try {
+      ArrayNode rows = JSON.createArrayNode();
+      conversion.fill(rows);
+      ArrayNode columns = resp.putArray("columns");
+      for (String name : names) columns.add(name);
+      resp.put("outcome", "read").set("rows", rows);
+      resp.put("library_s", librarySeconds);
+    } catch (Throwable t) {
+      error(resp, "harness-error", t);
+    }
   }
 
   /** A bound's PLAIN bytes (without a length prefix) as a value of its physical type. */
@@ -436,6 +427,12 @@ public final class ParquetJavaWorker {
     if (v instanceof Double d) return token("float", Double.toString(d == 0.0 ? 0.0 : d));
     if (v instanceof Binary b) return token("bin", HexFormat.of().formatHex(b.getBytes()));
     throw new IllegalStateException("a statistics value of " + v.getClass().getName());
+  }
+
+  /** What the library raised, as its outcome, with the time it spent. */
+  static void libraryFailed(ObjectNode resp, Throwable t, long t0) {
+    libraryError(resp, t);
+    resp.put("library_s", (System.nanoTime() - t0) / 1e9);
   }
 
   static void libraryError(ObjectNode resp, Throwable t) {
