@@ -103,12 +103,7 @@ public final class ParquetJavaWorker {
     ParquetReadOptions options = ParquetReadOptions.builder().usePageChecksumVerification(verifyChecksums).build();
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)), options)) {
       schema = reader.getFooter().getFileMetaData().getSchema();
-      PageReadStore pages;
-      while ((pages = reader.readNextRowGroup()) != null) {
-        RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
-            .getRecordReader(pages, new GroupRecordConverter(schema));
-        for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
-      }
+      readRecords(reader, schema, groups);
     } catch (Throwable t) {
       libraryFailed(resp, t, t0);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
       return;
@@ -330,12 +325,7 @@ public final class ParquetJavaWorker {
           BloomFilter f = reader.readBloomFilter(c);
           if (f != null) filtered.add(new Object[] {rg, c.getPath().toDotString(), f});
         }
-      PageReadStore pages;
-      while ((pages = reader.readNextRowGroup()) != null) {
-        RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
-            .getRecordReader(pages, new GroupRecordConverter(schema));
-        for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
-      }
+      readRecords(reader, schema, groups);
     } catch (Throwable t) {
       libraryFailed(resp, t, t0);
       return;
@@ -427,6 +417,16 @@ public final class ParquetJavaWorker {
     if (v instanceof Double d) return token("float", Double.toString(d == 0.0 ? 0.0 : d));
     if (v instanceof Binary b) return token("bin", HexFormat.of().formatHex(b.getBytes()));
     throw new IllegalStateException("a statistics value of " + v.getClass().getName());
+  }
+
+  /** Every record of every row group, as the library's Group API assembles them. */
+  static void readRecords(ParquetFileReader reader, MessageType schema, List<Group> groups) throws Exception {
+    PageReadStore pages;
+    while ((pages = reader.readNextRowGroup()) != null) {
+      RecordReader<Group> records = new ColumnIOFactory().getColumnIO(schema)
+          .getRecordReader(pages, new GroupRecordConverter(schema));
+      for (long i = 0; i < pages.getRowCount(); i++) groups.add(records.read());
+    }
   }
 
   /** What the library raised, as its outcome, with the time it spent. */
