@@ -64,7 +64,11 @@ def bound(raw: bytes, physical: int) -> object:
     parquet.thrift (ColumnOrder, the compatibility rules for reading floating point statistics): "If the min is a
     +0, the row group may contain -0 values as well. If the max is -0, the row group may contain +0 values as
     well." A zero bound's sign says nothing, and a reader may widen it (parquet-java gives a +0 min as -0)."""
-    value = physical_value(raw, physical)
+    return unsigned_zero(physical_value(raw, physical))
+
+
+def unsigned_zero(value: object) -> object:
+    """A float zero as +0.0 (a bound's sign says nothing: `bound`); any other value as it is."""
     return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parquet_conformance.generators.canonical import Canonical, canonical_rows
-from parquet_conformance.generators.parquet.operations import PHYSICAL
+from parquet_conformance.generators.parquet.operations import PHYSICAL, unsigned_zero
 
 Row = Sequence[Any]
 
@@ -32,10 +32,6 @@ class Answer:
 
 
 BOUNDS = ("min", "max")  # a statistics or column index bound: a float zero's sign says nothing (operations.bound)
-
-
-def unsigned_zero(value: object) -> object:
-    return 0.0 if isinstance(value, float) and value == 0.0 else value
 
 
 def from_text(text: str | None, physical: str, blob: bytes | None = None) -> object:

@@ -121,22 +121,14 @@ public final class ParquetJavaWorker {
       resp.put("library_s", librarySeconds);
       return;
     }
-    // Our conversion of what it returned into tokens: a mistake here is ours, a harness error (out of memory too:
-    // the library returned).
-    try {
-      ArrayNode columns = JSON.createArrayNode();
-      for (Type f : schema.getFields()) columns.add(f.getName());
-      ArrayNode rows = JSON.createArrayNode();
+    // Our conversion of what it returned into tokens (out of memory too: the library returned)
+    String[] names = schema.getFields().stream().map(Type::getName).toArray(String[]::new);
+    table(resp, names, librarySeconds, rows -> {
       for (Group g : groups) {
         ArrayNode row = rows.addArray();
         for (int c = 0; c < schema.getFieldCount(); c++) row.add(field(g, c, schema.getType(c)));
       }
-      resp.put("outcome", "read").set("columns", columns);
-      resp.set("rows", rows);
-      resp.put("library_s", librarySeconds);
-    } catch (Throwable t) {
-      error(resp, "harness-error", t);
-    }
+    });
   }
 
   static void write(String source, String path, ObjectNode resp) {
@@ -233,31 +225,23 @@ public final class ParquetJavaWorker {
    * library gives them to its users (ColumnChunkMetaData.getStatistics: the min and max as values of the physical
    * type, none where it holds no non-null value). */
   static void statistics(String path, ObjectNode resp) {
-    List<ColumnChunkMetaData> chunks = new ArrayList<>();
-    List<Integer> rowGroups = new ArrayList<>();
-    List<Statistics<?>> stats = new ArrayList<>();
+    List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its statistics
     long t0 = System.nanoTime();
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
       List<BlockMetaData> blocks = reader.getFooter().getBlocks();
-      for (int rg = 0; rg < blocks.size(); rg++) {
-        for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) {
-          chunks.add(c);
-          rowGroups.add(rg);
-          stats.add(c.getStatistics());
-        }
-      }
+      for (int rg = 0; rg < blocks.size(); rg++)
+        for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) chunks.add(new Object[] {rg, c, c.getStatistics()});
     } catch (Throwable t) {
       libraryFailed(resp, t, t0);
       return;
     }
     double librarySeconds = (System.nanoTime() - t0) / 1e9;
     table(resp, new String[] {"row_group", "column", "min", "max"}, librarySeconds, rows -> {
-      for (int i = 0; i < chunks.size(); i++) {
-        Statistics<?> s = stats.get(i);
+      for (Object[] chunk : chunks) {
+        Statistics<?> s = (Statistics<?>) chunk[2];
         boolean bounds = s != null && !s.isEmpty() && s.hasNonNullValue();
         ArrayNode row = rows.addArray();
-        row.add(token("int", Integer.toString(rowGroups.get(i))));
-        row.add(chunks.get(i).getPath().toDotString());
+        row.add(token("int", chunk[0].toString())).add(((ColumnChunkMetaData) chunk[1]).getPath().toDotString());
         row.add(bounds ? bound(s.genericGetMin()) : JSON.nullNode());
         row.add(bounds ? bound(s.genericGetMax()) : JSON.nullNode());
       }
