@@ -395,6 +395,9 @@ def _feature_bases() -> list[Base]:
         Base("feat-reference-parquet-java", "the rows of 'feat-reference' as parquet-java writes them through Spark, "
              "uncompressed, no dictionary", features.reference_table, fixture="spark-uncompressed.parquet",
              case="features/reference/parquet-java"),
+        Base("feat-reference-parquet-java-i32-s", "the i32 and s columns of 'feat-reference-parquet-java' alone: what "
+             "its codec is also varied over alone", partial(features.narrow_reference_table, features.NARROW["i32-s"]),
+             fixture="spark-uncompressed-i32-s.parquet", case="features/reference/parquet-java-i32-s"),
         Base("feat-keyed", "160 rows of an INT64 id, a text key, INT32, DOUBLE, FLOAT and BOOLEAN columns in two "
              "row groups, PLAIN, uncompressed, no statistics: what the features read through an operation vary",
              features.keyed_table, (*FEATURE_OPTIONS, ("row_group_size", features.KEYED_ROW_GROUP)),

@@ -406,6 +406,15 @@ def _codecs() -> list[_Spec]:
                      "The base is the same rows uncompressed from the same writer (features/reference/parquet-java); "
                      "only the codec differs. Codec support may vary between readers: either.", "reads",
                      _writer("spark-lz4.parquet")))
+    out.append(replace(out[-1], slug="narrow", base="feat-reference-parquet-java-i32-s",
+                       steps=(UseFixture("spark-lz4-i32-s.parquet"),),
+                       title=f"{out[-1].title}; here the i32, s columns alone",
+                       notes="The base is the same two columns uncompressed from the same writer "
+                             "(features/reference/parquet-java-i32-s); only the codec differs. The twin of "
+                             "features/compression-lz4-deprecated/parquet-java over the reference's i32, s alone: a "
+                             "reader that fails another column still shows what it does with the codec. Codec "
+                             "support may vary between readers: either.",
+                       writer=_writer("spark-lz4-i32-s.parquet")))
     return out
 
 
