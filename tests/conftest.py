@@ -3,11 +3,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from parquet_conformance.conformance.harness.specs import AdapterSpec
+from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate_cached
+from tests.helpers import KEPT_WORKERS
 
 # The fast tier is `pytest -m "not integration"`: unit tests, under a minute on 2 cores, with no Spark, JVM, Node or
 # browser and no whole corpus. A test is integration when its module is listed here (it starts Spark, a JVM, Node,
@@ -22,6 +27,24 @@ INTEGRATION_MODULES = {
     "test_round3", "test_disagreeing_attempts", "test_data_path",
 }
 INTEGRATION_FIXTURES = {"corpus_dir", "manifest", "demo_run"}
+
+
+# Modules that share what a test process makes once (a session fixture): under xdist (--dist loadscope, pyproject)
+# they run on one worker, so that it is made once, not once per worker.
+SHARED_SCOPES = {"tests/test_reports.py": "demo_run", "tests/test_browser.py": "demo_run",
+                 "tests/test_adapters.py": "started_worker", "tests/test_taxonomy.py": "started_worker"}
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's loadscope, with SHARED_SCOPES' modules in one scope."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedScopes(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SHARED_SCOPES.get(scope.split("::")[0], scope)
+
+    return SharedScopes(config, log) if config.getoption("dist") == "loadscope" else None
 
 
 def _integration_module(path: Path) -> bool:
@@ -66,6 +89,24 @@ def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def manifest(corpus_dir: Path) -> dict:
     return json.loads((corpus_dir / "manifest.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def started_worker() -> Iterator[Callable[[str], Worker]]:
+    """A reader's real worker: KEPT_WORKERS' started once per test process and closed at its end, the others anew
+    (the caller closes them: tests/helpers.py `release`)."""
+    kept: dict[str, Worker] = {}
+
+    def start(name: str) -> Worker:
+        if name not in KEPT_WORKERS:
+            return AdapterSpec.parse(name).worker()
+        if name not in kept:
+            kept[name] = AdapterSpec.parse(name).worker()
+        return kept[name]
+
+    yield start
+    for w in kept.values():
+        w.close()
 
 
 @pytest.fixture(scope="session")

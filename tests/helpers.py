@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import sys
 from html.parser import HTMLParser
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parquet_conformance.conformance.harness.workers import Worker
 
 CLI = [sys.executable, "-m", "parquet_conformance.app.cli"]
 
@@ -82,3 +86,12 @@ def rendered(markdown_text: str) -> Page:
     page.feed(cmarkgfm.github_flavored_markdown_to_html(markdown_text, options=Options.CMARK_OPT_UNSAFE))
     page.close()
     return page
+
+
+KEPT_WORKERS = {"spark"}  # a JVM with Spark in it takes seconds to start: started once per test process (conftest)
+
+
+def release(name: str, worker: Worker) -> None:
+    """A worker of the started_worker fixture done with: closed unless it is kept."""
+    if name not in KEPT_WORKERS:
+        worker.close()

@@ -8,17 +8,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from parquet_conformance.conformance import adapters
 from parquet_conformance.conformance.harness.model import Crash, HarnessError, Read, Rejected, Unavailable, Unhandled
-from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.parquet import METADATA, metadata_expectation
 from parquet_conformance.generators.parquet.bases import EXTENSION_BASES, base_bytes, base_hash
-from tests.helpers import CLI
+from tests.helpers import CLI, release
 
 FAITHFUL_BASES = ("multi-row-group", "dictionary", "wide")  # every implementation reads these exactly, but:
 # what an adapter refuses for a documented reason (docs/adapters.md)
@@ -26,15 +26,15 @@ REFUSED = {("parquet-python", "dictionary"): "RLE_DICTIONARY, pyarrow's default 
 
 
 @pytest.fixture(scope="module", params=adapters.names("parquet"))
-def worker(request: pytest.FixtureRequest) -> Worker:
-    w = AdapterSpec(request.param).worker()
+def worker(request: pytest.FixtureRequest, started_worker: Callable[[str], Worker]) -> Iterator[Worker]:
+    w = started_worker(request.param)
     if isinstance(w.read("/nonexistent").outcome, Unavailable):
-        w.close()
+        release(request.param, w)
         if os.environ.get("CI") == "true":
             pytest.fail(f"{request.param} is unavailable in CI: {w.unavailable}")
         pytest.skip(f"{request.param}: {w.unavailable}")
     yield w
-    w.close()
+    release(request.param, w)
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +133,7 @@ def test_run_with_an_external_adapter(tmp_path: Path) -> None:
         pytest.skip(f"hyparquet unavailable: {e}")
     cmd = " ".join(f"'{c}'" for c in command)
     only = ",".join(f"base/{b}" for b in (*EXTENSION_BASES, "all-types"))  # pyarrow's: no codec hyparquet lacks
-    proc = subprocess.run([*CLI, "run", "--out", str(tmp_path), "--only", only,
+    proc = subprocess.run([*CLI, "run", "--out", str(tmp_path), "--only", only, "--master", "none",
                            "--adapter-cmd", f"my-js-reader={cmd}"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     cells = json.loads((tmp_path / "results.json").read_text())["cells"]

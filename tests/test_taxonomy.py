@@ -8,6 +8,7 @@ tests its declaration on the classifier instead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,11 +23,11 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
-from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest
 from parquet_conformance.corpus.model import Expectation
+from tests.helpers import release
 
 OURS = "skiff/schema/no-table-skiff-schemas/decode"  # the ytsaurus adapter cannot hand this format to its binding
 TINY = "corrupt/tail/PAR3-on-thrift-footer"  # no PAR1 at the end: most readers have a refusal for it
@@ -78,26 +79,27 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def read(name: str, corpus: Path, case_ids: list[str]) -> list[Outcome]:
+def read(name: str, corpus: Path, case_ids: list[str], started_worker: Callable[[str], Worker]) -> list[Outcome]:
     """Each case read by the adapter's real worker, with the case's operation (Skiff's decode and encode)."""
     _, manifest = read_manifest(corpus)
     entries = [manifest.case(c) for c in case_ids]
-    worker: Worker = AdapterSpec.parse(name).worker()
+    worker = started_worker(name)
     try:
         outcomes = [worker.read(str(corpus / e.file), e.id, e.op).outcome for e in entries]
     finally:
-        worker.close()
+        release(name, worker)
     if isinstance(outcomes[0], Unavailable):
         pytest.skip(f"{name}: {outcomes[0].reason}")
     return outcomes
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN))
-def test_a_known_refusal_and_a_known_unhandled_error(name: str, corpus: Path) -> None:
+def test_a_known_refusal_and_a_known_unhandled_error(name: str, corpus: Path,
+                                                     started_worker: Callable[[str], Worker]) -> None:
     refusal, unhandled, error_class = KNOWN[name]
     _, manifest = read_manifest(corpus)
     judge, role = Judge.of(manifest), adapters.get(name).role_names()[0]
-    outcomes = read(name, corpus, [c for c in (refusal, unhandled) if c])
+    outcomes = read(name, corpus, [c for c in (refusal, unhandled) if c], started_worker)
     assert isinstance(outcomes[0], Rejected), outcomes[0]
     expected = judge.expectation(manifest.case(refusal), role)
     assert classify(expected, outcomes[0], set()) == Verdict.PASS
@@ -111,10 +113,10 @@ def test_a_known_refusal_and_a_known_unhandled_error(name: str, corpus: Path) ->
     assert classify(expected, got, set()) == Verdict.UNHANDLED
 
 
-def test_the_adapters_own_failure_is_a_harness_error(corpus: Path) -> None:
+def test_the_adapters_own_failure_is_a_harness_error(corpus: Path, started_worker: Callable[[str], Worker]) -> None:
     """ytsaurus-skiff's binding takes the tables' schemas, not a format: a format without them is our adapter's
     failure (AdapterError), not the library's KeyError."""
-    (outcome,) = read("ytsaurus-skiff", corpus, [OURS])
+    (outcome,) = read("ytsaurus-skiff", corpus, [OURS], started_worker)
     assert isinstance(outcome, HarnessError) and (outcome.error.cls or "").endswith("AdapterError"), outcome
 
 
