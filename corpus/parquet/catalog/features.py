@@ -241,23 +241,31 @@ NARROW_OF = {"encoding-plain-dictionary": "i32-s", "encoding-rle-dictionary": "i
              "encoding-bit-packed": "i32", "encoding-delta-binary-packed": "i32-i64",
              "encoding-delta-length-byte-array": "s-b", "encoding-delta-byte-array": "s-b",
              "encoding-byte-stream-split": "f32-f64", "encoding-byte-stream-split-extended": "i32-i64",
-             "format-data-page-v2": "i32-s", **{f"compression-{slug}": "i32-s" for slug in CODECS}}
+             "format-data-page-v2": "i32-s", **{f"compression-{slug}": "i32-s" for slug in CODECS},
+             "compression-lz4-deprecated": "i32-s"}
 
 
 def _narrow(s: _Spec) -> _Spec:
-    """The case varied over the narrow reference: the same change, on the columns it changes alone."""
+    """The case varied over the narrow reference: the same change, on the columns it changes alone, over its base's
+    narrow twin (`<base>-<slug>`: pyarrow's reference, or a writer's committed one with its fixtures' twins)."""
     slug = NARROW_OF[s.feature]
     columns = NARROW[slug]
-    steps = tuple(_only(step, columns) for step in s.steps)
-    return replace(s, slug="narrow", base=f"feat-reference-{slug}", steps=steps,
+    steps = tuple(_only(step, columns, slug) for step in s.steps)
+    base = f"{s.base}-{slug}"
+    fixtures = [step.fixture for step in steps if isinstance(step, UseFixture)]
+    return replace(s, slug="narrow", base=base, steps=steps,
                    title=f"{s.title}; here the {', '.join(columns)} column{'s' if len(columns) > 1 else ''} alone",
                    notes=f"{s.notes} The twin of features/{s.feature}/{s.slug} over the reference's "
-                         f"{', '.join(columns)} alone (features/encoding-plain/{slug}): a reader that fails another "
-                         "column of the whole reference still shows what it does with the feature.")
+                         f"{', '.join(columns)} alone ({BASES[base].case}): a reader that fails another column of the "
+                         "whole reference still shows what it does with the feature.",
+                   writer=_writer(fixtures[0]) if fixtures else s.writer)
 
 
-def _only(step: Mutation, columns: tuple[str, ...]) -> Mutation:
-    """A WriteAs step's per-column options for these columns only (the narrow file has no other)."""
+def _only(step: Mutation, columns: tuple[str, ...], slug: str) -> Mutation:
+    """A step for the narrow file (which has these columns alone): a WriteAs step's per-column options for these
+    columns only; a committed fixture's narrow twin (`<fixture>-<slug>.parquet`, fixtures/write.py)."""
+    if isinstance(step, UseFixture):
+        return UseFixture(f"{step.fixture.removesuffix('.parquet')}-{slug}.parquet")
     if not isinstance(step, WriteAs) or not isinstance(step.options.get("column_encoding"), dict):
         return step
     encodings = {c: e for c, e in step.options["column_encoding"].items() if c in columns}
@@ -403,18 +411,9 @@ def _codecs() -> list[_Spec]:
     out.append(_Spec("compression-lz4-deprecated", "parquet-java", "every page compressed with the deprecated LZ4 "
                      "codec (Hadoop's framing) by parquet-java through Spark", "feat-reference-parquet-java",
                      (UseFixture("spark-lz4.parquet"),), "either", (CODEC_SUPPORT, LZ4),
-                     "The base is the same rows uncompressed from the same writer (features/reference/parquet-java); "
-                     "only the codec differs. Codec support may vary between readers: either.", "reads",
+                     "The base is the same rows uncompressed from the same writer; only the codec differs. Codec "
+                     "support may vary between readers: either.", "reads",
                      _writer("spark-lz4.parquet")))
-    out.append(replace(out[-1], slug="narrow", base="feat-reference-parquet-java-i32-s",
-                       steps=(UseFixture("spark-lz4-i32-s.parquet"),),
-                       title=f"{out[-1].title}; here the i32, s columns alone",
-                       notes="The base is the same two columns uncompressed from the same writer "
-                             "(features/reference/parquet-java-i32-s); only the codec differs. The twin of "
-                             "features/compression-lz4-deprecated/parquet-java over the reference's i32, s alone: a "
-                             "reader that fails another column still shows what it does with the codec. Codec "
-                             "support may vary between readers: either.",
-                       writer=_writer("spark-lz4-i32-s.parquet")))
     return out
 
 
