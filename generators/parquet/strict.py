@@ -26,8 +26,7 @@ def check_file(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
     if isinstance(buf, bytes) and len(buf) <= MEMO_BYTES:
         footer, problems = _checked(buf)
         return footer, list(problems)
-    footer, found = read_footer(buf)
-    return footer, found + findings(footer) + page_level_findings(footer)
+    return _check(buf)
 
 
 MEMO_BYTES = 4 << 20  # what the memo may hold: 16 files of at most 4 MiB (the large cases pass by)
@@ -38,8 +37,13 @@ def _checked(buf: bytes) -> tuple[ParquetFooter, tuple[Problem, ...]]:
     """The same bytes checked again (parse_file, inspect and the reference reader of one file; a base file edited
     many ways) are checked once: a decoded footer is never changed after read_footer (thrift.py decodes it, edits
     work on the bytes)."""
+    footer, problems = _check(buf)
+    return footer, tuple(problems)
+
+
+def _check(buf: Buffer) -> tuple[ParquetFooter, list[Problem]]:
     footer, found = read_footer(buf)
-    return footer, (*found, *findings(footer), *page_level_findings(footer))
+    return footer, found + findings(footer) + page_level_findings(footer)
 
 
 def parse_file(buf: Buffer) -> ParquetFooter:
