@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate_cached
-from tests.helpers import KEPT_WORKERS
+from tests.helpers import StartedWorker
 
 # The fast tier is `pytest -m "not integration"`: unit tests, under a minute on 2 cores, with no Spark, JVM, Node or
 # browser and no whole corpus. A test is integration when its module is listed here (it starts Spark, a JVM, Node,
@@ -91,18 +92,27 @@ def manifest(corpus_dir: Path) -> dict:
     return json.loads((corpus_dir / "manifest.json").read_text())
 
 
+KEPT_WORKERS = {"spark"}  # a JVM with Spark in it takes seconds to start: started once per test process
+
+
 @pytest.fixture(scope="session")
-def started_worker() -> Iterator[Callable[[str], Worker]]:
-    """A reader's real worker: KEPT_WORKERS' started once per test process and closed at its end, the others anew
-    (the caller closes them: tests/helpers.py `release`)."""
+def started_worker() -> Iterator[StartedWorker]:
+    """`with started_worker(name) as worker`: a reader's real worker, closed when the block ends, but KEPT_WORKERS'
+    started once per test process and closed at its end."""
     kept: dict[str, Worker] = {}
 
-    def start(name: str) -> Worker:
-        if name not in KEPT_WORKERS:
-            return AdapterSpec.parse(name).worker()
-        if name not in kept:
-            kept[name] = AdapterSpec.parse(name).worker()
-        return kept[name]
+    @contextmanager
+    def start(name: str) -> Iterator[Worker]:
+        if name in KEPT_WORKERS:
+            if name not in kept:
+                kept[name] = AdapterSpec.parse(name).worker()
+            yield kept[name]
+            return
+        worker = AdapterSpec.parse(name).worker()
+        try:
+            yield worker
+        finally:
+            worker.close()
 
     yield start
     for w in kept.values():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from html.parser import HTMLParser
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from parquet_conformance.conformance.harness.workers import Worker
+from parquet_conformance.conformance.harness.workers import Worker
 
 CLI = [sys.executable, "-m", "parquet_conformance.app.cli"]
+StartedWorker = Callable[[str], AbstractContextManager[Worker]]  # the started_worker fixture (conftest.py)
 
 
 def upstream_failures(adapter: str) -> dict[str, str]:
@@ -87,11 +88,3 @@ def rendered(markdown_text: str) -> Page:
     page.close()
     return page
 
-
-KEPT_WORKERS = {"spark"}  # a JVM with Spark in it takes seconds to start: started once per test process (conftest)
-
-
-def release(name: str, worker: Worker) -> None:
-    """A worker of the started_worker fixture done with: closed unless it is kept."""
-    if name not in KEPT_WORKERS:
-        worker.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from parquet_conformance.conformance.harness.model import Crash, HarnessError, R
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.parquet import METADATA, metadata_expectation
 from parquet_conformance.generators.parquet.bases import EXTENSION_BASES, base_bytes, base_hash
-from tests.helpers import CLI, release
+from tests.helpers import CLI, StartedWorker
 
 FAITHFUL_BASES = ("multi-row-group", "dictionary", "wide")  # every implementation reads these exactly, but:
 # what an adapter refuses for a documented reason (docs/adapters.md)
@@ -26,15 +26,13 @@ REFUSED = {("parquet-python", "dictionary"): "RLE_DICTIONARY, pyarrow's default 
 
 
 @pytest.fixture(scope="module", params=adapters.names("parquet"))
-def worker(request: pytest.FixtureRequest, started_worker: Callable[[str], Worker]) -> Iterator[Worker]:
-    w = started_worker(request.param)
-    if isinstance(w.read("/nonexistent").outcome, Unavailable):
-        release(request.param, w)
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{request.param} is unavailable in CI: {w.unavailable}")
-        pytest.skip(f"{request.param}: {w.unavailable}")
-    yield w
-    release(request.param, w)
+def worker(request: pytest.FixtureRequest, started_worker: StartedWorker) -> Iterator[Worker]:
+    with started_worker(request.param) as w:
+        if isinstance(w.read("/nonexistent").outcome, Unavailable):
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"{request.param} is unavailable in CI: {w.unavailable}")
+            pytest.skip(f"{request.param}: {w.unavailable}")
+        yield w
 
 
 @pytest.fixture(scope="module")

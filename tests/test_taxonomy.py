@@ -8,7 +8,6 @@ tests its declaration on the classifier instead."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,11 +22,10 @@ from parquet_conformance.conformance.harness.model import (
     Unhandled,
     Verdict,
 )
-from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.dist import read_manifest
 from parquet_conformance.corpus.model import Expectation
-from tests.helpers import release
+from tests.helpers import StartedWorker
 
 OURS = "skiff/schema/no-table-skiff-schemas/decode"  # the ytsaurus adapter cannot hand this format to its binding
 TINY = "corrupt/tail/PAR3-on-thrift-footer"  # no PAR1 at the end: most readers have a refusal for it
@@ -79,15 +77,12 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def read(name: str, corpus: Path, case_ids: list[str], started_worker: Callable[[str], Worker]) -> list[Outcome]:
+def read(name: str, corpus: Path, case_ids: list[str], started_worker: StartedWorker) -> list[Outcome]:
     """Each case read by the adapter's real worker, with the case's operation (Skiff's decode and encode)."""
     _, manifest = read_manifest(corpus)
     entries = [manifest.case(c) for c in case_ids]
-    worker = started_worker(name)
-    try:
+    with started_worker(name) as worker:
         outcomes = [worker.read(str(corpus / e.file), e.id, e.op).outcome for e in entries]
-    finally:
-        release(name, worker)
     if isinstance(outcomes[0], Unavailable):
         pytest.skip(f"{name}: {outcomes[0].reason}")
     return outcomes
@@ -95,7 +90,7 @@ def read(name: str, corpus: Path, case_ids: list[str], started_worker: Callable[
 
 @pytest.mark.parametrize("name", sorted(KNOWN))
 def test_a_known_refusal_and_a_known_unhandled_error(name: str, corpus: Path,
-                                                     started_worker: Callable[[str], Worker]) -> None:
+                                                     started_worker: StartedWorker) -> None:
     refusal, unhandled, error_class = KNOWN[name]
     _, manifest = read_manifest(corpus)
     judge, role = Judge.of(manifest), adapters.get(name).role_names()[0]
@@ -113,7 +108,7 @@ def test_a_known_refusal_and_a_known_unhandled_error(name: str, corpus: Path,
     assert classify(expected, got, set()) == Verdict.UNHANDLED
 
 
-def test_the_adapters_own_failure_is_a_harness_error(corpus: Path, started_worker: Callable[[str], Worker]) -> None:
+def test_the_adapters_own_failure_is_a_harness_error(corpus: Path, started_worker: StartedWorker) -> None:
     """ytsaurus-skiff's binding takes the tables' schemas, not a format: a format without them is our adapter's
     failure (AdapterError), not the library's KeyError."""
     (outcome,) = read("ytsaurus-skiff", corpus, [OURS], started_worker)
