@@ -220,23 +220,17 @@ public final class ParquetJavaWorker {
     return x.isTextual() ? Double.parseDouble(x.asText()) : x.asDouble();
   }
 
-  /** What the library threw, sorted by the rule; the rule or the message failing on it is ours: a harness error. */
   /** The `statistics` operation (docs/adapter-protocol.md#operations): every column chunk's Statistics as the
    * library gives them to its users (ColumnChunkMetaData.getStatistics: the min and max as values of the physical
    * type, none where it holds no non-null value). */
   static void statistics(String path, ObjectNode resp) {
-    List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its statistics
-    long t0 = System.nanoTime();
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+    footerOperation(path, resp, new String[] {"row_group", "column", "min", "max"}, reader -> {
+      List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its statistics
       List<BlockMetaData> blocks = reader.getFooter().getBlocks();
       for (int rg = 0; rg < blocks.size(); rg++)
         for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) chunks.add(new Object[] {rg, c, c.getStatistics()});
-    } catch (Throwable t) {
-      libraryFailed(resp, t, t0);
-      return;
-    }
-    double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    table(resp, new String[] {"row_group", "column", "min", "max"}, librarySeconds, rows -> {
+      return chunks;
+    }, (chunks, rows) -> {
       for (Object[] chunk : chunks) {
         Statistics<?> s = (Statistics<?>) chunk[2];
         boolean bounds = s != null && !s.isEmpty() && s.hasNonNullValue();
@@ -251,9 +245,10 @@ public final class ParquetJavaWorker {
   /** The `page-index` operation (docs/adapter-protocol.md#operations): every page of every chunk with an offset
    * index, as the library reads them for its users (ParquetFileReader.readOffsetIndex, readColumnIndex). */
   static void pageIndex(String path, ObjectNode resp) {
-    List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its offset index, its column index (or null)
-    long t0 = System.nanoTime();
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+    String[] names = {"row_group", "column", "page", "offset", "compressed_page_size", "first_row_index", "null_page",
+        "null_count", "min", "max", "boundary_order"};
+    footerOperation(path, resp, names, reader -> {
+      List<Object[]> chunks = new ArrayList<>();  // row group, chunk, its offset index, its column index (or null)
       List<BlockMetaData> blocks = reader.getFooter().getBlocks();
       for (int rg = 0; rg < blocks.size(); rg++) {
         for (ColumnChunkMetaData c : blocks.get(rg).getColumns()) {
@@ -261,14 +256,8 @@ public final class ParquetJavaWorker {
           if (oi != null) chunks.add(new Object[] {rg, c, oi, reader.readColumnIndex(c)});
         }
       }
-    } catch (Throwable t) {
-      libraryFailed(resp, t, t0);
-      return;
-    }
-    double librarySeconds = (System.nanoTime() - t0) / 1e9;
-    // our conversion (a bound's PLAIN bytes as its value)
-    table(resp, new String[] {"row_group", "column", "page", "offset", "compressed_page_size", "first_row_index",
-        "null_page", "null_count", "min", "max", "boundary_order"}, librarySeconds, rows -> {
+      return chunks;
+    }, (chunks, rows) -> {  // our conversion (a bound's PLAIN bytes as its value)
       for (Object[] chunk : chunks) {
         ColumnChunkMetaData c = (ColumnChunkMetaData) chunk[1];
         OffsetIndex oi = (OffsetIndex) chunk[2];
@@ -363,6 +352,29 @@ public final class ParquetJavaWorker {
     void fill(ArrayNode rows) throws Exception;
   }
 
+  interface FooterCall<T> {
+    T call(ParquetFileReader reader) throws Exception;
+  }
+
+  interface Conversion<T> {
+    void fill(T got, ArrayNode rows) throws Exception;
+  }
+
+  /** An operation on what the library reads through an open file (`call`: what it raises is its outcome), answered
+   * as a table of what it gave (`conversion`: ours, `table`). */
+  static <T> void footerOperation(String path, ObjectNode resp, String[] names, FooterCall<T> call,
+                                  Conversion<T> conversion) {
+    long t0 = System.nanoTime();
+    T got;
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)))) {
+      got = call.call(reader);
+    } catch (Throwable t) {
+      libraryFailed(resp, t, t0);
+      return;
+    }
+    table(resp, names, (System.nanoTime() - t0) / 1e9, rows -> conversion.fill(got, rows));
+  }
+
   /** An operation's answer: our conversion of what the library gave into the table's rows (a mistake here is ours,
    * a harness error, never the library's outcome). */
   static void table(ObjectNode resp, String[] names, double librarySeconds, Rows conversion) {
@@ -419,6 +431,7 @@ public final class ParquetJavaWorker {
     resp.put("library_s", (System.nanoTime() - t0) / 1e9);
   }
 
+  /** What the library threw, sorted by the rule; the rule or the message failing on it is ours: a harness error. */
   static void libraryError(ObjectNode resp, Throwable t) {
     try {
       error(resp, JavaErrors.outcome(t), t);
