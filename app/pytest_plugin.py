@@ -160,7 +160,7 @@ class ConformanceRun:
 
     def read(self, case: CaseEntry) -> OutcomeRow:
         if case.id not in self.rows:
-            timed = self.worker.read(str((self.root / case.file).resolve()), case.id, case.op)
+            timed = self.worker.read(str((self.root / case.file).resolve()), case.id, case.op, keys=case.keys)
             info = self.worker.info
             self.rows[case.id] = OutcomeRow.of(
                 case.id, self.worker.adapter.name, info.implementation if info else self.worker.adapter.implementation,

@@ -62,7 +62,7 @@ def build_case(track: Track, case: Case, seed: int) -> tuple[CaseEntry, bytes]:
         file=case_file(track, case.id), size=len(data), sha256=hashlib.sha256(data).hexdigest(),
         seed=case_seed(seed, case.id), mutations=[m.to_json() for m in case.mutations], expect=dict(case.expect),
         decode=dict(case.decode), citations=list(case.citations), notes=case.notes, extensions=log,
-        large=case.large, op=case.op, data_unknown=case.data_unknown,
+        large=case.large, op=case.op, data_unknown=case.data_unknown, keys=dict(case.keys),
         alternatives=[AlternativeEntry(label=a.label, reading=a.reading, expected=alternative_file(case.id, a.label),
                                        data_hash=data_hash(a.data)) for a in case.alternatives])
     return derived(track, entry, data), data

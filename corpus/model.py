@@ -44,6 +44,11 @@ ROLE = pattern(ROLE_RE)
 NAME = pattern(NAME_RE)
 CASE_ID = pattern(CASE_ID_RE, MAX_CASE_ID)
 SHA256 = {"pattern": "^[0-9a-f]{64}$"}
+# A key a case sends with its operation (`keys`: docs/adapter-protocol.md#keys): 16, 24 or 32 bytes as base64.
+KEY = {"pattern": "^([A-Za-z0-9+/]{22}==|[A-Za-z0-9+/]{32}|[A-Za-z0-9+/]{43}=)$"}
+KEY_RE = re.compile(KEY["pattern"])
+MAX_KEYS = 16
+KEYS = {"propertyNames": NAME, "values": KEY, "maxProperties": MAX_KEYS}
 COUNT = {"minimum": 0, "maximum": (1 << 63) - 1}  # a size or a count: what an int64 column holds
 
 
@@ -258,9 +263,18 @@ class Case:
     data_unknown: bool = False
     # Other data a read may return and be right (another reading's), each with its label: never with data_unknown.
     alternatives: tuple[Alternative, ...] = ()
+    # Sent with the operation: the keys a reader needs (key id -> base64; Parquet's `decrypt`), never for a `read`
+    keys: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
+        if len(self.keys) > MAX_KEYS:
+            raise ValueError(f"case {self.id}: {len(self.keys)} keys, more than {MAX_KEYS}")
+        if bad := [k for k, v in self.keys.items() if not NAME_RE.fullmatch(k) or not KEY_RE.fullmatch(v)]:
+            raise ValueError(f"case {self.id}: key {bad[0]!r} is not a name with a base64 key of 16, 24 or 32 bytes")
+        if self.keys and self.op == "read":
+            raise ValueError(f"case {self.id}: keys for a plain read (an operation of the track takes them)")
+        object.__setattr__(self, "keys", dict(self.keys))
         if self.alternatives and self.data_unknown:
             raise ValueError(f"case {self.id}: alternatives of data no reference can state")
         if len({a.label for a in self.alternatives}) != len(self.alternatives):
@@ -323,6 +337,7 @@ class CaseEntry:
     levels: dict[str, Level] = field(default_factory=dict, metadata={"schema": {"propertyNames": ROLE}})
     # other data a read may return and be right (Case.alternatives): in every role not judged on `expect_hash`
     alternatives: list[AlternativeEntry] = field(default_factory=list)
+    keys: dict[str, str] = field(default_factory=dict, metadata={"schema": KEYS})  # as Case.keys
 
     def __post_init__(self) -> None:
         if stray := [r for r in self.levels if r not in self.expect]:
@@ -343,6 +358,7 @@ class CaseEntry:
         obj["expect"] = {r: Expectation(w) for r, w in obj["expect"].items()}
         obj["levels"] = {r: Level(w) for r, w in (obj.get("levels") or {}).items()}
         obj["decode"] = dict(obj.get("decode") or {})
+        obj["keys"] = dict(obj.get("keys") or {})
         obj["citations"] = [Citation.from_json(c) for c in obj["citations"]]
         return _construct(cls, obj)
 

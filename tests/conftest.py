@@ -36,6 +36,7 @@ SHARED_SCOPES = {"tests/test_reports.py": "demo_run", "tests/test_browser.py": "
                  "tests/test_adapters.py": "started_worker", "tests/test_taxonomy.py": "started_worker"}
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: a run with -p no:xdist has none
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """xdist's loadscope, with SHARED_SCOPES' modules in one scope."""
     from xdist.scheduler import LoadScopeScheduling

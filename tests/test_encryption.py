@@ -9,9 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from parquet_conformance.conformance.adapters import AdapterError, get
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet.bases import ENCRYPTED_BASES, base_bytes, base_hash, writers_table
-from parquet_conformance.generators.parquet.encryption import read_with_keys
+from parquet_conformance.generators.parquet.encryption import decryption_properties, read_with_keys
 from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.strict import parse_file
@@ -81,3 +82,31 @@ def test_the_unions_of_a_signed_plaintext_footer_are_rejected_with_and_without_k
 @pytest.mark.parametrize("name", ENCRYPTED_BASES)
 def test_fixtures_are_encrypted(name: str) -> None:
     assert base_bytes(name)[:4] == (b"PARE" if name == "encrypted-footer" else b"PAR1")
+
+
+def test_every_case_read_with_keys_decrypts_with_its_own_keys_to_its_base(corpus_dir: Path, manifest: dict) -> None:
+    """features/format-modular-encryption/*: what pyarrow reads with the keys the case sends is its base's data;
+    without them, or with the footer's master key wrong, it refuses."""
+    keyed = [c for c in manifest["cases"] if c["keys"]]
+    assert {c["id"] for c in keyed} == {f"features/format-modular-encryption/{s}"
+                                        for s in ("uniform", "column-key", "plaintext-footer")}
+    for c in keyed:
+        assert c["op"] == "decrypt"
+        data = (corpus_dir / c["file"]).read_bytes()
+        table = pq.read_table(io.BytesIO(data), decryption_properties=decryption_properties(c["keys"]))
+        assert data_hash(canonical_table(table)) == manifest["bases"][c["base"]]["data_hash"], c["id"]
+        with pytest.raises(OSError):
+            pq.read_table(io.BytesIO(data))
+        wrong = {**c["keys"], "footer-key": c["keys"]["column-key"]}  # the footer under another master key
+        with pytest.raises((OSError, pa.ArrowException)):
+            pq.read_table(io.BytesIO(data), decryption_properties=decryption_properties(wrong))
+
+def test_an_operation_takes_keys_exactly_when_it_needs_them() -> None:
+    """Keys sent to an operation that takes none, or none to one that needs them, are ours to report (a harness
+    error before the library's call), never the library's outcome."""
+    adapter = get("pyarrow")
+    with pytest.raises(AdapterError, match="sent no keys"):
+        adapter.operation("decrypt", "/nonexistent.parquet", None)
+    with pytest.raises(AdapterError, match="sent keys it takes none of"):
+        adapter.operation("read", "/nonexistent.parquet", {"footer-key": "cGFycXVldC1jb25mb3JtMQ=="})
+    adapter.operation("decrypt", "/nonexistent.parquet", {"footer-key": "cGFycXVldC1jb25mb3JtMQ=="})  # resolved only

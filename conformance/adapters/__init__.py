@@ -27,7 +27,7 @@ import hashlib
 import importlib
 import shutil
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
@@ -155,6 +155,7 @@ class PythonAdapter(Adapter):
     # The operations besides `read` the adapter's library can do (a method each, `-` read as `_`); the worker
     # answers `unavailable` for any other (docs/adapter-protocol.md#operations)
     operations: tuple[str, ...] = ()
+    keyed: tuple[str, ...] = ()  # those of `operations` that take a case's keys: `method(path, keys)` (decrypt)
 
     def load(self) -> Any:
         try:
@@ -186,15 +187,22 @@ class PythonAdapter(Adapter):
         it only ever makes a cell `unavailable` (a skip), never the library's refusal, never a pass."""
         return True
 
-    def run(self, op: str, path: str) -> Any:
+    def run(self, op: str, path: str, keys: Mapping[str, str] | None = None) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name, `-`
         read as `_`: e.g. `decode`, `encode`, `page-index`). The worker answers
         `unavailable` for an operation the adapter lacks (conformance/harness/worker.py)."""
-        if op == "read":
-            return self.read(path)
-        if op not in self.operations:
+        return self.operation(op, path, keys)()
+
+    def operation(self, op: str, path: str, keys: Mapping[str, str] | None = None) -> Callable[[], Any]:
+        """The library's call for the operation, resolved before it runs (ours: an AdapterError here is a harness
+        error). An operation in `keyed` takes the case's keys (a decryption's) and needs them; no other takes any."""
+        if op != "read" and op not in self.operations:
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
-        return getattr(self, op.replace("-", "_"))(path)
+        method: Callable[..., Any] = self.read if op == "read" else getattr(self, op.replace("-", "_"))
+        if (op in self.keyed) != bool(keys):
+            raise AdapterError(f"operation {op!r} of {self.name}: " + ("sent no keys" if op in self.keyed else
+                                                                      "sent keys it takes none of"))
+        return functools.partial(method, path, dict(keys)) if keys else functools.partial(method, path)
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
         """Our conversion of the library's result into canonical data (an exception here is a harness error,

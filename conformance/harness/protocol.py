@@ -36,7 +36,7 @@ from parquet_conformance.conformance.harness.model import (
     Wrote,
 )
 from parquet_conformance.conformance.harness.sample import check_sample, sample_of
-from parquet_conformance.corpus.model import MAX_NAME, ROLE, ROLE_RE
+from parquet_conformance.corpus.model import KEYS, MAX_NAME, ROLE, ROLE_RE
 from parquet_conformance.generators.canonical import data_hash
 from parquet_conformance.kernel import documents
 from parquet_conformance.kernel.documents import PRINTABLE, DocumentError
@@ -78,9 +78,10 @@ class StartRequest:
 @dataclass(frozen=True)
 class ReadRequest:
     """Read the whole file at `path` (absolute) the way a user of the library would. `case` is informational;
-    `cmd` is the case's operation (`read` for Parquet). `digest` (sent only to the harness's own Python worker): the
-    worker may answer with the data's hash, row count and sample instead of the data (DigestAnswer), the sample only
-    when the hash is none of `expect` (the hashes that count as the right data: no data diff will be drawn)."""
+    `cmd` is the case's operation (`read` for Parquet), `keys` what it needs besides the file (a decryption's keys).
+    `digest` (sent only to the harness's own Python worker): the worker may answer with the data's hash, row count
+    and sample instead of the data (DigestAnswer), the sample only when the hash is none of `expect` (the hashes that
+    count as the right data: no data diff will be drawn)."""
 
     id: str
     path: str
@@ -88,6 +89,8 @@ class ReadRequest:
     cmd: str = field(default="read", metadata={"required": True})
     digest: bool | None = None
     expect: list[str] | None = field(default=None, metadata={"schema": {"items": {"pattern": HASH}}})
+    # the keys the case's operation needs (corpus/model.py Case.keys; docs/adapter-protocol.md#keys): only with them
+    keys: dict[str, str] | None = field(default=None, metadata={"schema": KEYS})
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ class WorkerSet:
         full = worker.adapter.timeout_s
         limit = full if attempt.fresh else self.pace[name].limit(full)
         try:
-            timed = worker.read(str(path), case.id, case.op, timeout_s=limit, expect=expect)
+            timed = worker.read(str(path), case.id, case.op, timeout_s=limit, expect=expect, keys=case.keys)
             info = worker.info
         finally:
             if attempt.fresh:

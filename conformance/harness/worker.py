@@ -36,7 +36,7 @@ from parquet_conformance.generators.canonical import (
 
 
 def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool = False,
-             expect: frozenset[str] = frozenset()) -> dict[str, Any]:
+             expect: frozenset[str] = frozenset(), keys: dict[str, str] | None = None) -> dict[str, Any]:
     if op != "read" and op not in adapter.operations:
         # its library has no API for the operation here: nothing is said of the library (a skip, never a guess)
         return {"outcome": "unavailable", "error": {"class": None,
@@ -49,9 +49,13 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         if not offered:  # this release lacks the API: a skip, as above
             return {"outcome": "unavailable", "error": {"class": None, "message": (
                 f"{adapter.name} {adapter.version()}: its library has no API for operation {op!r} in this release")}}
+    try:
+        call = adapter.operation(op, path, keys)
+    except AdapterError as e:  # an operation without the keys it needs, or keys it takes none of: ours
+        return {"outcome": "harness-error", "error": _error(e)}
     t0 = time.perf_counter()
     try:
-        result = adapter.run(op, path)
+        result = call()
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
@@ -179,7 +183,7 @@ def serve(name: str, release: str | None = None) -> None:
             send({"id": req["id"], **write_one(adapter, req)})
         else:  # `read`, or the operation a track defines
             send({"id": req["id"], **read_one(adapter, req["path"], str(cmd), req.get("digest") is True,
-                                              frozenset(req.get("expect") or ()))})
+                                              frozenset(req.get("expect") or ()), req.get("keys"))})
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ class Worker:
         self.transport.close()
 
     def read(self, path: str, case_id: str = "", op: str = "read", timeout_s: float | None = None,
-             expect: frozenset[str] = frozenset()) -> Timed:
+             expect: frozenset[str] = frozenset(), keys: Mapping[str, str] | None = None) -> Timed:
         """One cell. Never raises: every failure of the worker (or of our side of the protocol) is an outcome. A
         worker out of step is discarded and the cell goes, once, to a fresh worker. `expect`: the data hashes that
         count as the right data (no sample is kept of such a read). Our own Python worker is asked for the digest
@@ -124,7 +124,8 @@ class Worker:
         digest = self.command is None and isinstance(self.adapter, PythonAdapter)
         outcome, previous, library_s = self._once_more(
             case_id, lambda rid: protocol.ReadRequest(rid, path, case_id, op, digest or None,
-                                                      sorted(expect) if digest and expect else None),
+                                                      sorted(expect) if digest and expect else None,
+                                                      dict(keys) if keys else None),
             lambda obj, rid, raw: protocol.parse_answer(obj, rid, self.normalize, raw, digest, expect), timeout_s)
         return Timed(outcome, time.monotonic() - t0, previous, library_s)
 

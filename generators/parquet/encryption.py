@@ -1,12 +1,15 @@
 """Parquet modular encryption for the corpus's encrypted fixtures (apache/parquet-format Encryption.md): an
 in-process test KMS and the properties pyarrow writes and reads them with. The KMS wraps keys by XOR with master
-keys that are in this file: it protects nothing, so that anyone can read the fixtures with the keys."""
+keys that are in this file: it protects nothing, so that anyone can read the fixtures with the keys. A case read
+with the keys (op `decrypt`) sends them to the worker (`keys`: docs/adapter-protocol.md#keys), whose library's KMS
+hook unwraps with them as `XorKms` does."""
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
 import io
+from collections.abc import Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,35 +20,49 @@ ENCRYPTED_COLUMNS = {"column-key": ["name"]}  # the rest is encrypted with the f
 MODES = {"encrypted-footer": False, "plaintext-footer": True}  # base name -> plaintext_footer
 
 
-class TestKms(pe.KmsClient):
-    """Wraps a data key by XOR with the master key named."""
+class XorKms(pe.KmsClient):
+    """Wraps a data key by XOR with the master key named (the key material's `wrappedDEK`, base64)."""
 
-    def __init__(self, config: pe.KmsConnectionConfig) -> None:
+    def __init__(self, master_keys: Mapping[str, bytes]) -> None:
         super().__init__()
+        self.master_keys = dict(master_keys)
 
     def wrap_key(self, key_bytes: bytes, master_key_identifier: str) -> str:
-        master = MASTER_KEYS[master_key_identifier]
+        master = self.master_keys[master_key_identifier]
         return base64.b64encode(bytes(a ^ b for a, b in zip(key_bytes, master, strict=True))).decode()
 
     def unwrap_key(self, wrapped_key: str, master_key_identifier: str) -> bytes:
-        master = MASTER_KEYS[master_key_identifier]
+        master = self.master_keys[master_key_identifier]
         return bytes(a ^ b for a, b in zip(base64.b64decode(wrapped_key), master, strict=True))
 
 
-def _factory() -> pe.CryptoFactory:
-    return pe.CryptoFactory(lambda config: TestKms(config))
+def _factory(master_keys: Mapping[str, bytes] = MASTER_KEYS) -> pe.CryptoFactory:
+    return pe.CryptoFactory(lambda config: XorKms(master_keys))
 
 
-def encryption_properties(plaintext_footer: bool) -> pe.FileEncryptionProperties:
-    config = pe.EncryptionConfiguration(footer_key="footer-key", column_keys=ENCRYPTED_COLUMNS,
-                                        plaintext_footer=plaintext_footer, double_wrapping=False,
-                                        cache_lifetime=dt.timedelta(minutes=1))
+def request_keys() -> dict[str, str]:
+    """The master keys as a case sends them (`keys`: key id -> base64)."""
+    return {k: base64.b64encode(v).decode() for k, v in MASTER_KEYS.items()}
+
+
+def decryption_properties(keys: Mapping[str, str]) -> pe.FileDecryptionProperties:
+    """What pyarrow reads an encrypted file with, given the master keys of a request (`keys`: id -> base64)."""
+    masters = {k: base64.b64decode(v, validate=True) for k, v in keys.items()}
+    return _factory(masters).file_decryption_properties(
+        pe.KmsConnectionConfig(), pe.DecryptionConfiguration(cache_lifetime=dt.timedelta(minutes=1)))
+
+
+def encryption_properties(plaintext_footer: bool, column_keys: Mapping[str, list[str]] | None = ENCRYPTED_COLUMNS
+                          ) -> pe.FileEncryptionProperties:
+    """The columns of `column_keys` under their master key, the others under the footer key in encrypted footer
+    mode and plaintext in plaintext footer mode; every column under the footer key where `column_keys` is None."""
+    keys = {"uniform_encryption": True} if column_keys is None else {"column_keys": dict(column_keys)}
+    config = pe.EncryptionConfiguration(footer_key="footer-key", plaintext_footer=plaintext_footer,
+                                        double_wrapping=False, cache_lifetime=dt.timedelta(minutes=1), **keys)
     return _factory().file_encryption_properties(pe.KmsConnectionConfig(), config)
 
 
 def read_with_keys(data: bytes) -> pa.Table:
     """What a reader that holds the keys reads (pyarrow with the test KMS); it verifies a plaintext footer's
     signature and every module's GCM tag."""
-    props = _factory().file_decryption_properties(pe.KmsConnectionConfig(),
-                                                  pe.DecryptionConfiguration(cache_lifetime=dt.timedelta(minutes=1)))
-    return pq.read_table(io.BytesIO(data), decryption_properties=props)
+    return pq.read_table(io.BytesIO(data), decryption_properties=decryption_properties(request_keys()))

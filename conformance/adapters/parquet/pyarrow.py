@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 from collections.abc import Mapping
 from typing import Any
@@ -49,9 +50,10 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
         return self.load().read_table(path)
 
     # The operations (docs/adapter-protocol.md#operations): the footer's statistics and geospatial statistics as
-    # pyarrow's metadata API gives them, and a read with page checksums verified. pyarrow exposes no page index and
-    # no bloom filter reader.
-    operations = ("statistics", "geo-statistics", "crc")
+    # pyarrow's metadata API gives them, a read with page checksums verified, a read with the case's keys through
+    # its KMS hook. pyarrow exposes no page index and no bloom filter reader.
+    operations = ("statistics", "geo-statistics", "crc", "decrypt")
+    keyed = ("decrypt",)
 
     def statistics(self, path: str) -> Answer:
         md = self.load().ParquetFile(path).metadata
@@ -67,6 +69,8 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
     def offers(self, op: str, path: str) -> bool:
         if op == "geo-statistics":  # pyarrow 21 and later
             return hasattr(self.load().ColumnChunkMetaData, "is_geo_stats_set")
+        if op == "decrypt":  # its Python KMS hook: pyarrow 8 and later
+            return importlib.util.find_spec("pyarrow.parquet.encryption") is not None
         if op == "crc":
             return "page_checksum_verification" in inspect.signature(self.load().read_table).parameters
         return True
@@ -82,6 +86,13 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
                     rows.append((i, chunk.path_in_schema, g.xmin, g.xmax, g.ymin, g.ymax, g.zmin, g.zmax, g.mmin,
                                  g.mmax, g.geospatial_types))
         return Answer(operations.GEO_STATISTICS, rows, lambda r: [*r[:-1], sorted(r[-1] or [])])
+
+    def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
+        """read_table with decryption properties from pyarrow's CryptoFactory, whose KMS client unwraps the file's
+        data keys with the case's master keys (the key material's XOR wrap: generators/parquet/encryption.py)."""
+        from parquet_conformance.generators.parquet.encryption import decryption_properties  # on use: pyarrow's
+
+        return self.load().read_table(path, decryption_properties=decryption_properties(keys))
 
     def crc(self, path: str) -> object:
         return self.load().read_table(path, page_checksum_verification=True)

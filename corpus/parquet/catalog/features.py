@@ -21,7 +21,8 @@ reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +32,7 @@ from parquet_conformance.corpus import upstream
 from parquet_conformance.corpus.model import Alternative, Case, Citation, Level
 from parquet_conformance.corpus.parquet.catalog.common import CODEC_SUPPORT, GOLDEN, PF, cite, rule
 from parquet_conformance.corpus.parquet.catalog.evolution import geometry_steps
+from parquet_conformance.generators.parquet import encryption
 from parquet_conformance.generators.parquet.bases import BASES, base_expected, provenance
 from parquet_conformance.generators.parquet.features import NARROW
 from parquet_conformance.generators.parquet.mutations import Mutation
@@ -172,6 +174,11 @@ OPERATION = rule("feature-operations", "A library asked through its own API for 
                  "this suite's reading.")
 CRC_READ = rule("feature-operations", "A reader asked to verify page checksums reads a file whose checksums match: "
                 "this suite's reading.")
+DECRYPT = rule("feature-operations", "A reader given the keys of a file in Parquet modular encryption reads its rows: "
+               "this suite's reading.")
+ENCRYPTION = cite(f"{PF} Encryption.md ({AT})", "3 Technical Approach", "File encryption is flexible - each column "
+                  "and the footer can be encrypted with the same key, with a different key, or not encrypted at all.",
+                  seed=None)
 CRC_REJECT = rule("feature-operations", "A reader asked to verify page checksums refuses a file with a page whose "
                   "checksum does not match: this suite's reading.")
 
@@ -208,6 +215,7 @@ class _Spec:
     op: str = "read"
     kind: str = "golden"  # what our strict decoder concludes: a wrong CRC damages a page (corrupt)
     alternatives: tuple[Alternative, ...] = ()  # other data a read may return and be right (as text: ENUM, UUID)
+    keys: Mapping[str, str] = field(default_factory=dict)  # sent with the operation (`decrypt`)
 
 
 def cases() -> list[Case]:
@@ -227,12 +235,13 @@ def isolating() -> tuple[Isolating, ...]:
 def _case(s: _Spec) -> Case:
     return Case(id=f"features/{s.feature}/{s.slug}", title=s.title, kind=s.kind, base=s.base, mutations=s.steps,
                 expect={"legacy": s.expect}, citations=s.citations, notes=s.notes, op=s.op,
-                alternatives=s.alternatives)
+                alternatives=s.alternatives, keys=s.keys)
 
 
 def _specs() -> list[_Spec]:
     varied = [*_encodings(), *_codecs(), *_pages()]
-    return [*_value_features(), *varied, *(_narrow(s) for s in varied if s.feature in NARROW_OF), *_legacy()]
+    return [*_value_features(), *varied, *(_narrow(s) for s in varied if s.feature in NARROW_OF), *_legacy(),
+            *_encrypted()]
 
 
 # The narrow reference (features.NARROW) each feature varied over the whole reference is also varied over: the
@@ -623,15 +632,33 @@ def _upstream() -> list[Isolating]:
     return out
 
 
+def _encrypted() -> list[_Spec]:
+    """The narrow reference (INT32 and text) as pyarrow encrypts it three ways (fixtures/write.py ENCRYPTED_NARROW),
+    read with the keys (op `decrypt`: the test KMS's master keys go to the worker, whose library's KMS hook unwraps
+    the file's data keys). Over the narrow reference's own file (features/encoding-plain/i32-s), a reader that reads
+    that file and fails here fails the encryption. A library with no decryption reads as its users can."""
+    ways = {"uniform": ("every column and the footer under the footer key (encrypted footer, PARE)",
+                        "pyarrow-encrypted-uniform-i32-s"),
+            "column-key": ("the s column under a column key, i32 and the footer under the footer key (encrypted "
+                           "footer, PARE)", "pyarrow-encrypted-column-key-i32-s"),
+            "plaintext-footer": ("the s column under a column key, i32 plaintext, the footer plaintext and signed "
+                                 "(PAR1)", "pyarrow-encrypted-plaintext-footer-i32-s")}
+    return [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op `decrypt`)",
+                  "feat-reference-i32-s", (UseFixture(f"{fixture}.parquet"),), "read",
+                  (DECRYPT.requiring("legacy"), ENCRYPTION), "The keys are the test KMS's master keys "
+                  "(generators/parquet/encryption.py), sent with the request (docs/adapter-protocol.md#keys); an "
+                  "adapter whose library decrypts but that does not drive its decryption answers `unavailable`; one "
+                  "whose library has no decryption reads as it reads any file.", "reads",
+                  f"pyarrow {provenance()[fixture]['version']} with the test KMS (a committed fixture)", "decrypt",
+                  keys=encryption.request_keys())
+            for slug, (what, fixture) in ways.items()]
+
+
 # Site features no case isolates, and why.
 LEFT_OUT = {
     "compression-lzo": "no writer we have writes LZO (parquet-java needs the GPL hadoop-lzo codec, which Spark does "
                        "not bundle; pyarrow, DuckDB and polars have none) and apache/parquet-testing holds no LZO "
                        "file",
-    "format-modular-encryption": "reading with keys needs the keys passed through the protocol and a key retriever or "
-                                 "KMS per library; not done in this round. What is tested is the reader without keys, "
-                                 "which must refuse (enc-files/*, base/encrypted-footer, base/plaintext-footer, the "
-                                 "parquet-testing encrypted files): a pass there is no support",
     "api-parquet-summary-file": "an API feature: how a library uses _metadata files is not a property of a file",
     "api-sorting-columns": "an API feature (a writer's sorting_columns, and what a reader does with them)",
     "api-rowgroup-pruning-stats": "an API feature: pruning is not observable in the rows a read returns",
