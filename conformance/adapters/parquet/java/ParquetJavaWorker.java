@@ -23,15 +23,23 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.bloomfilter.BloomFilter;
+import org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.parquet.crypto.KeyAccessDeniedException;
+import org.apache.parquet.crypto.keytools.KmsClient;
+import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.parquet.internal.column.columnindex.ColumnIndex;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.example.data.Group;
@@ -74,9 +82,11 @@ public final class ParquetJavaWorker {
         resp.put("ok", true).put("adapter", "parquet-java").put("implementation", "parquet-java (parquet-hadoop)")
             .put("version", version).putArray("roles").add("legacy");
       } else if (cmd.equals("read")) {
-        read(req.path("path").asText(), resp, false);
+        read(req.path("path").asText(), resp, false, null);
       } else if (cmd.equals("crc")) {  // the rows, with the library's page checksum verification on
-        read(req.path("path").asText(), resp, true);
+        read(req.path("path").asText(), resp, true, null);
+      } else if (cmd.equals("decrypt")) {  // the rows, decrypted with the request's keys
+        decrypt(req.path("path").asText(), req.path("keys"), resp);
       } else if (cmd.equals("statistics")) {
         statistics(req.path("path").asText(), resp);
       } else if (cmd.equals("page-index")) {
@@ -95,13 +105,65 @@ public final class ParquetJavaWorker {
     }
   }
 
-  static void read(String path, ObjectNode resp, boolean verifyChecksums) {
+  /** The corpus's test KMS (generators/parquet/encryption.py): a data key wrapped by XOR with its master key, the
+   * master keys those of the request. parquet-java's key tools find it by class name and call it to unwrap the data
+   * keys the file's key material holds; the decryption is the library's. */
+  public static final class XorKms implements KmsClient {
+    static Map<String, byte[]> masterKeys = Map.of();
+
+    @Override
+    public void initialize(Configuration conf, String kmsInstanceID, String kmsInstanceURL, String accessToken) {}
+
+    @Override
+    public String wrapKey(byte[] key, String masterKeyIdentifier) {
+      return Base64.getEncoder().encodeToString(xor(key, masterKeyIdentifier));
+    }
+
+    @Override
+    public byte[] unwrapKey(String wrappedKey, String masterKeyIdentifier) {
+      return xor(Base64.getDecoder().decode(wrappedKey), masterKeyIdentifier);
+    }
+
+    static byte[] xor(byte[] key, String masterKeyIdentifier) {
+      byte[] master = masterKeys.get(masterKeyIdentifier);
+      if (master == null || master.length != key.length)
+        throw new KeyAccessDeniedException("no master key " + masterKeyIdentifier + " of " + key.length + " bytes");
+      byte[] out = new byte[key.length];
+      for (int i = 0; i < key.length; i++) out[i] = (byte) (key[i] ^ master[i]);
+      return out;
+    }
+  }
+
+  /** docs/adapter-protocol.md#keys: the request's master keys to the test KMS, then the read with the decryption
+   * properties parquet-java's PropertiesDrivenCryptoFactory makes for the file (its key tools read the key material
+   * pyarrow wrote). */
+  static void decrypt(String path, JsonNode keys, ObjectNode resp) {
+    Map<String, byte[]> masters = new HashMap<>();
+    try {  // ours: the keys the harness sent (its schema checked them)
+      keys.fields().forEachRemaining(e -> masters.put(e.getKey(), Base64.getDecoder().decode(e.getValue().asText())));
+      if (masters.isEmpty()) throw new IllegalArgumentException("sent no keys");
+    } catch (Throwable t) {
+      error(resp, "harness-error", t);
+      return;
+    }
+    XorKms.masterKeys = masters;
+    Configuration conf = new Configuration(false);
+    conf.set("parquet.encryption.kms.client.class", XorKms.class.getName());
+    read(path, resp, false, () -> new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(
+        conf, new org.apache.hadoop.fs.Path(path)));
+  }
+
+  interface Decryption {
+    FileDecryptionProperties properties() throws Exception;
+  }
+
+  static void read(String path, ObjectNode resp, boolean verifyChecksums, Decryption decryption) {
     // The library reads and assembles every record; what it raises is its outcome.
     MessageType schema;
     List<Group> groups = new ArrayList<>();
     long t0 = System.nanoTime();
-    ParquetReadOptions options = ParquetReadOptions.builder().usePageChecksumVerification(verifyChecksums).build();
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)), options)) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)),
+        readOptions(verifyChecksums, decryption))) {
       schema = reader.getFooter().getFileMetaData().getSchema();
       readRecords(reader, schema, groups);
     } catch (Throwable t) {
@@ -129,6 +191,11 @@ public final class ParquetJavaWorker {
         for (int c = 0; c < schema.getFieldCount(); c++) row.add(field(g, c, schema.getType(c)));
       }
     });
+  }
+
+  static ParquetReadOptions readOptions(boolean verifyChecksums, Decryption decryption) throws Exception {
+    ParquetReadOptions.Builder options = ParquetReadOptions.builder().usePageChecksumVerification(verifyChecksums);
+    return (decryption == null ? options : options.withDecryption(decryption.properties())).build();
   }
 
   static void write(String source, String path, ObjectNode resp) {
