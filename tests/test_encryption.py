@@ -97,7 +97,7 @@ def test_every_case_read_with_keys_decrypts_with_its_own_keys_to_its_base(corpus
         assert data_hash(canonical_table(table)) == manifest["bases"][c["base"]]["data_hash"], c["id"]
         with pytest.raises(OSError):
             pq.read_table(io.BytesIO(data))
-        wrong = {**c["keys"], "footer-key": c["keys"]["column-key"]}  # the footer under another master key
+        wrong = {**c["keys"], "kms.footer-key": c["keys"]["kms.column-key"]}  # the footer's master key wrong
         with pytest.raises((OSError, pa.ArrowException)):
             pq.read_table(io.BytesIO(data), decryption_properties=decryption_properties(wrong))
 

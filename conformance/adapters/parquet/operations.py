@@ -5,12 +5,15 @@ library's outcome."""
 
 from __future__ import annotations
 
+import base64
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from parquet_conformance.conformance.adapters import AdapterError
 from parquet_conformance.generators.canonical import Canonical, canonical_rows
+from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER
 from parquet_conformance.generators.parquet.operations import PHYSICAL, unsigned_zero
 
 Row = Sequence[Any]
@@ -66,3 +69,11 @@ def geo_code(name: str) -> int:
     """A geometry type a library names in words (DuckDB: `point`, `linestring_z`) as its WKB code."""
     base, _, dims = name.strip().lower().replace(" ", "_").partition("_")
     return GEO_CODES[base] + GEO_DIMENSIONS[dims]
+
+
+def explicit_keys(keys: Mapping[str, str]) -> dict[str, bytes]:
+    """The data keys of a request (`footer`, `column.<path>`) as bytes, for a library that takes explicit keys; a
+    request without a footer key is ours to refuse (a harness error: adapters.AdapterError)."""
+    if FOOTER not in keys:
+        raise AdapterError("the request has no footer data key")
+    return {k: base64.b64decode(v, validate=True) for k, v in keys.items() if k == FOOTER or k.startswith(COLUMN)}

@@ -7,9 +7,11 @@ from typing import Any
 
 from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.operations import explicit_keys
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
+from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_parquet's options per profile: it compresses with ZSTD and writes a page index by default, and has no switch
@@ -32,6 +34,21 @@ class Polars(PythonAdapter, PythonWriter, Reproducing):
 
     def read(self, path: str) -> object:
         return self.load().read_parquet(path)
+
+    # docs/adapter-protocol.md#keys: polars takes explicit keys (ParquetDecryptionProperties, in the releases that
+    # have it), the footer's and each column's under its dotted path.
+    operations = ("decrypt",)
+    keyed = ("decrypt",)
+
+    def offers(self, op: str, path: str) -> bool:
+        return hasattr(self.load(), "ParquetDecryptionProperties")
+
+    def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
+        pl = self.load()
+        data = explicit_keys(keys)
+        props = pl.ParquetDecryptionProperties(footer_key=data.pop(FOOTER), column_keys={
+            k.removeprefix(COLUMN): v for k, v in data.items()})
+        return pl.read_parquet(path, decryption=props)
 
     def canonical(self, result: Any) -> Mapping[str, Any]:
         return super().canonical(result.to_arrow())  # our conversion: polars read the file eagerly

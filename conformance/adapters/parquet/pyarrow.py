@@ -90,7 +90,7 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
     def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
         """read_table with decryption properties from pyarrow's CryptoFactory, whose KMS client unwraps the file's
         data keys with the case's master keys (the key material's XOR wrap: generators/parquet/encryption.py)."""
-        from parquet_conformance.generators.parquet.encryption import decryption_properties  # on use: pyarrow's
+        from parquet_conformance.generators.parquet.encryption import decryption_properties  # on use (start-up)
 
         return self.load().read_table(path, decryption_properties=decryption_properties(keys))
 

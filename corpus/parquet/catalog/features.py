@@ -634,9 +634,10 @@ def _upstream() -> list[Isolating]:
 
 def _encrypted() -> list[_Spec]:
     """The narrow reference (INT32 and text) as pyarrow encrypts it three ways (fixtures/write.py ENCRYPTED_NARROW),
-    read with the keys (op `decrypt`: the test KMS's master keys go to the worker, whose library's KMS hook unwraps
-    the file's data keys). Over the narrow reference's own file (features/encoding-plain/i32-s), a reader that reads
-    that file and fails here fails the encryption. A library with no decryption reads as its users can."""
+    read with the keys (op `decrypt`: the test KMS's master keys and the file's data keys go to the worker, whose
+    library takes either through its KMS hook or as explicit keys). Over the narrow reference's own file
+    (features/encoding-plain/i32-s), a reader that reads that file and fails here fails the encryption. A library
+    with no decryption reads as its users can."""
     ways = {"uniform": ("every column and the footer under the footer key (encrypted footer, PARE)",
                         "pyarrow-encrypted-uniform-i32-s"),
             "column-key": ("the s column under a column key, i32 and the footer under the footer key (encrypted "
@@ -646,11 +647,12 @@ def _encrypted() -> list[_Spec]:
     return [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op `decrypt`)",
                   "feat-reference-i32-s", (UseFixture(f"{fixture}.parquet"),), "read",
                   (DECRYPT.requiring("legacy"), ENCRYPTION), "The keys are the test KMS's master keys "
-                  "(generators/parquet/encryption.py), sent with the request (docs/adapter-protocol.md#keys); an "
-                  "adapter whose library decrypts but that does not drive its decryption answers `unavailable`; one "
-                  "whose library has no decryption reads as it reads any file.", "reads",
+                  "(generators/parquet/encryption.py) and the data keys the writing wrapped, sent with the request "
+                  "(docs/adapter-protocol.md#keys); an adapter whose library decrypts but that does not drive its "
+                  "decryption answers `unavailable`; one whose library has no decryption reads as it reads any file.",
+                  "reads",
                   f"pyarrow {provenance()[fixture]['version']} with the test KMS (a committed fixture)", "decrypt",
-                  keys=encryption.request_keys())
+                  keys=encryption.request_keys(provenance()[fixture]["data_keys"]))
             for slug, (what, fixture) in ways.items()]
 
 

@@ -140,8 +140,11 @@ public final class ParquetJavaWorker {
   static void decrypt(String path, JsonNode keys, ObjectNode resp) {
     Map<String, byte[]> masters = new HashMap<>();
     try {  // ours: the keys the harness sent (its schema checked them)
-      keys.fields().forEachRemaining(e -> masters.put(e.getKey(), Base64.getDecoder().decode(e.getValue().asText())));
-      if (masters.isEmpty()) throw new IllegalArgumentException("sent no keys");
+      keys.fields().forEachRemaining(e -> {
+        if (e.getKey().startsWith("kms."))  // a master key; the explicit data keys are for other libraries
+          masters.put(e.getKey().substring(4), Base64.getDecoder().decode(e.getValue().asText()));
+      });
+      if (masters.isEmpty()) throw new IllegalArgumentException("sent no master keys (kms.<id>)");
     } catch (Throwable t) {
       error(resp, "harness-error", t);
       return;
