@@ -392,6 +392,10 @@ def _feature_bases() -> list[Base]:
                "'feat-reference' alone: what an encoding, a codec or a page feature is also varied over alone",
                partial(features.narrow_reference_table, columns), FEATURE_OPTIONS, strip=NO_SIZE_STATISTICS,
                case=f"features/encoding-plain/{slug}") for slug, columns in features.NARROW.items()),
+        Base("feat-reference-i32-s-sized", "the i32 and s columns of 'feat-reference' alone, with the SizeStatistics "
+             "pyarrow writes: what the encrypted files hold without the encryption",
+             partial(features.narrow_reference_table, features.NARROW["i32-s"]), FEATURE_OPTIONS,
+             case="features/reference/pyarrow-i32-s-sized"),
         Base("feat-reference-parquet-java", "the rows of 'feat-reference' as parquet-java writes them through Spark, "
              "uncompressed, no dictionary", features.reference_table, fixture="spark-uncompressed.parquet",
              case="features/reference/parquet-java"),

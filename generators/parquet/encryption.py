@@ -53,10 +53,13 @@ def request_keys(data_keys: Mapping[str, str] = {}) -> dict[str, str]:
     return {**{KMS + k: base64.b64encode(v).decode() for k, v in MASTER_KEYS.items()}, **data_keys}
 
 
-def decryption_properties(keys: Mapping[str, str]) -> pe.FileDecryptionProperties:
-    """What pyarrow reads an encrypted file with, given a request's keys: its KMS hook holds the master keys."""
+def decryption_properties(keys: Mapping[str, str]) -> tuple[pe.CryptoFactory, pe.FileDecryptionProperties]:
+    """What pyarrow reads an encrypted file with, given a request's keys: its KMS hook holds the master keys. The
+    factory comes too: the caller holds it until the read ends, as pyarrow's examples do (pyarrow 15 calls the KMS
+    client while it reads, and segfaults if the factory that made it is gone)."""
     masters = {k.removeprefix(KMS): base64.b64decode(v, validate=True) for k, v in keys.items() if k.startswith(KMS)}
-    return _factory(masters).file_decryption_properties(
+    factory = _factory(masters)
+    return factory, factory.file_decryption_properties(
         pe.KmsConnectionConfig(), pe.DecryptionConfiguration(cache_lifetime=dt.timedelta(minutes=1)))
 
 
@@ -90,4 +93,7 @@ def data_keys(wrapped: Mapping[str, list[bytes]], column_keys: Mapping[str, list
 def read_with_keys(data: bytes) -> pa.Table:
     """What a reader that holds the keys reads (pyarrow with the test KMS); it verifies a plaintext footer's
     signature and every module's GCM tag."""
-    return pq.read_table(io.BytesIO(data), decryption_properties=decryption_properties(request_keys()))
+    factory, props = decryption_properties(request_keys())
+    table = pq.read_table(io.BytesIO(data), decryption_properties=props)
+    del factory  # held until here (decryption_properties)
+    return table

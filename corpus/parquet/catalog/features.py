@@ -635,8 +635,9 @@ def _upstream() -> list[Isolating]:
 def _encrypted() -> list[_Spec]:
     """The narrow reference (INT32 and text) as pyarrow encrypts it three ways (fixtures/write.py ENCRYPTED_NARROW),
     read with the keys (op `decrypt`: the test KMS's master keys and the file's data keys go to the worker, whose
-    library takes either through its KMS hook or as explicit keys). Over the narrow reference's own file
-    (features/encoding-plain/i32-s), a reader that reads that file and fails here fails the encryption. A library
+    library takes either through its KMS hook or as explicit keys). Over the same file unencrypted
+    (features/reference/pyarrow-i32-s-sized: the narrow reference with the SizeStatistics pyarrow writes and cannot
+    leave out of an encrypted footer), a reader that reads that file and fails here fails the encryption. A library
     with no decryption reads as its users can."""
     ways = {"uniform": ("every column and the footer under the footer key (encrypted footer, PARE)",
                         "pyarrow-encrypted-uniform-i32-s"),
@@ -645,7 +646,7 @@ def _encrypted() -> list[_Spec]:
             "plaintext-footer": ("the s column under a column key, i32 plaintext, the footer plaintext and signed "
                                  "(PAR1)", "pyarrow-encrypted-plaintext-footer-i32-s")}
     return [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op `decrypt`)",
-                  "feat-reference-i32-s", (UseFixture(f"{fixture}.parquet"),), "read",
+                  "feat-reference-i32-s-sized", (UseFixture(f"{fixture}.parquet"),), "read",
                   (DECRYPT.requiring("legacy"), ENCRYPTION), "The keys are the test KMS's master keys "
                   "(generators/parquet/encryption.py) and the data keys the writing wrapped, sent with the request "
                   "(docs/adapter-protocol.md#keys); an adapter whose library decrypts but that does not drive its "
