@@ -16,7 +16,8 @@ import importlib
 import sys
 from typing import NoReturn
 
-from parquet_conformance.corpus.model import GENERATOR_VERSION, LEVELS, Level
+from parquet_conformance.corpus.model import GENERATOR_VERSION, KEY_RE, LEVELS, NAME_RE, Level
+from parquet_conformance.kernel.documents import shown
 from parquet_conformance.kernel.options import (
     SEED_MAX,
     integer,
@@ -36,6 +37,15 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"parquet-conformance: error: {' '.join(message.split())}\n")
+
+
+def request_key(text: str) -> tuple[str, str]:
+    """One key of `read --key`: NAME=BASE64, checked as a manifest's keys are (corpus/model.py KEY)."""
+    name, sep, value = text.partition("=")
+    if not sep or not NAME_RE.fullmatch(name) or not KEY_RE.fullmatch(value):
+        raise argparse.ArgumentTypeError(f"{shown(text)}: want NAME=BASE64, a name of letters, digits, '.', '_', "
+                                         "'+', '-' and a key of 16, 24 or 32 bytes as base64")
+    return name, value
 
 
 def add_adapter_options(p: argparse.ArgumentParser) -> None:
@@ -178,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_adapter_options(rd)
     add_track_option(rd, many=False)
     rd.add_argument("--op", default="read", help="the operation to ask for (a track may define more than read)")
+    rd.add_argument("--key", action="append", type=request_key, metavar="NAME=BASE64", dest="keys",
+                    help="a key for an operation that takes keys (--op decrypt), repeatable: its name and the key "
+                         "as base64 (the names: docs/adapter-protocol.md#keys); a case of a corpus sends its own")
     rd.add_argument("--json", action="store_true", help="machine-readable output")
     rd.set_defaults(handler="commands:read")
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -139,8 +140,11 @@ def read(args: argparse.Namespace) -> int:
         raise UsageError("read takes exactly one --adapter or --adapter-cmd")
     spec = chosen[0]
     found, why = corpus_case(args.file, Path(args.corpus) if args.corpus else None)
+    keys = dict(args.keys or [])
     if found is None:
-        return plain_read(spec, Path(args.file), args.op, args.json, why)
+        return plain_read(spec, Path(args.file), args.op, args.json, why, keys)
+    if keys:
+        raise UsageError(f"{args.file} is a case of a corpus: it sends its own keys, not --key")
     root, manifest, case = found
     track = spec.build().track
     if case.track != track:
@@ -264,11 +268,13 @@ def outcome_line(report: dict[str, Any]) -> str:
             + (f"\n  {': '.join(str(p) for p in (error['class'], error['message']) if p)}" if error else ""))
 
 
-def plain_read(spec: AdapterSpec, path: Path, op: str, as_json: bool, why: str) -> int:
-    """FILE read once by the adapter's worker: the outcome, and why no verdict can be given."""
+def plain_read(spec: AdapterSpec, path: Path, op: str, as_json: bool, why: str,
+               keys: Mapping[str, str] | None = None) -> int:
+    """FILE read once by the adapter's worker (with `keys` for an operation that takes them): the outcome, and why no
+    verdict can be given."""
     worker = spec.worker()
     try:
-        timed = worker.read(str(path.resolve()), op=op)
+        timed = worker.read(str(path.resolve()), op=op, keys=keys)
         info = worker.info
     finally:
         worker.close()

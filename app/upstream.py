@@ -36,7 +36,7 @@ from parquet_conformance.conformance.harness.judge import error_text, normalise
 from parquet_conformance.conformance.harness.model import Cell, Verdict
 from parquet_conformance.conformance.harness.results import run_path
 from parquet_conformance.conformance.harness.sample import column_digests
-from parquet_conformance.corpus.model import CaseEntry, Expectation, Manifest
+from parquet_conformance.corpus.model import KEY_RE, NAME_RE, CaseEntry, Expectation, Manifest
 from parquet_conformance.generators.canonical import date_text
 from parquet_conformance.kernel.errors import UsageError
 from parquet_conformance.reports.model import DataDiff, ResultsDocument
@@ -294,6 +294,9 @@ def comparison(finding: Finding, doc: ResultsDocument, manifest: Manifest,
 
 def script_judges(finding: Finding, cmp: Comparison) -> str | None:
     """Why no script can show this finding (None: one can)."""
+    if finding.case.op != "read":  # the script reads the file as a user reads it, and nothing else
+        return (f"the case asks for the operation `{finding.case.op}` (docs/adapter-protocol.md#operations), and the "
+                "script only reads the file: a plain read would show something else")
     if finding.verdict not in SCRIPTED:
         return (f"a script cannot judge `{finding.verdict.value}` with the library alone: it rests on which footer "
                 "the reader used, which no public API says")
@@ -325,7 +328,10 @@ def read_line(doc: ResultsDocument, finding: Finding, file: str) -> str:
     if not (options and all(SAFE_WORD.fullmatch(w) for w in options.split())):
         options = f"--adapter {safe_word(finding.adapter, 'NAME')}"
     op = f" --op {safe_word(finding.case.op, 'OP')}" if finding.case.op != "read" else ""
-    return f"parquet-conformance read {file} {options}{op}"
+    # the case's keys (checked as the manifest's: a name and base64, no character a shell reads)
+    keys = "".join(f" --key {n}={v}" for n, v in finding.case.keys.items()
+                   if NAME_RE.fullmatch(n) and KEY_RE.fullmatch(v))
+    return f"parquet-conformance read {file} {options}{op}{keys}"
 
 
 def finding_data(finding: Finding, cmp: Comparison, file: str, adapter: Adapter,

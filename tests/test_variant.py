@@ -228,13 +228,14 @@ def _string(s: str) -> bytes:
 
 
 def _container(children: list[tuple[bytes, object]], keys: list[int] | None, wide: bool) -> bytes:
-    """An array (keys None) or an object of these values, with 4-byte offsets and counts when `wide`."""
-    size = 4 if wide else 1
+    """An array (keys None) or an object of these values, with 4-byte offsets and counts when `wide` (offsets of 4
+    bytes too where the values take more than a byte can count)."""
     body, offsets = b"", []
     for raw, _ in children:
         offsets.append(len(body))
         body += raw
     offsets.append(len(body))
+    size = 4 if wide or len(body) > 0xFF else 1
     if keys is None:
         head = bytes([((4 if wide else 0) | (size - 1)) << 2 | 3])
         ids = b""

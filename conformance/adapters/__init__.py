@@ -187,6 +187,11 @@ class PythonAdapter(Adapter):
         it only ever makes a cell `unavailable` (a skip), never the library's refusal, never a pass."""
         return True
 
+    def takes(self, op: str, keys: Mapping[str, str]) -> bool:
+        """Whether the library's API for a keyed operation can take these keys (a KMS hook needs master keys, an
+        explicit-key API data keys). Ours, asked before the operation: False only makes the cell `unavailable`."""
+        return True
+
     def run(self, op: str, path: str, keys: Mapping[str, str] | None = None) -> Any:
         """The library does the case's operation on the file: `read`, or a track's own (a method of that name, `-`
         read as `_`: e.g. `decode`, `encode`, `page-index`). The worker answers

@@ -49,6 +49,10 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         if not offered:  # this release lacks the API: a skip, as above
             return {"outcome": "unavailable", "error": {"class": None, "message": (
                 f"{adapter.name} {adapter.version()}: its library has no API for operation {op!r} in this release")}}
+        if keys and not adapter.takes(op, keys):  # its library's API cannot be given these keys: a skip, as above
+            return {"outcome": "unavailable", "error": {"class": None, "message": (
+                f"{adapter.name}: its library's API for operation {op!r} cannot be given these keys "
+                f"({', '.join(sorted(keys))}: docs/adapter-protocol.md#keys)")}}
     try:
         call = adapter.operation(op, path, keys)
     except AdapterError as e:  # an operation without the keys it needs, or keys it takes none of: ours

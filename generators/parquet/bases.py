@@ -396,6 +396,13 @@ def _feature_bases() -> list[Base]:
              "pyarrow writes: what the encrypted files hold without the encryption",
              partial(features.narrow_reference_table, features.NARROW["i32-s"]), FEATURE_OPTIONS,
              case="features/reference/pyarrow-i32-s-sized"),
+        Base("feat-reference-polars-i32-s", "the i32 and s columns of 'feat-reference' as polars writes them, "
+             "uncompressed, no statistics: what its encryption varies", partial(features.narrow_reference_table,
+                                                                                features.NARROW["i32-s"]),
+             fixture="polars-i32-s.parquet", case="features/reference/polars-i32-s"),
+        Base("feat-reference-polars-i32-s-pages", "'feat-reference-polars-i32-s' in data pages of at most 256 bytes: "
+             "several pages in each column chunk", partial(features.narrow_reference_table, features.NARROW["i32-s"]),
+             fixture="polars-i32-s-pages.parquet", case="features/reference/polars-i32-s-pages"),
         Base("feat-reference-parquet-java", "the rows of 'feat-reference' as parquet-java writes them through Spark, "
              "uncompressed, no dictionary", features.reference_table, fixture="spark-uncompressed.parquet",
              case="features/reference/parquet-java"),

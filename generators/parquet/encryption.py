@@ -20,6 +20,9 @@ from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER, KMS
 MASTER_KEYS = {"footer-key": b"parquet-conform1", "column-key": b"parquet-conform2"}  # 16 bytes: AES-128
 ENCRYPTED_COLUMNS = {"column-key": ["name"]}  # the rest is encrypted with the footer key (encrypted footer mode)
 MODES = {"encrypted-footer": False, "plaintext-footer": True}  # base name -> plaintext_footer
+# The footer key of the fixtures written with explicit keys (polars): printable, so that a library that takes a key
+# only as text (DuckDB) can be given it too.
+EXPLICIT_FOOTER_KEY = b"parquet-conform3"
 
 
 class XorKms(pe.KmsClient):

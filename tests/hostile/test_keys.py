@@ -82,3 +82,12 @@ def test_a_manifest_with_a_bad_key_runs_nothing(keys: dict[str, str], tmp_path: 
     assert "keys" in err, err
     assert not (tmp_path / "out" / "results").exists()
     shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("arg", ["footer", "footer=not-base64", f"../x={base64.b64encode(bytes(16)).decode()}",
+                                 f"footer={base64.b64encode(bytes(15)).decode()}"])
+def test_read_refuses_a_bad_key_in_one_line(arg: str, tmp_path: Path) -> None:
+    (tmp_path / "f.parquet").write_bytes(b"PAR1")
+    err = one_line(hostile.cli("read", str(tmp_path / "f.parquet"), "--adapter", "pyarrow", "--op", "decrypt",
+                               "--key", arg))
+    assert "--key" in err and "NAME=BASE64" in err, err

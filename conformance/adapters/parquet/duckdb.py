@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -15,6 +16,7 @@ from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.generators.canonical import canonical_rows
 from parquet_conformance.generators.parquet import operations
+from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER
 
 # COPY options per profile. DuckDB writes no DATA_PAGE_V2 (PARQUET_VERSION V2 changes encodings only), cannot turn
 # statistics off and writes no page index; ROW_GROUP_SIZE is rounded up to its vector size (2048 rows), so several
@@ -66,6 +68,26 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
         finally:
             con.close()
 
+    # docs/adapter-protocol.md#keys: DuckDB takes one key, the footer's, by name (PRAGMA add_parquet_key, then
+    # read_parquet's encryption_config), and as text: a key it can be given is printable.
+    keyed = ("decrypt",)
+
+    def takes(self, op: str, keys: Mapping[str, str]) -> bool:
+        if FOOTER not in keys or any(k.startswith(COLUMN) for k in keys):
+            return False
+        key = base64.b64decode(keys[FOOTER])
+        return len(key) in (16, 24, 32) and all(0x20 < b < 0x7F and b not in b"'\\" for b in key)
+
+    def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
+        key = base64.b64decode(keys[FOOTER]).decode("ascii")  # printable, no quote (takes)
+        con = self.load().connect(config={"memory_limit": "4GB"})
+        try:
+            con.execute(f"PRAGMA add_parquet_key('case', '{key}')")
+            result = con.execute("SELECT * FROM read_parquet(?, encryption_config = {footer_key: 'case'})", [path])
+            return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
+        finally:
+            con.close()
+
     def canonical(self, result: object) -> Mapping[str, Any]:
         """An operation's answer; Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`,
         unshredded) decoded; or the rows of fetchall() where the Arrow export failed."""
@@ -79,7 +101,7 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     # The operations (docs/adapter-protocol.md#operations), through DuckDB's own Parquet functions: parquet_metadata
     # (statistics, geospatial statistics), parquet_page_index, parquet_bloom_probe. DuckDB has no option to verify
     # page checksums.
-    operations = ("statistics", "page-index", "bloom", "geo-statistics")
+    operations = ("statistics", "page-index", "bloom", "geo-statistics", "decrypt")
     def offers(self, op: str, path: str) -> bool:
         if op in FUNCTIONS:
             return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",

@@ -43,6 +43,9 @@ class Polars(PythonAdapter, PythonWriter, Reproducing):
     def offers(self, op: str, path: str) -> bool:
         return hasattr(self.load(), "ParquetDecryptionProperties")
 
+    def takes(self, op: str, keys: Mapping[str, str]) -> bool:
+        return FOOTER in keys
+
     def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
         pl = self.load()
         data = explicit_keys(keys)

@@ -15,6 +15,7 @@ from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.conformance.adapters.writing import PythonWriter
 from parquet_conformance.conformance.harness.envs import version_key
 from parquet_conformance.generators.parquet import operations
+from parquet_conformance.generators.parquet.keys import KMS
 from parquet_conformance.generators.parquet.write_sizes import PAGE_BYTES, ROW_GROUP_ROWS
 
 # write_table's options per profile (generators/parquet/written.py PROFILES).
@@ -86,6 +87,9 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
                     rows.append((i, chunk.path_in_schema, g.xmin, g.xmax, g.ymin, g.ymax, g.zmin, g.zmax, g.mmin,
                                  g.mmax, g.geospatial_types))
         return Answer(operations.GEO_STATISTICS, rows, lambda r: [*r[:-1], sorted(r[-1] or [])])
+
+    def takes(self, op: str, keys: Mapping[str, str]) -> bool:
+        return any(k.startswith(KMS) for k in keys)  # its Python API decrypts only through a KMS
 
     def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
         """ParquetFile(path, decryption_properties=...).read(), as pyarrow's encryption examples read, the properties

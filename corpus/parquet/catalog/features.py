@@ -645,7 +645,24 @@ def _encrypted() -> list[_Spec]:
                            "footer, PARE)", "pyarrow-encrypted-column-key-i32-s"),
             "plaintext-footer": ("the s column under a column key, i32 plaintext, the footer plaintext and signed "
                                  "(PAR1)", "pyarrow-encrypted-plaintext-footer-i32-s")}
-    return [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op `decrypt`)",
+    polars = {"polars": ("every column and the footer under the footer key (encrypted footer, PARE), one data page "
+                         "per chunk", "feat-reference-polars-i32-s", "polars-encrypted-i32-s"),
+              "polars-pages": ("every column and the footer under the footer key (encrypted footer, PARE), several "
+                               "data pages per chunk", "feat-reference-polars-i32-s-pages",
+                               "polars-encrypted-i32-s-pages")}
+    explicit = [_Spec("format-modular-encryption", slug, f"modular encryption as polars writes it with an explicit "
+                      f"key, {what}, read with the key (op `decrypt`)", base, (UseFixture(f"{fixture}.parquet"),),
+                      "read",
+                      (DECRYPT.requiring("legacy"), ENCRYPTION), f"Over the same file unencrypted "
+                      f"({BASES[base].case}). The key is the file's data key (generators/parquet/fixtures/"
+                      "provenance.json data_keys), sent with the request (docs/adapter-protocol.md#keys): a library "
+                      "that decrypts only through a KMS (pyarrow's Python API) answers `unavailable`; one whose "
+                      "library has no decryption reads as it reads any file.", "reads",
+                      f"polars {provenance()[fixture]['version']} (a committed fixture)", "decrypt",
+                      keys=dict(provenance()[fixture]["data_keys"]))
+                for slug, (what, base, fixture) in polars.items()]
+    return explicit + [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op "
+                             "`decrypt`)",
                   "feat-reference-i32-s-sized", (UseFixture(f"{fixture}.parquet"),), "read",
                   (DECRYPT.requiring("legacy"), ENCRYPTION), "The keys are the test KMS's master keys "
                   "(generators/parquet/encryption.py) and the data keys the writing wrapped, sent with the request "

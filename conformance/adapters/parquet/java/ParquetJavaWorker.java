@@ -36,10 +36,12 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.bloomfilter.BloomFilter;
+import org.apache.parquet.crypto.ColumnDecryptionProperties;
 import org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.parquet.crypto.KeyAccessDeniedException;
 import org.apache.parquet.crypto.keytools.KmsClient;
 import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.internal.column.columnindex.ColumnIndex;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.example.data.Group;
@@ -134,19 +136,32 @@ public final class ParquetJavaWorker {
     }
   }
 
-  /** docs/adapter-protocol.md#keys: the request's master keys to the test KMS, then the read with the decryption
-   * properties parquet-java's PropertiesDrivenCryptoFactory makes for the file (its key tools read the key material
-   * pyarrow wrote). */
+  /** docs/adapter-protocol.md#keys: the request's master keys (kms.<id>) to the test KMS, then the read with the
+   * decryption properties parquet-java's PropertiesDrivenCryptoFactory makes for the file (its key tools read the key
+   * material the writer stored); or, where the request has data keys alone (footer, column.<path>), the read with
+   * those keys given explicitly (FileDecryptionProperties.builder()). */
   static void decrypt(String path, JsonNode keys, ObjectNode resp) {
     Map<String, byte[]> masters = new HashMap<>();
+    Map<ColumnPath, ColumnDecryptionProperties> columns = new HashMap<>();
+    byte[][] footer = new byte[1][];
     try {  // ours: the keys the harness sent (its schema checked them)
       keys.fields().forEachRemaining(e -> {
-        if (e.getKey().startsWith("kms."))  // a master key; the explicit data keys are for other libraries
-          masters.put(e.getKey().substring(4), Base64.getDecoder().decode(e.getValue().asText()));
+        byte[] key = Base64.getDecoder().decode(e.getValue().asText());
+        if (e.getKey().startsWith("kms.")) masters.put(e.getKey().substring(4), key);
+        else if (e.getKey().equals("footer")) footer[0] = key;
+        else if (e.getKey().startsWith("column.")) {
+          ColumnPath column = ColumnPath.fromDotString(e.getKey().substring(7));
+          columns.put(column, ColumnDecryptionProperties.builder(column).withKey(key).build());
+        }
       });
-      if (masters.isEmpty()) throw new IllegalArgumentException("sent no master keys (kms.<id>)");
+      if (masters.isEmpty() && footer[0] == null) throw new IllegalArgumentException("sent no master or footer key");
     } catch (Throwable t) {
       error(resp, "harness-error", t);
+      return;
+    }
+    if (masters.isEmpty()) {
+      read(path, resp, false, () -> FileDecryptionProperties.builder().withFooterKey(footer[0])
+          .withColumnKeys(columns).build());
       return;
     }
     XorKms.masterKeys = masters;
