@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tests.helpers import cli_here
+
 WORKER = Path(__file__).parent / "worker.py"
 
 
@@ -43,24 +45,6 @@ def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
 
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
                           env={**os.environ, **(env or {})})
-
-
-def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
-    """The command line run in this process (app/cli.py main), its streams captured, as cli() returns it, without a
-    new process's start (imports, registries, tracks: most of a CPU-second). A traceback would fail the test that
-    called it as one on stderr would. Each kind of refusal keeps a check through cli(), as a user meets it."""
-    import contextlib
-    import io
-
-    from parquet_conformance.app.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as e:  # argparse's refusals
-            code = e.code if isinstance(e.code, int) else 1
-    return subprocess.CompletedProcess(["parquet-conformance", *args], code, out.getvalue(), err.getvalue())
 
 
 def cli_for(param: object, params: Sequence[object]) -> Callable[..., subprocess.CompletedProcess[str]]:
