@@ -52,6 +52,7 @@ def import_directory(src: Path, out: Path, source: str, specs: Sequence[AdapterS
     if not src.is_dir():
         raise ValueError(f"{src}: not a directory")
     trees.separate(out, {"the imported folder": src}, replaces="a corpus")
+    trees.replaceable(out, may_replace="a corpus")  # a folder it would refuse: refused before a reader starts
     found, skipped = trees.files_below(src, track.suffix)  # no link followed out of the folder
     paths = [src / rel for rel in found]
     if not paths:

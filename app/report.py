@@ -160,6 +160,7 @@ def site(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: exists and is not a directory")
     trees.separate(out, {"the results dataset": results}, replaces="a site")
+    trees.replaceable(out, may_replace="a site")  # a folder it would refuse: refused before a page is drawn
     doc = stored_document(results, args.run)
     history = load_history(results)
     warn_skipped(history.skipped)

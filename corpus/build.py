@@ -116,6 +116,8 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
     """The corpus written into `out`: absent, empty, or an earlier corpus, replaced whole in one step at the end
     (kernel/trees.py `replaced`), so that an interrupt leaves the earlier corpus or the new one. `upstream`: a checkout
     of the projects whose files the tracks pin (corpus/upstream.py), put beside the cases."""
+    trees.separate(out, replaces="a corpus")
+    trees.replaceable(out, may_replace="a corpus")  # a folder it would refuse: refused before any case is built
     tracks = list(tracks) if tracks is not None else all_tracks()
     chosen = select(tracks, only, large)
     by_name = {t.name: t for t in tracks}
@@ -124,7 +126,6 @@ def generate(out: Path, seed: int = 0, only: str | None = None, large: bool = Fa
     found += pinned_entries(tracks, upstream, only)[0]  # the committed copies, and a checkout's files if given
     if not chosen and not found:
         raise ValueError(f"no case matches {only!r}")
-    trees.separate(out, replaces="a corpus")
     with trees.replaced(out, may_replace="a corpus") as staging:
         entries = []
         total = len(chosen) + len(found)

@@ -40,9 +40,10 @@ import re
 import struct
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:  # pyarrow is imported where Arrow data is read: a worker whose reader returns none (a codec of
+    import pyarrow as pa  # rows) starts without it, in half the time
 
 _UNIT_NS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -102,6 +103,8 @@ def canonical_table(table: Any) -> Normal:
 
 def _ints(arr: pa.Array) -> list[int | None]:
     """The integer behind each value of a temporal array, read from its buffers (no Python datetime)."""
+    import pyarrow as pa
+
     width = pa.int32() if arr.type.bit_width == 32 else pa.int64()
     return arr.view(width).to_pylist()
 
@@ -110,10 +113,18 @@ def _interval(months: int, days: int, millis: int) -> dict[str, str]:
     return {"bin": struct.pack("<III", months & 0xFFFFFFFF, days & 0xFFFFFFFF, millis & 0xFFFFFFFF).hex()}
 
 
-# pyarrow before 20 has no name for this type id (nor a way to make such an array).
-DAY_TIME_ID = getattr(pa.lib, "Type_INTERVAL_DAY_TIME", -1)
-# pyarrow before 16 has no list views (so nothing can return one).
-LIST_VIEW_IDS = {getattr(pa.lib, n, -2) for n in ("Type_LIST_VIEW", "Type_LARGE_LIST_VIEW")}
+def _day_time_id() -> int:
+    """pyarrow before 20 has no name for this type id (nor a way to make such an array)."""
+    import pyarrow as pa
+
+    return int(getattr(pa.lib, "Type_INTERVAL_DAY_TIME", -1))
+
+
+def _list_view_ids() -> set[int]:
+    """pyarrow before 16 has no list views (so nothing can return one)."""
+    import pyarrow as pa
+
+    return {getattr(pa.lib, n, -2) for n in ("Type_LIST_VIEW", "Type_LARGE_LIST_VIEW")}
 
 
 def _day_time(arr: pa.ChunkedArray) -> list[object]:
@@ -125,8 +136,10 @@ def _day_time(arr: pa.ChunkedArray) -> list[object]:
 
 
 def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
+    import pyarrow as pa
+
     if isinstance(arr, pa.ChunkedArray):
-        if arr.type.id == DAY_TIME_ID:
+        if arr.type.id == _day_time_id():
             return _day_time(arr)
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     t = arr.type
@@ -147,7 +160,7 @@ def canonical_array(arr: pa.Array | pa.ChunkedArray) -> list[object]:
         return [None if v is None else {"date": date_text(v // 86_400_000)} for v in _ints(arr)]
     if pa.types.is_time(t):
         return [None if v is None else {"time_ns": str(v * _UNIT_NS[t.unit])} for v in _ints(arr)]
-    if t.id in LIST_VIEW_IDS:
+    if t.id in _list_view_ids():
         return canonical_array(arr.cast(pa.large_list(t.value_type)))
     if pa.types.is_map(t):
         arr = arr.take(pa.array(range(len(arr)), pa.int64()))  # a copy whose keys and items are its own entries
@@ -177,8 +190,10 @@ def column_texts(arr: pa.Array | pa.ChunkedArray) -> list[str]:
     """Each value's token as `dumps` writes it (`dumps(canonical_array(arr)[i])`: tests/test_canonical.py holds it as a
     property), made straight from the values for the flat types, which is most of any reader's data; other types go
     through their tokens."""
+    import pyarrow as pa
+
     if isinstance(arr, pa.ChunkedArray):
-        if arr.type.id == DAY_TIME_ID:
+        if arr.type.id == _day_time_id():
             return [dumps(v) for v in _day_time(arr)]
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     t = arr.type

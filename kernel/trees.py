@@ -434,17 +434,23 @@ def sweep(folder: Path, prefix: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def replaced(target: Path, may_replace: str | None = None) -> Iterator[Path]:
-    """A fresh folder to write `target`'s new contents into: a hidden sibling, swapped with `target` in one step when
-    the block ends (the old contents then removed), removed if it raises. `target` may be absent, empty, or what
-    `may_replace` says (the `ours` word: "a corpus"); anything else is refused before anything is written."""
+def replaceable(target: Path, may_replace: str | None = None) -> None:
+    """TreeError unless `replaced` may replace `target`: absent, empty, or what `may_replace` says. A command checks it
+    first, so that an output it would refuse is refused before any work (`generate` builds every case first)."""
     if os.path.lexists(target):
         if target.is_symlink() or not target.is_dir():
             raise TreeError(f"{target} exists and is not a folder")
         if any(target.iterdir()) and ours(target) != may_replace:
             held = f" and is not {may_replace}" if may_replace else ""
             raise TreeError(f"{target} is not empty{held}; refusing to replace it")
+
+
+@contextlib.contextmanager
+def replaced(target: Path, may_replace: str | None = None) -> Iterator[Path]:
+    """A fresh folder to write `target`'s new contents into: a hidden sibling, swapped with `target` in one step when
+    the block ends (the old contents then removed), removed if it raises. `target` may be absent, empty, or what
+    `may_replace` says (the `ours` word: "a corpus"); anything else is refused before anything is written."""
+    replaceable(target, may_replace)
     target.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{target.name[:100]}.partial-"
     sweep(target.parent, prefix)

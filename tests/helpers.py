@@ -1,4 +1,5 @@
-"""Shared by the tests: how to start the command line in a fresh process; every case of a list read by adapters."""
+"""Shared by the tests: how to start the command line in a fresh process (or run it in this one); every case of a
+list read by adapters."""
 
 from __future__ import annotations
 
@@ -6,11 +7,30 @@ import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from html.parser import HTMLParser
+from subprocess import CompletedProcess
 
 from parquet_conformance.conformance.harness.workers import Worker
 
 CLI = [sys.executable, "-m", "parquet_conformance.app.cli"]
 StartedWorker = Callable[[str], AbstractContextManager[Worker]]  # the started_worker fixture (conftest.py)
+
+
+def cli_here(*args: str) -> CompletedProcess[str]:
+    """The command line run in this process (app/cli.py main), its streams captured, as cli() returns it, without a
+    new process's start (imports, registries, tracks: most of a CPU-second). A traceback would fail the test that
+    called it as one on stderr would. Each kind of refusal keeps a check through cli(), as a user meets it."""
+    import contextlib
+    import io
+
+    from parquet_conformance.app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # argparse's refusals
+            code = e.code if isinstance(e.code, int) else 1
+    return CompletedProcess(["parquet-conformance", *args], code, out.getvalue(), err.getvalue())
 
 
 def upstream_failures(adapter: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from parquet_conformance.generators.parquet.bases import base_bytes
 from parquet_conformance.generators.parquet.footer import read_tail
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
-from tests.helpers import CLI
+from tests.helpers import CLI, cli_here
 from tests.test_extensions import append_extension
 
 
@@ -33,8 +33,8 @@ def assert_one_line_error(proc: subprocess.CompletedProcess, code: int) -> None:
 def test_help_explains_every_command() -> None:
     out = cli("--help").stdout
     assert "generate" in out and "inspect" in out
-    assert "--large" in cli("generate", "--help").stdout
-    assert "--json" in cli("inspect", "--help").stdout
+    assert "--large" in cli_here("generate", "--help").stdout
+    assert "--json" in cli_here("inspect", "--help").stdout
 
 
 def test_generate_and_inspect(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_generate_and_inspect(tmp_path: Path) -> None:
         return e["path"], e["struct"], e["header"], e["length"], e["sha256"]
 
     assert sorted(map(key, report["extensions"])) == sorted(map(key, entry["extensions"]))
-    text = cli("inspect", str(tmp_path / "c" / entry["file"])).stdout
+    text = cli_here("inspect", str(tmp_path / "c" / entry["file"])).stdout
     assert "row_groups[1] (RowGroup): header spec" in text
 
 
@@ -59,15 +59,15 @@ def test_generate_refuses_foreign_directory_and_empty_selection(tmp_path: Path) 
     (tmp_path / "mine.txt").write_text("keep me")
     assert_one_line_error(cli("generate", "--out", str(tmp_path)), 2)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
-    assert_one_line_error(cli("generate", "--out", str(tmp_path / "x"), "--only", "no/such/*"), 2)
+    assert_one_line_error(cli_here("generate", "--out", str(tmp_path / "x"), "--only", "no/such/*"), 2)
 
 
 def test_inspect_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(cli("inspect", str(tmp_path / "missing.parquet")), 2)
-    assert_one_line_error(cli("inspect", str(tmp_path)), 2)
+    assert_one_line_error(cli_here("inspect", str(tmp_path)), 2)
     garbage = tmp_path / "garbage.parquet"
     garbage.write_bytes(b"PAR1" + b"\xff" * 100 + b"\x10\x00\x00\x00PAR1")
-    proc = cli("inspect", "--json", str(garbage))
+    proc = cli_here("inspect", "--json", str(garbage))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
     assert report["valid"] is False and report["error"]

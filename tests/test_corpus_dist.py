@@ -29,7 +29,7 @@ from parquet_conformance.corpus import regression_store as regressions
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.corpus.model import CaseEntry, Manifest, matches
 from parquet_conformance.corpus.parquet.catalog import all_cases
-from tests.helpers import CLI, read_cases
+from tests.helpers import CLI, cli_here, read_cases
 
 SMALL = "base/*,corrupt/tiny/*,corrupt/tail/*"
 REPO_REGRESSIONS = Path(regressions.__file__).parent / "regressions"
@@ -148,9 +148,9 @@ def test_pack_without_corpus_generates_one(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     [archive] = tmp_path.glob("*.tar.gz")
     assert re.fullmatch(r"parquet-conformance-corpus-[0-9.]+-only-corrupt-tiny-[0-9a-f]{8}\.tar\.gz", archive.name)
-    assert cli("corpus", "verify", str(archive)).returncode == 0
+    assert cli_here("corpus", "verify", str(archive)).returncode == 0
     one_line_error(cli("corpus", "pack", "--out", str(tmp_path), "--corpus", str(tmp_path), "--seed", "3"), 2)
-    one_line_error(cli("corpus", "pack", "--out", str(tmp_path / "x"), "--corpus", str(tmp_path / "none")), 2)
+    one_line_error(cli_here("corpus", "pack", "--out", str(tmp_path / "x"), "--corpus", str(tmp_path / "none")), 2)
 
 
 def small_manifest() -> Manifest:
@@ -200,10 +200,10 @@ def test_pack_fetch_verify_and_run_the_plugin_over_loopback_http(small: Path, tm
     assert sorted(p.name for p in got.iterdir()) == [root.name], "no staging directory left behind"
     assert tree(root / "cases") == tree(small / "cases")
     for target in (root, got):
-        proc = cli("corpus", "verify", str(target))
+        proc = (cli if target == root else cli_here)("corpus", "verify", str(target))
         assert proc.returncode == 0, proc.stderr
         assert "OK" in proc.stdout
-    proc = cli("corpus", "verify", str(dist_dir / name))
+    proc = cli_here("corpus", "verify", str(dist_dir / name))
     assert proc.returncode == 0 and "matches SHA256SUMS" in proc.stdout, proc.stderr
 
     # An implementer's CI: pytest with the plugin, in a directory of its own, no conftest.
@@ -245,7 +245,7 @@ def summary(stdout: str) -> dict[str, int]:
 def test_verify_names_every_tampered_missing_and_extra_file(small: Path, tmp_path: Path) -> None:
     copy = tmp_path / "corpus"
     shutil.copytree(small, copy)
-    assert cli("corpus", "verify", str(copy)).returncode == 0
+    assert cli_here("corpus", "verify", str(copy)).returncode == 0
     flip(copy / "cases" / "corrupt" / "tail" / "PAR3-on-thrift-footer.parquet")
     (copy / "cases" / "corrupt" / "tiny" / "8-bytes.parquet").unlink()
     (copy / "cases" / "corrupt" / "tiny" / "stray.parquet").write_bytes(b"PAR1")
@@ -279,7 +279,8 @@ def test_a_flipped_byte_in_the_archive_is_caught(packed: tuple[Path, str], tmp_p
     parent = tmp_path / "parent"
     parent.mkdir()
     before = tree(parent)
-    err = one_line_error(cli("corpus", "fetch", bad.as_uri(), "--sha256", digest, "--into", str(parent / "into")), 1)
+    err = one_line_error(cli_here("corpus", "fetch", bad.as_uri(), "--sha256", digest, "--into", str(parent / "into")),
+                         1)
     assert "sha256 mismatch" in err and "nothing was unpacked" in err
     assert tree(parent) == before
 
@@ -290,15 +291,15 @@ def test_fetch_errors_are_one_line(packed: tuple[Path, str], tmp_path: Path,
     url = http_server(archive.parent)
     assert "HTTP 404" in one_line_error(
         cli("corpus", "fetch", f"{url}/nope.tar.gz", "--sha256", digest, "--into", str(tmp_path / "a")), 2)
-    one_line_error(cli("corpus", "fetch", str(archive), "--sha256", "abc", "--into", str(tmp_path / "a")), 2)
-    one_line_error(cli("corpus", "fetch", "ftp://example.org/x.tar.gz", "--sha256", digest,
-                       "--into", str(tmp_path / "a")), 2)
+    one_line_error(cli_here("corpus", "fetch", str(archive), "--sha256", "abc", "--into", str(tmp_path / "a")), 2)
+    one_line_error(cli_here("corpus", "fetch", "ftp://example.org/x.tar.gz", "--sha256", digest,
+                            "--into", str(tmp_path / "a")), 2)
     assert not (tmp_path / "a").exists()
     # A second fetch into the same place does not mix two corpora.
-    assert cli("corpus", "fetch", f"{url}/{archive.name}", "--sha256", digest, "--into", str(tmp_path / "b")
-               ).returncode == 0
+    assert cli_here("corpus", "fetch", f"{url}/{archive.name}", "--sha256", digest, "--into", str(tmp_path / "b")
+                    ).returncode == 0
     assert "already exists" in one_line_error(
-        cli("corpus", "fetch", f"{url}/{archive.name}", "--sha256", digest, "--into", str(tmp_path / "b")), 2)
+        cli_here("corpus", "fetch", f"{url}/{archive.name}", "--sha256", digest, "--into", str(tmp_path / "b")), 2)
 
 
 # -- malicious archives ------------------------------------------------------------------------
@@ -434,7 +435,7 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
     assert re.fullmatch(r"[0-9a-f]{64}", case["expect_hash"]["metadata"])
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]
-    assert cli("corpus", "verify", str(tmp_path / "corpus")).returncode == 0
+    assert cli_here("corpus", "verify", str(tmp_path / "corpus")).returncode == 0
     # --only applies to regressions, and a second one keeps the index sorted.
     assert not any(c.kind == "regression" for c in generate(tmp_path / "c2", only="base/flat").cases)
     second = tmp_path / "a.parquet"
@@ -501,7 +502,7 @@ def test_the_repository_index_is_consistent_and_untouched_by_tests() -> None:
 def test_help_explains_the_corpus_commands() -> None:
     out = cli("corpus", "--help").stdout
     assert all(cmd in out for cmd in ("pack", "verify", "fetch", "add-regression"))
-    assert "reproducible" in cli("corpus", "pack", "--help").stdout
-    assert "SHA256SUMS" in cli("corpus", "verify", "--help").stdout
-    assert "refused whole" in cli("corpus", "fetch", "--help").stdout
-    assert "PARQUET_CONFORMANCE_REGRESSIONS" in cli("corpus", "add-regression", "--help").stdout
+    assert "reproducible" in cli_here("corpus", "pack", "--help").stdout
+    assert "SHA256SUMS" in cli_here("corpus", "verify", "--help").stdout
+    assert "refused whole" in cli_here("corpus", "fetch", "--help").stdout
+    assert "PARQUET_CONFORMANCE_REGRESSIONS" in cli_here("corpus", "add-regression", "--help").stdout

@@ -112,7 +112,11 @@ class Reader:
         return out
 
     def varint(self, max_bytes: int = 10) -> int:
-        start, result, shift = self.pos, 0, 0
+        start = self.pos
+        if start < self.end and (b := self.buf[start]) < 0x80:  # one byte, most varints: the loop's first round
+            self.pos = start + 1
+            return b
+        result, shift = 0, 0
         for i in range(max_bytes):
             b = self.byte()
             result |= (b & 0x7F) << shift

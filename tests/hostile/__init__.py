@@ -7,7 +7,10 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from tests.helpers import cli_here
 
 WORKER = Path(__file__).parent / "worker.py"
 
@@ -42,6 +45,11 @@ def cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
 
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=cwd,
                           env={**os.environ, **(env or {})})
+
+
+def cli_for(param: object, params: Sequence[object]) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """cli (a new process) for the first of a parametrized test's parameters, cli_here for the others."""
+    return cli if param == params[0] else cli_here
 
 
 def one_line(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:

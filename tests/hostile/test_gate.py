@@ -14,7 +14,7 @@ import pytest
 
 from parquet_conformance.conformance.harness.gate import GateError, parse_expected
 from parquet_conformance.corpus.build import generate
-from tests.helpers import CLI
+from tests.helpers import CLI, cli_here
 from tests.hostile import WORKER, assert_nothing_left, token
 
 KNOWN = {"base/flat", "corrupt/tiny/empty"}
@@ -63,10 +63,10 @@ def test_a_partial_run_is_gated_only_as_one(corpus: Path, tmp_path: Path) -> Non
     refused = cli(*gate, "--write-expected-failures")
     assert refused.returncode == 2 and "covered only 'corrupt/tiny/*'" in refused.stderr
     assert not (tmp_path / "f.txt").exists()
-    assert cli(*gate, "--write-expected-failures", "--only", "corrupt/tiny/*").returncode == 0
-    assert cli(*gate, "--only", "corrupt/tiny/*").returncode == 0
+    assert cli_here(*gate, "--write-expected-failures", "--only", "corrupt/tiny/*").returncode == 0
+    assert cli_here(*gate, "--only", "corrupt/tiny/*").returncode == 0
     (tmp_path / "f.txt").write_text("base/flatt\n")
-    typo = cli(*gate, "--only", "corrupt/tiny/*")
+    typo = cli_here(*gate, "--only", "corrupt/tiny/*")
     assert typo.returncode == 2 and "base/flatt is not a case" in typo.stderr
 
 
@@ -84,11 +84,11 @@ def test_flaky_cells_are_apart_and_harness_errors_leave_the_gate_incomplete(corp
     assert cli(*gate, "--adapter", "stateful", "--run", "stateful", "--write-expected-failures").returncode == 0
     listed = failures.read_text()
     assert "# Flaky in this run" in listed and not re.search(r"^[^#].* flaky$", listed, re.M)  # named, not pinned
-    flaky = cli(*gate, "--adapter", "stateful", "--run", "stateful")
+    flaky = cli_here(*gate, "--adapter", "stateful", "--run", "stateful")
     assert flaky.returncode == 0 and re.search(r"^FLAKY +corrupt/tiny/", flaky.stdout, re.M), flaky.stdout
-    assert cli(*gate, "--adapter", "stateful", "--run", "stateful", "--fail-on-flaky").returncode == 1
+    assert cli_here(*gate, "--adapter", "stateful", "--run", "stateful", "--fail-on-flaky").returncode == 1
     failures.write_text("")
-    incomplete = cli(*gate, "--adapter", "broken", "--run", "broken")
+    incomplete = cli_here(*gate, "--adapter", "broken", "--run", "broken")
     assert incomplete.returncode == 3
     assert "HARNESS ERROR" in incomplete.stdout and "gate INCOMPLETE" in incomplete.stdout
     assert_nothing_left(mark)
@@ -113,18 +113,19 @@ def test_the_gate_enforces_must_by_default_and_the_other_levels_when_asked(tmp_p
                      r"expectation", default.stdout, re.M), default.stdout
     assert re.search(r"^gate ok: picky in run \S+ at level must, 3 cells \(must \d+/\d+ · should 0/1\)",
                      default.stdout, re.M), default.stdout
-    should = cli(*gate, "--level", "should")
+    should = cli_here(*gate, "--level", "should")
     assert should.returncode == 1 and "UNEXPECTED FAILURE unions/logical-type/unknown-only" in should.stdout
-    assert cli(*gate, "--write-expected-failures").returncode == 0
+    assert cli_here(*gate, "--write-expected-failures").returncode == 0
     assert "\nunions/logical-type/unknown-only" not in failures.read_text()  # named in a comment only
-    assert cli(*gate, "--write-expected-failures", "--level", "should").returncode == 0
+    assert cli_here(*gate, "--write-expected-failures", "--level", "should").returncode == 0
     assert "\nunions/logical-type/unknown-only legacy fail:rejected-valid" in failures.read_text()
-    assert cli(*gate, "--level", "should").returncode == 0 and cli(*gate).returncode == 0  # listed: known anyway
+    # listed: known anyway
+    assert cli_here(*gate, "--level", "should").returncode == 0 and cli_here(*gate).returncode == 0
     # a crash of the same cell fails at every level
     crash = "--plan=logical-type:steps:crash"
     assert cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", "--adapter-cmd",
                f"picky={sys.executable} {WORKER} none --real {crash} --memory={tmp_path}").returncode == 0
     failures.write_text("")
-    crashed = cli(*gate)
+    crashed = cli_here(*gate)
     assert crashed.returncode == 1 and "UNEXPECTED FAILURE unions/logical-type/unknown-only [legacy]: fail:crash" \
         in crashed.stdout

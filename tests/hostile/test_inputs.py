@@ -14,7 +14,7 @@ import pytest
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from tests.helpers import CLI
-from tests.hostile import WORKER, assert_nothing_left, cli, one_line, token
+from tests.hostile import WORKER, assert_nothing_left, cli, cli_for, cli_here, one_line, token
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +24,19 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def copy(corpus: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "corpus"
+@pytest.fixture(scope="module")
+def runs(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An OUT folder holding runs a and b of base/* with pyarrow, made once: the tests that need earlier runs
+    copy it."""
+    out = tmp_path_factory.mktemp("runs") / "out"
+    for run_id in ("a", "b"):
+        proc = run(corpus, out, "--run-id", run_id, "--only", "base/*")
+        assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def copy(corpus: Path, tmp_path: Path, name: str = "corpus") -> Path:
+    target = tmp_path / name
     shutil.copytree(corpus, target)
     return target
 
@@ -39,8 +50,10 @@ def edit_manifest(root: Path, change: object, reseal: bool = True) -> None:
         dist.write_manifest_digest(root)
 
 
-def run(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return cli("run", "--corpus", str(root), "--out", str(out), "--master", "none", "--adapter", "pyarrow", *extra)
+def run(root: Path, out: Path, *extra: str, here: bool = False) -> subprocess.CompletedProcess[str]:
+    """`run` with pyarrow, in a new process (or, `here`, in this one: cli_here)."""
+    return (cli_here if here else cli)("run", "--corpus", str(root), "--out", str(out), "--master", "none",
+                                       "--adapter", "pyarrow", *extra)
 
 
 def escape(m: dict) -> None:
@@ -55,16 +68,19 @@ def no_file(m: dict) -> None:
     del m["cases"][0]["file"]
 
 
-@pytest.mark.parametrize(("change", "message"), [
+MALICIOUS = [
     (escape, "unsafe path in the manifest for case"),
     (absolute, "unsafe path in the manifest for case"),
     ([], "not a parquet-conformance manifest"),
     (no_file, "cases[0]: 'file' is required"),
-])
+]
+
+
+@pytest.mark.parametrize(("change", "message"), MALICIOUS)
 def test_a_malicious_manifest_runs_nothing(change: object, message: str, corpus: Path, tmp_path: Path) -> None:
     root = copy(corpus, tmp_path)
     edit_manifest(root, change)
-    err = one_line(run(root, tmp_path / "out"))
+    err = one_line(run(root, tmp_path / "out", here=(change, message) != MALICIOUS[0]))
     assert message in err
     assert not (tmp_path / "out" / "results").exists()
 
@@ -82,7 +98,7 @@ def test_a_changed_manifest_fails_its_digest(corpus: Path, tmp_path: Path) -> No
     edit_manifest(root, lambda m: m | {"seed": 7}, reseal=False)
     assert "manifest.json does not match its digest in SHA256SUMS" in one_line(run(root, tmp_path / "out"))
     (root / "SHA256SUMS").unlink()
-    assert "missing: SHA256SUMS" in one_line(run(root, tmp_path / "out"))
+    assert "missing: SHA256SUMS" in one_line(run(root, tmp_path / "out", here=True))
 
 
 def test_a_link_in_the_corpus_is_refused(corpus: Path, tmp_path: Path) -> None:
@@ -104,7 +120,7 @@ def test_the_pytest_plugin_refuses_a_tampered_corpus(corpus: Path, tmp_path: Pat
     assert proc.returncode == 4 and "sha256 mismatch: cases/corrupt/tiny/8-bytes.parquet" in proc.stderr
 
 
-@pytest.mark.parametrize("args", [
+BAD_RUN_OPTIONS = [
     ["--adapter-cmd", "../../escaped-junit=/bin/true"],
     ["--adapter-cmd", "a/b=/bin/true"],
     ["--adapter-cmd", "x='unterminated"],
@@ -116,18 +132,21 @@ def test_the_pytest_plugin_refuses_a_tampered_corpus(corpus: Path, tmp_path: Pat
     ["--adapter", "pyarrow", "--adapter", "pyarrow"],
     ["--repeat", "0"],
     ["--only", "no/such/*"],
-])
+]
+
+
+@pytest.mark.parametrize("args", BAD_RUN_OPTIONS)
 def test_bad_run_options_are_one_line(args: list[str], corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    one_line(cli("run", "--corpus", str(corpus), "--out", str(out), "--master", "none", *args))
+    one_line(cli_for(args, BAD_RUN_OPTIONS)("run", "--corpus", str(corpus), "--out", str(out), "--master", "none",
+                                            *args))
     assert not (tmp_path / "escaped-junit.xml").exists() and not (tmp_path.parent / "x").exists()
     assert not (out / "results").exists()
 
 
-def test_one_run_id_once_and_one_writer_at_a_time(corpus: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert run(corpus, out, "--run-id", "r1", "--only", "base/*").returncode == 0
-    assert "already exists" in one_line(run(corpus, out, "--run-id", "r1", "--only", "base/*"))
+def test_one_run_id_once_and_one_writer_at_a_time(corpus: Path, runs: Path, tmp_path: Path) -> None:
+    out = copy(runs, tmp_path, "out")
+    assert "already exists" in one_line(run(corpus, out, "--run-id", "a", "--only", "base/*"))
     mark = token()
     slow = subprocess.Popen([*CLI, "run", "--corpus", str(corpus), "--out", str(out), "--master", "none",
                              "--run-id", "r2", "--adapter-cmd", f"h=python3 {WORKER} hang {mark} --all-bad"],
@@ -144,24 +163,23 @@ def test_one_run_id_once_and_one_writer_at_a_time(corpus: Path, tmp_path: Path) 
     assert_nothing_left(mark)
 
 
-def test_former_tracebacks_are_one_line(corpus: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert run(corpus, out, "--run-id", "r", "--only", "base/*").returncode == 0
+def test_former_tracebacks_are_one_line(corpus: Path, runs: Path, tmp_path: Path) -> None:
+    out = copy(runs, tmp_path, "out")
     results = str(out / "results")
     failures = tmp_path / "failures.txt"
     check = ["check", "--adapter", "pyarrow", "--results", results, "--expected-failures"]
     one_line(cli(*check, str(tmp_path)))  # a directory
-    one_line(cli(*check, str(tmp_path / "no" / "dir" / "f.txt"), "--write-expected-failures"))
-    one_line(cli("check", "--adapter", "pyarrow", "--results", str(out), "--expected-failures", str(failures)))
+    one_line(cli_here(*check, str(tmp_path / "no" / "dir" / "f.txt"), "--write-expected-failures"))
+    one_line(cli_here("check", "--adapter", "pyarrow", "--results", str(out), "--expected-failures", str(failures)))
     bad = tmp_path / "bad-results"
     (bad / "run=x").mkdir(parents=True)
     (bad / "run=x" / "cells.parquet").write_bytes(b"PAR1 not a parquet file PAR1")
-    one_line(cli("check", "--adapter", "pyarrow", "--results", str(bad), "--expected-failures", str(failures)))
-    one_line(cli("inspect", str(tmp_path)))
+    one_line(cli_here("check", "--adapter", "pyarrow", "--results", str(bad), "--expected-failures", str(failures)))
+    one_line(cli_here("inspect", str(tmp_path)))
     (tmp_path / "sums").mkdir()
     shutil.copytree(corpus, tmp_path / "sums" / "c")
     (tmp_path / "sums" / "c" / "SHA256SUMS").write_bytes(b"\xff\xfe not utf-8\n")
-    assert "does not match its digest" in cli("corpus", "verify", str(tmp_path / "sums" / "c")).stderr
+    assert "does not match its digest" in cli_here("corpus", "verify", str(tmp_path / "sums" / "c")).stderr
 
 
 def test_an_unavailable_reason_is_one_line(tmp_path: Path) -> None:
@@ -191,20 +209,25 @@ def no_legacy(m: dict) -> None:
     m["cases"][0]["levels"] = {"aware:x": "must"}  # levels follow the expectations (else that is refused first)
 
 
-@pytest.mark.parametrize(("change", "message"), [
+RESEALED = [
     (no_version, "manifest.json: generator: 'version' is required"),
     (text_size, "manifest.json: cases[0].size: 'abc' is not an integer"),
     (no_legacy, "manifest.json: cases[0].expect: case base/flat has no expectation for 'legacy'"),
-])
+]
+
+
+@pytest.mark.parametrize(("change", "message"), RESEALED)
 def test_a_resealed_manifest_is_checked_field_by_field(change: object, message: str, corpus: Path,
                                                        tmp_path: Path) -> None:
     """A manifest whose digest was made to match is still held to its schema: one line naming the field, exit 2,
     before any cell runs, for run, verify and check alike."""
     root = copy(corpus, tmp_path)
     edit_manifest(root, change)
-    assert message in one_line(run(root, tmp_path / "out"))
+    how = cli_for((change, message), RESEALED)
+    assert message in one_line(how("run", "--corpus", str(root), "--out", str(tmp_path / "out"), "--master", "none",
+                                   "--adapter", "pyarrow"))
     assert not (tmp_path / "out").exists()
-    assert message in one_line(cli("corpus", "verify", str(root)))
+    assert message in one_line(how("corpus", "verify", str(root)))
 
 
 def test_a_manifest_nested_beyond_any_parser_is_one_line(corpus: Path, tmp_path: Path) -> None:
@@ -212,7 +235,7 @@ def test_a_manifest_nested_beyond_any_parser_is_one_line(corpus: Path, tmp_path:
     (root / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
     dist.write_manifest_digest(root)
     assert "nested too deep to parse" in one_line(run(root, tmp_path / "out"))
-    assert "nested too deep to parse" in one_line(cli("corpus", "verify", str(root)))
+    assert "nested too deep to parse" in one_line(cli_here("corpus", "verify", str(root)))
 
 
 def test_a_baseline_case_the_corpus_lacks_is_one_line(corpus: Path, tmp_path: Path) -> None:
@@ -230,45 +253,46 @@ def test_a_linked_data_folder_is_refused(corpus: Path, tmp_path: Path) -> None:
     (root / "cases").symlink_to(tmp_path / "elsewhere")
     verify = cli("corpus", "verify", str(root))
     assert verify.returncode == 1 and "symbolic link: cases" in verify.stderr
-    assert "symbolic link" in one_line(run(root, tmp_path / "out"))
+    assert "symbolic link" in one_line(run(root, tmp_path / "out", here=True))
 
 
-def test_bad_run_records_and_lists_are_one_line(corpus: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    for run_id in ("a", "b"):
-        assert run(corpus, out, "--run-id", run_id, "--only", "base/*").returncode == 0
+def test_bad_run_records_and_lists_are_one_line(runs: Path, tmp_path: Path) -> None:
+    out = copy(runs, tmp_path, "out")
     record = out / "results" / "run=b" / "_run.json"
     record.write_text("[" * 100_000 + "]" * 100_000)
     gate = ["check", "--adapter", "pyarrow", "--results", str(out / "results"), "--only", "base/*",
             "--expected-failures"]
     assert "not a run record" in one_line(cli(*gate, str(tmp_path / "f.txt"), "--run", "b"))
-    history = cli("report", "--history", str(out / "results"), "--out", str(tmp_path / "h"))
+    history = cli_here("report", "--history", str(out / "results"), "--out", str(tmp_path / "h"))
     assert history.returncode == 0 and "warning: run b left out" in history.stderr, history.stderr
     fifo = tmp_path / "fifo.txt"
     os.mkfifo(fifo)  # a read would wait for a writer forever
-    assert "not a regular file" in one_line(cli(*gate, str(fifo), "--run", "a"))
+    assert "not a regular file" in one_line(cli_here(*gate, str(fifo), "--run", "a"))
     (tmp_path / "big.txt").write_bytes(b"#" * (17 << 20))
-    assert "larger than" in one_line(cli(*gate, str(tmp_path / "big.txt"), "--run", "a"))
+    assert "larger than" in one_line(cli_here(*gate, str(tmp_path / "big.txt"), "--run", "a"))
 
 
-def test_a_tampered_staging_file_is_named(corpus: Path, tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert run(corpus, out, "--run-id", "r", "--only", "base/*").returncode == 0
-    (out / "staging" / "run=r").mkdir(parents=True, exist_ok=True)
-    (out / "staging" / "run=r" / "part-1-1.parquet").write_bytes(b"PAR1 not ours PAR1")
-    err = one_line(run(corpus, out, "--resume", "r", "--only", "base/*"))
+def test_a_tampered_staging_file_is_named(corpus: Path, runs: Path, tmp_path: Path) -> None:
+    out = copy(runs, tmp_path, "out")
+    (out / "staging" / "run=a").mkdir(parents=True, exist_ok=True)
+    (out / "staging" / "run=a" / "part-1-1.parquet").write_bytes(b"PAR1 not ours PAR1")
+    err = one_line(run(corpus, out, "--resume", "a", "--only", "base/*"))
     assert "part-1-1.parquet: not a staged outcome file" in err
 
 
-@pytest.mark.parametrize(("text", "message"), [
+BAD_MATRICES = [
     (b"\xff\xfe = 1\n", "not UTF-8 text"),
     (b'pyarrow = ["1.0; rm -rf /"]\n', "version '1.0; rm -rf /'"),
     (b"pyarrow = [\n", "not TOML"),
     (b"nosuch = [\"1.0\"]\n", "nosuch"),
-])
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_MATRICES)
 def test_a_bad_version_matrix_is_one_line(text: bytes, message: str, corpus: Path, tmp_path: Path) -> None:
     (tmp_path / "m.toml").write_bytes(text)
-    assert message in one_line(run(corpus, tmp_path / "out", "--versions", str(tmp_path / "m.toml")))
+    assert message in one_line(run(corpus, tmp_path / "out", "--versions", str(tmp_path / "m.toml"),
+                                   here=(text, message) != BAD_MATRICES[0]))
     assert not (tmp_path / "out").exists()
 
 
@@ -280,7 +304,7 @@ def test_a_bad_skip_overhead_file_refuses_the_run_before_any_cell(corpus: Path, 
     assert sorted(p.name for p in out.iterdir()) == ["skip-overhead.json"]
 
 
-@pytest.mark.parametrize("args", [
+BAD_OPTION_VALUES = [
     ["run", "--out", "/etc/passwd"],
     ["run", "--run-id", "r" * 300],
     ["fuzz", "--time", "nan"],
@@ -289,11 +313,14 @@ def test_a_bad_skip_overhead_file_refuses_the_run_before_any_cell(corpus: Path, 
     ["corpus", "fetch", "x", "--sha256", "0" * 64, "--into", "/tmp/never", "--timeout", "nan"],
     ["corpus", "fetch", "x", "--sha256", "0" * 64, "--into", "/tmp/never", "--max-bytes", "-1"],
     ["generate", "--out", "/etc/passwd"],
-])
+]
+
+
+@pytest.mark.parametrize("args", BAD_OPTION_VALUES)
 def test_bad_option_values_are_one_line(args: list[str], corpus: Path, tmp_path: Path) -> None:
     extra = ["--corpus", str(corpus), "--master", "none", "--adapter", "pyarrow"] if args[0] == "run" else []
     extra += ["--out", str(tmp_path / "out")] if args[0] in ("run", "fuzz") and "--out" not in args else []
-    one_line(cli(*args, *extra))
+    one_line(cli_for(args, BAD_OPTION_VALUES)(*args, *extra))
     assert not (tmp_path / "out").exists() and not Path("/tmp/never").exists()
 
 

@@ -17,7 +17,7 @@ import pytest
 from parquet_conformance.corpus import dist
 from parquet_conformance.corpus.build import generate
 from tests import hostile
-from tests.hostile import WORKER, assert_nothing_left, one_line, token
+from tests.hostile import WORKER, assert_nothing_left, cli_here, one_line, token
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -66,11 +66,12 @@ def test_outputs_inside_their_inputs_are_one_line(corpus: Path, tmp_path: Path) 
     run = tmp_path / "run"
     assert cli("run", "--corpus", str(corpus), "--out", str(run), "--master", "none", "--adapter",
                "pyarrow").returncode == 0
-    one_line(cli("report", "--site", str(run / "results" / "site"), "--results", str(run / "results")))
-    one_line(cli("generate", "--out", str(corpus / "inner"), "--only", "base/flat"))
-    one_line(cli("corpus", "import", str(corpus), "--source", "s", "--out", str(corpus / "imported"), "--adapter",
-                 "reference"))
-    one_line(cli("corpus", "pack", "--corpus", str(corpus), "--out", str(corpus)))
+    # the same refusal by the other commands, in this process (cli_here): run's above was a new one
+    one_line(cli_here("report", "--site", str(run / "results" / "site"), "--results", str(run / "results")))
+    one_line(cli_here("generate", "--out", str(corpus / "inner"), "--only", "base/flat"))
+    one_line(cli_here("corpus", "import", str(corpus), "--source", "s", "--out", str(corpus / "imported"),
+                      "--adapter", "reference"))
+    one_line(cli_here("corpus", "pack", "--corpus", str(corpus), "--out", str(corpus)))
     assert sorted(p.name for p in corpus.iterdir()) == ["SHA256SUMS", "bases", "cases", "expected", "manifest.json"]
 
 
