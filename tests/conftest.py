@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,12 @@ from parquet_conformance.conformance.harness.specs import AdapterSpec
 from parquet_conformance.conformance.harness.workers import Worker
 from parquet_conformance.corpus.build import generate_cached
 from tests.helpers import StartedWorker
+
+# An environment that sets PYTHONDONTWRITEBYTECODE (this project's machines do) makes every CLI and worker process a
+# test starts compile our modules again: about 0.2 CPU-s each, hundreds of times. The tests' processes keep their
+# bytecode instead, in a cache outside the source tree (Python checks each file's source before it uses it).
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / "parquet-conformance-pycache"))
 
 # The fast tier is `pytest -m "not integration"`: unit tests, under a minute on 2 cores, with no Spark, JVM, Node or
 # browser and no whole corpus. A test is integration when its module is listed here (it starts Spark, a JVM, Node,

@@ -431,7 +431,7 @@ def test_add_regression_becomes_a_case(regression_dir: Path, tmp_path: Path, sma
         "data_unknown": False, "expect_hash": {"metadata": case["expect_hash"]["metadata"]},
         # no sentence requires them (the user's citation states no force): this suite's reading, never a default
         # `must` (spec-notes#levels)
-        "levels": {"legacy": "policy", "aware:flatbuf": "policy", "metadata": "policy"}, "alternatives": []}
+        "levels": {"legacy": "policy", "aware:flatbuf": "policy", "metadata": "policy"}, "alternatives": [], "keys": {}}
     assert re.fullmatch(r"[0-9a-f]{64}", case["expect_hash"]["metadata"])
     assert (tmp_path / "corpus" / case["file"]).read_bytes() == found.read_bytes()
     assert "flat" in manifest["bases"]
