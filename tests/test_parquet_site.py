@@ -90,6 +90,17 @@ def test_the_narrow_twin_isolates_what_the_whole_reference_cannot() -> None:
     assert status_of("compression-zstd", wide_fails, BASELINES).status is None
 
 
+def test_a_none_beside_cases_it_reads_names_them_too() -> None:
+    """A feature read in one isolating case and failed in another is `none` (DuckDB's encryption: one data page per
+    chunk read, several not), and the note names what it reads beside what it fails."""
+    got = status_of("compression-zstd", [cell(REFERENCE, Verdict.PASS), cell(NARROW, Verdict.PASS),
+                                         cell("features/compression-zstd/pyarrow", Verdict.REJECTED_VALID),
+                                         cell("features/compression-zstd/narrow", Verdict.PASS)], BASELINES)
+    assert got.status == "none", got
+    assert "rejected valid: features/compression-zstd/pyarrow" in got.note
+    assert "reads features/compression-zstd/narrow" in got.note
+
+
 def test_a_plain_file_failed_is_its_types_never_plains_none() -> None:
     """PLAIN is in every file: a reader that fails the whole reference or one type's narrow file (a BOOLEAN column
     dropped) fails that type (physical-*), not PLAIN; one PLAIN file read shows PLAIN (main gave rugo `none`)."""

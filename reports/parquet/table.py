@@ -199,6 +199,8 @@ def status_of(feature: str, cells: Sequence[Cell], baselines: Mapping[str, str],
         parts += [f"{what.replace('-', ' ') if ' ' not in what else what}: {_cases(cs)}" for what, cs in shown.items()]
         parts.append("and reads the same file without the feature" if len(r.against) == 1 else
                      "and reads the same files without the feature")
+        if r.support:  # what it does read of the feature, said beside what it fails
+            parts.append(f"reads {_cases(r.support)}")
         deciding: tuple[Cell, ...] = tuple(c for c, _ in r.against)
     elif r.support:
         reads = True
