@@ -342,6 +342,8 @@ class CaseEntry:
     def __post_init__(self) -> None:
         if stray := [r for r in self.levels if r not in self.expect]:
             raise ValueError(f"case {self.id}: a level for {stray[0]!r}, which has no expectation")
+        if self.keys and self.op == "read":  # as Case: the manifest's keys are for an operation that takes them
+            raise ValueError(f"case {self.id}: keys for a plain read (an operation of the track takes them)")
         object.__setattr__(self, "levels", expectation_levels(self.expect, self.citations, self.levels))
 
     def to_json(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from parquet_conformance.conformance.adapters.parquet.operations import explicit
 from parquet_conformance.corpus.build import generate
 from parquet_conformance.generators.canonical import canonical_table, data_hash
 from parquet_conformance.generators.parquet.bases import ENCRYPTED_BASES, base_bytes, base_hash, writers_table
-from parquet_conformance.generators.parquet.encryption import decryption_properties, read_with_keys
+from parquet_conformance.generators.parquet.encryption import decryption, read_with_keys
 from parquet_conformance.generators.parquet.footer import FooterError
 from parquet_conformance.generators.parquet.inspect import inspect_bytes
 from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER
@@ -114,13 +114,13 @@ def test_every_case_read_with_keys_decrypts_with_its_own_keys_to_its_base(corpus
                 footer_key=bytes(len(footer)), column_keys=columns))
         if "kms.footer-key" not in c["keys"]:
             continue
-        _factory, props = decryption_properties(c["keys"])  # held until the read ends
-        table = pq.read_table(io.BytesIO(data), decryption_properties=props)
+        held = decryption(c["keys"])
+        table = pq.read_table(io.BytesIO(data), decryption_properties=held.properties)
         assert data_hash(canonical_table(table)) == want, c["id"]
         wrong = {**c["keys"], "kms.footer-key": c["keys"]["kms.column-key"]}  # the footer's master key wrong
-        _wrong_factory, wrong_props = decryption_properties(wrong)
+        wrong_held = decryption(wrong)
         with pytest.raises((OSError, pa.ArrowException)):
-            pq.read_table(io.BytesIO(data), decryption_properties=wrong_props)
+            pq.read_table(io.BytesIO(data), decryption_properties=wrong_held.properties)
 
 
 def test_an_operation_takes_keys_exactly_when_it_needs_them() -> None:

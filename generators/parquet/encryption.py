@@ -10,6 +10,7 @@ import base64
 import datetime as dt
 import io
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -27,12 +28,15 @@ EXPLICIT_FOOTER_KEY = b"parquet-conform3"
 
 class XorKms(pe.KmsClient):
     """Wraps a data key by XOR with the master key named (the key material's `wrappedDEK`, base64); `wrapped` (when
-    given) collects each data key it wraps, under its master key's id."""
+    given) collects each data key it wraps, under its master key's id; `failures` what it could not unwrap (pyarrow
+    calls it inside its read, and would report its error as its own)."""
 
-    def __init__(self, master_keys: Mapping[str, bytes], wrapped: dict[str, list[bytes]] | None = None) -> None:
+    def __init__(self, master_keys: Mapping[str, bytes], wrapped: dict[str, list[bytes]] | None = None,
+                 failures: list[str] | None = None) -> None:
         super().__init__()
         self.master_keys = dict(master_keys)
         self.wrapped = wrapped
+        self.failures = failures if failures is not None else []
 
     def wrap_key(self, key_bytes: bytes, master_key_identifier: str) -> str:
         master = self.master_keys[master_key_identifier]
@@ -41,13 +45,18 @@ class XorKms(pe.KmsClient):
         return base64.b64encode(bytes(a ^ b for a, b in zip(key_bytes, master, strict=True))).decode()
 
     def unwrap_key(self, wrapped_key: str, master_key_identifier: str) -> bytes:
-        master = self.master_keys[master_key_identifier]
-        return bytes(a ^ b for a, b in zip(base64.b64decode(wrapped_key), master, strict=True))
+        try:
+            master = self.master_keys[master_key_identifier]
+            return bytes(a ^ b for a, b in zip(base64.b64decode(wrapped_key), master, strict=True))
+        except Exception as e:
+            self.failures.append(f"the test KMS cannot unwrap a key of master key {master_key_identifier[:40]!r}: "
+                                 f"{type(e).__name__}: {e}")
+            raise
 
 
-def _factory(master_keys: Mapping[str, bytes] = MASTER_KEYS,
-             wrapped: dict[str, list[bytes]] | None = None) -> pe.CryptoFactory:
-    return pe.CryptoFactory(lambda config: XorKms(master_keys, wrapped))
+def _factory(master_keys: Mapping[str, bytes] = MASTER_KEYS, wrapped: dict[str, list[bytes]] | None = None,
+             failures: list[str] | None = None) -> pe.CryptoFactory:
+    return pe.CryptoFactory(lambda config: XorKms(master_keys, wrapped, failures))
 
 
 def request_keys(data_keys: Mapping[str, str] = {}) -> dict[str, str]:
@@ -56,14 +65,24 @@ def request_keys(data_keys: Mapping[str, str] = {}) -> dict[str, str]:
     return {**{KMS + k: base64.b64encode(v).decode() for k, v in MASTER_KEYS.items()}, **data_keys}
 
 
-def decryption_properties(keys: Mapping[str, str]) -> tuple[pe.CryptoFactory, pe.FileDecryptionProperties]:
-    """What pyarrow reads an encrypted file with, given a request's keys: its KMS hook holds the master keys. The
-    factory comes too: the caller holds it until the read ends, as pyarrow's examples do (pyarrow 15 calls the KMS
-    client while it reads, and segfaults if the factory that made it is gone)."""
+@dataclass
+class Decryption:
+    """What pyarrow reads an encrypted file with (`properties`), and what holds it together: the factory, which the
+    caller keeps until the read ends, as pyarrow's examples do (pyarrow 15 calls the KMS client while it reads, and
+    segfaults if the factory that made it is gone), and what the KMS could not unwrap (`failures`: ours)."""
+
+    factory: pe.CryptoFactory
+    properties: pe.FileDecryptionProperties
+    failures: list[str] = field(default_factory=list)
+
+
+def decryption(keys: Mapping[str, str]) -> Decryption:
+    """A request's keys for pyarrow: its KMS hook holds the master keys (`kms.<id>`)."""
     masters = {k.removeprefix(KMS): base64.b64decode(v, validate=True) for k, v in keys.items() if k.startswith(KMS)}
-    factory = _factory(masters)
-    return factory, factory.file_decryption_properties(
-        pe.KmsConnectionConfig(), pe.DecryptionConfiguration(cache_lifetime=dt.timedelta(minutes=1)))
+    failures: list[str] = []
+    factory = _factory(masters, failures=failures)
+    return Decryption(factory, factory.file_decryption_properties(
+        pe.KmsConnectionConfig(), pe.DecryptionConfiguration(cache_lifetime=dt.timedelta(minutes=1))), failures)
 
 
 def encryption_properties(plaintext_footer: bool, column_keys: Mapping[str, list[str]] | None = ENCRYPTED_COLUMNS,
@@ -96,7 +115,5 @@ def data_keys(wrapped: Mapping[str, list[bytes]], column_keys: Mapping[str, list
 def read_with_keys(data: bytes) -> pa.Table:
     """What a reader that holds the keys reads (pyarrow with the test KMS); it verifies a plaintext footer's
     signature and every module's GCM tag."""
-    factory, props = decryption_properties(request_keys())
-    table = pq.read_table(io.BytesIO(data), decryption_properties=props)
-    del factory  # held until here (decryption_properties)
-    return table
+    held = decryption(request_keys())
+    return pq.read_table(io.BytesIO(data), decryption_properties=held.properties)

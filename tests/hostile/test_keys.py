@@ -79,7 +79,7 @@ def test_a_manifest_with_a_bad_key_runs_nothing(keys: dict[str, str], tmp_path: 
     dist.write_manifest_digest(root)
     err = one_line(hostile.cli("run", "--corpus", str(root), "--out", str(tmp_path / "out"), "--master", "none",
                                "--adapter", "pyarrow", timeout=300))
-    assert "keys" in err, err
+    assert "manifest.json: cases[0].keys" in err, err
     assert not (tmp_path / "out" / "results").exists()
     shutil.rmtree(root)
 
@@ -91,3 +91,63 @@ def test_read_refuses_a_bad_key_in_one_line(arg: str, tmp_path: Path) -> None:
     err = one_line(hostile.cli("read", str(tmp_path / "f.parquet"), "--adapter", "pyarrow", "--op", "decrypt",
                                "--key", arg))
     assert "--key" in err and "NAME=BASE64" in err, err
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "generators" / "parquet" / "fixtures"
+
+
+def test_our_kms_failing_is_ours_never_the_librarys() -> None:
+    """pyarrow calls our KMS inside its read: a master key the request lacks is a harness error, not pyarrow's
+    unhandled error."""
+    from parquet_conformance.conformance.adapters import get
+    from parquet_conformance.conformance.harness.worker import read_one
+    from parquet_conformance.generators.parquet.encryption import request_keys
+
+    keys = {k: v for k, v in request_keys().items() if k != "kms.column-key"}
+    got = read_one(get("pyarrow"), str(FIXTURES / "pyarrow-encrypted-column-key-i32-s.parquet"), "decrypt", keys=keys)
+    assert got["outcome"] == "harness-error" and "master key 'column-key'" in got["error"]["message"], got
+
+
+@pytest.mark.parametrize("key", [b"parquet-'onform3", b"parquet-\\onform3", b"parquet conform3",
+                                 b"parquet-\xffonform3"],
+                         ids=["quote", "backslash", "space", "not-ascii"])
+def test_a_key_duckdb_cannot_be_given_as_text_is_unavailable(key: bytes) -> None:
+    """A quote or a backslash would end or escape the SQL literal, a space or a byte beyond ASCII would not be the
+    key as text: none is sent, the cell is a skip."""
+    from parquet_conformance.conformance.adapters import get
+    from parquet_conformance.conformance.harness.worker import read_one
+
+    assert len(key) == 16
+    got = read_one(get("duckdb"), str(FIXTURES / "polars-encrypted-i32-s.parquet"), "decrypt",
+                   keys={"footer": base64.b64encode(key).decode()})
+    assert got["outcome"] == "unavailable", got
+
+
+def test_keys_with_an_operation_that_takes_none_are_ours() -> None:
+    from parquet_conformance.conformance.adapters import get
+    from parquet_conformance.conformance.harness.worker import read_one
+
+    keys = {"footer": base64.b64encode(b"parquet-conform3").decode()}
+    for adapter in ("pyarrow", "duckdb"):
+        got = read_one(get(adapter), str(FIXTURES / "polars-i32-s.parquet"), "statistics", keys=keys)
+        assert got["outcome"] == "harness-error" and "takes none" in got["error"]["message"], (adapter, got)
+
+
+@pytest.mark.integration
+def test_the_java_worker_says_so_too() -> None:
+    """parquet-java's worker: keys with a command that takes none, and a master key its KMS lacks, are ours."""
+    from parquet_conformance.conformance.harness.model import HarnessError
+    from parquet_conformance.conformance.harness.specs import AdapterSpec
+    from parquet_conformance.generators.parquet.encryption import request_keys
+
+    worker = AdapterSpec.parse("parquet-java").worker()
+    try:
+        keys = {"footer": base64.b64encode(b"parquet-conform3").decode()}
+        plain = worker.read(str(FIXTURES / "polars-i32-s.parquet"), "x", "read", keys=keys).outcome
+        assert isinstance(plain, HarnessError) and "takes none" in plain.error.message, plain
+        lacking = {k: v for k, v in request_keys().items() if k == "kms.footer-key"}
+        kms = worker.read(str(FIXTURES / "pyarrow-encrypted-column-key-i32-s.parquet"), "x", "decrypt",
+                          keys=lacking).outcome
+        assert isinstance(kms, HarnessError) and "no master key column-key" in kms.error.message, kms
+    finally:
+        worker.close()

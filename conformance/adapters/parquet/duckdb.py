@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import AdapterError, PythonAdapter, ours
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.operations import Answer, from_text, geo_code
 from parquet_conformance.conformance.adapters.parquet.variants import arrow_data
@@ -27,6 +27,11 @@ OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONA
 
 # The table functions of an operation that later releases added (DuckDB 1.4 has no parquet_page_index).
 FUNCTIONS = {"page-index": "parquet_page_index", "bloom": "parquet_bloom_probe"}
+
+
+def printable_key(key: bytes) -> bool:
+    """A key DuckDB can be given as text (it takes 16, 24 or 32 characters as the raw key) in a SQL literal."""
+    return len(key) in (16, 24, 32) and all(0x20 < b < 0x7F and b not in b"'\\" for b in key)
 
 
 class DuckDB(PythonAdapter, PythonWriter, Reproducing):
@@ -52,18 +57,28 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
         return [f"duckdb=={version}", "pyarrow"]  # results come as Arrow
 
     def read(self, path: str) -> object:
+        return self._select(path)
+
+    def _select(self, path: str, key: str | None = None) -> object:
         """The query's result as Arrow, or where DuckDB's Arrow export fails, as the rows of fetchall(): the Arrow
-        export is a conversion, and only fetchall's error says that DuckDB's read failed."""
+        export is a conversion, and only fetchall's error says that DuckDB's read failed. With `key`: the footer
+        key, registered first (PRAGMA add_parquet_key) and named in read_parquet's encryption_config."""
         con = self.load().connect(config={"memory_limit": "4GB"})
+        sql = "SELECT * FROM read_parquet(?)"
         try:
-            result = con.execute("SELECT * FROM read_parquet(?)", [path])
+            if key is not None:
+                if not printable_key(key.encode()):  # takes() refused any other; a quote would end the literal
+                    raise AdapterError("a footer key that is not printable text without quotes")
+                con.execute(f"PRAGMA add_parquet_key('case', '{key}')")
+                sql = "SELECT * FROM read_parquet(?, encryption_config = {footer_key: 'case'})"
+            result = con.execute(sql, [path])
             # to_arrow_table is the newer name; releases before 1.4 have only fetch_arrow_table
             try:
                 return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
             except Exception as e:
                 print(f"the Arrow export failed ({type(e).__name__}); the rows again through fetchall()",
                       file=sys.stderr)
-            result = con.execute("SELECT * FROM read_parquet(?)", [path])
+            result = con.execute(sql, [path])
             return [d[0] for d in result.description], result.fetchall()
         finally:
             con.close()
@@ -73,20 +88,13 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     keyed = ("decrypt",)
 
     def takes(self, op: str, keys: Mapping[str, str]) -> bool:
-        if FOOTER not in keys or any(k.startswith(COLUMN) for k in keys):
-            return False
-        key = base64.b64decode(keys[FOOTER])
-        return len(key) in (16, 24, 32) and all(0x20 < b < 0x7F and b not in b"'\\" for b in key)
+        return FOOTER in keys and not any(k.startswith(COLUMN) for k in keys) and printable_key(
+            base64.b64decode(keys[FOOTER]))
 
     def decrypt(self, path: str, keys: Mapping[str, str]) -> object:
-        key = base64.b64decode(keys[FOOTER]).decode("ascii")  # printable, no quote (takes)
-        con = self.load().connect(config={"memory_limit": "4GB"})
-        try:
-            con.execute(f"PRAGMA add_parquet_key('case', '{key}')")
-            result = con.execute("SELECT * FROM read_parquet(?, encryption_config = {footer_key: 'case'})", [path])
-            return (getattr(result, "to_arrow_table", None) or result.fetch_arrow_table)()
-        finally:
-            con.close()
+        with ours("the footer key as text"):
+            key = base64.b64decode(keys[FOOTER]).decode("ascii")
+        return self._select(path, key)
 
     def canonical(self, result: object) -> Mapping[str, Any]:
         """An operation's answer; Arrow, with a VARIANT column (DuckDB hands it over as `arrow.parquet.variant`,
@@ -103,6 +111,9 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     # page checksums.
     operations = ("statistics", "page-index", "bloom", "geo-statistics", "decrypt")
     def offers(self, op: str, path: str) -> bool:
+        if op == "decrypt":  # Parquet encryption came with add_parquet_key (0.10.0)
+            return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
+                                    ["add_parquet_key"])[0][0])
         if op in FUNCTIONS:
             return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
                                     [FUNCTIONS[op]])[0][0])

@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters import AdapterError, PythonAdapter, ours
 from parquet_conformance.conformance.adapters.parquet import reproducers
 from parquet_conformance.conformance.adapters.parquet.operations import Answer
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
@@ -96,12 +96,15 @@ class PyArrow(PythonAdapter, PythonWriter, Reproducing):
         from its CryptoFactory, whose KMS client unwraps the file's data keys with the case's master keys (the key
         material's XOR wrap: generators/parquet/encryption.py). Not read_table: before 17.0.0 it documents
         decryption_properties and drops them (apache/arrow#39645)."""
-        from parquet_conformance.generators.parquet.encryption import decryption_properties  # on use (start-up)
+        with ours("the test KMS's decryption properties"):
+            from parquet_conformance.generators.parquet.encryption import decryption  # on use (start-up)
 
-        factory, props = decryption_properties(keys)
-        table = self.load().ParquetFile(path, decryption_properties=props).read()
-        del factory  # held until the read ends (decryption_properties)
-        return table
+            held = decryption(keys)
+        try:
+            return self.load().ParquetFile(path, decryption_properties=held.properties).read()
+        finally:  # the KMS is ours: where it failed, pyarrow only passed its error on
+            if held.failures:
+                raise AdapterError(held.failures[0])
 
     def crc(self, path: str) -> object:
         return self.load().read_table(path, page_checksum_verification=True)

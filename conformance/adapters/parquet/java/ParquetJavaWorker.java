@@ -83,6 +83,9 @@ public final class ParquetJavaWorker {
       if (cmd.equals("start")) {
         resp.put("ok", true).put("adapter", "parquet-java").put("implementation", "parquet-java (parquet-hadoop)")
             .put("version", version).putArray("roles").add("legacy");
+      } else if (req.has("keys") && !cmd.equals("decrypt")) {  // docs/adapter-protocol.md#keys: ours
+        resp.put("outcome", "harness-error").putObject("error").putNull("class")
+            .put("message", "sent keys with " + cmd.substring(0, Math.min(cmd.length(), 40)) + ", which takes none");
       } else if (cmd.equals("read")) {
         read(req.path("path").asText(), resp, false, null);
       } else if (cmd.equals("crc")) {  // the rows, with the library's page checksum verification on
@@ -111,7 +114,10 @@ public final class ParquetJavaWorker {
    * master keys those of the request. parquet-java's key tools find it by class name and call it to unwrap the data
    * keys the file's key material holds; the decryption is the library's. */
   public static final class XorKms implements KmsClient {
+    // The request's keys, read at each unwrap (parquet-java keeps the client, and with single wrapping no data key:
+    // a key copied here in initialize() would outlive its request).
     static Map<String, byte[]> masterKeys = Map.of();
+    static String failed;  // what the last read could not unwrap: ours, not the library's
 
     @Override
     public void initialize(Configuration conf, String kmsInstanceID, String kmsInstanceURL, String accessToken) {}
@@ -128,8 +134,10 @@ public final class ParquetJavaWorker {
 
     static byte[] xor(byte[] key, String masterKeyIdentifier) {
       byte[] master = masterKeys.get(masterKeyIdentifier);
-      if (master == null || master.length != key.length)
-        throw new KeyAccessDeniedException("no master key " + masterKeyIdentifier + " of " + key.length + " bytes");
+      if (master == null || master.length != key.length) {
+        failed = "the test KMS has no master key " + masterKeyIdentifier + " of " + key.length + " bytes";
+        throw new KeyAccessDeniedException(failed);
+      }
       byte[] out = new byte[key.length];
       for (int i = 0; i < key.length; i++) out[i] = (byte) (key[i] ^ master[i]);
       return out;
@@ -179,12 +187,23 @@ public final class ParquetJavaWorker {
     // The library reads and assembles every record; what it raises is its outcome.
     MessageType schema;
     List<Group> groups = new ArrayList<>();
+    ParquetReadOptions options;
+    try {  // ours: the options, the decryption properties from the request's keys among them
+      options = readOptions(verifyChecksums, decryption);
+    } catch (Throwable t) {
+      error(resp, "harness-error", t);
+      return;
+    }
+    XorKms.failed = null;
     long t0 = System.nanoTime();
-    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)),
-        readOptions(verifyChecksums, decryption))) {
+    try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(Paths.get(path)), options)) {
       schema = reader.getFooter().getFileMetaData().getSchema();
       readRecords(reader, schema, groups);
     } catch (Throwable t) {
+      if (XorKms.failed != null) {  // the KMS is ours: the library only passed its error on
+        error(resp, "harness-error", new IllegalStateException(XorKms.failed, t));
+        return;
+      }
       libraryFailed(resp, t, t0);  // a refusal, or what else (docs/adapters.md#error-taxonomy)
       return;
     }
