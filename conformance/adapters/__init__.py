@@ -203,7 +203,9 @@ class PythonAdapter(Adapter):
         error). An operation in `keyed` takes the case's keys (a decryption's) and needs them; no other takes any."""
         if op != "read" and op not in self.operations:
             raise AttributeError(f"adapter {self.name!r} has no operation {op!r}")
-        method: Callable[..., Any] = self.read if op == "read" else getattr(self, op.replace("-", "_"))
+        method: Callable[..., Any] | None = self.read if op == "read" else getattr(self, op.replace("-", "_"), None)
+        if method is None:
+            raise AdapterError(f"adapter {self.name!r} lists operation {op!r} and has no method for it")
         if (op in self.keyed) != bool(keys):
             raise AdapterError(f"operation {op!r} of {self.name}: " + ("sent no keys" if op in self.keyed else
                                                                       "sent keys it takes none of"))

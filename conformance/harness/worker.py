@@ -41,19 +41,23 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         # its library has no API for the operation here: nothing is said of the library (a skip, never a guess)
         return {"outcome": "unavailable", "error": {"class": None,
                                                     "message": f"adapter {adapter.name!r} has no operation {op!r}"}}
-    try:
-        call = adapter.operation(op, path, keys)
-    except AdapterError as e:  # an operation without the keys it needs, or keys it takes none of: ours
-        return {"outcome": "harness-error", "error": _error(e)}
     if op != "read":
-        try:  # our side queries: their failure is ours
+        try:  # our side query: its failure is ours
             offered = adapter.offers(op, path)
-            taken = not keys or adapter.takes(op, keys)
         except Exception as e:
             return {"outcome": "harness-error", "error": _error(e)}
         if not offered:  # this release lacks the API: a skip, as above
             return {"outcome": "unavailable", "error": {"class": None, "message": (
                 f"{adapter.name} {adapter.version()}: its library has no API for operation {op!r} in this release")}}
+    try:
+        call = adapter.operation(op, path, keys)
+    except AdapterError as e:  # an operation without the keys it needs, or keys it takes none of: ours
+        return {"outcome": "harness-error", "error": _error(e)}
+    if keys:
+        try:  # our side query, as above
+            taken = adapter.takes(op, keys)
+        except Exception as e:
+            return {"outcome": "harness-error", "error": _error(e)}
         if not taken:  # its library's API cannot be given these keys: a skip, as above
             return {"outcome": "unavailable", "error": {"class": None, "message": (
                 f"{adapter.name}: its library's API for operation {op!r} cannot be given these keys "
