@@ -268,12 +268,7 @@ class Case:
 
     def __post_init__(self) -> None:
         check_case_id(self.id)
-        if len(self.keys) > MAX_KEYS:
-            raise ValueError(f"case {self.id}: {len(self.keys)} keys, more than {MAX_KEYS}")
-        if bad := [k for k, v in self.keys.items() if not NAME_RE.fullmatch(k) or not KEY_RE.fullmatch(v)]:
-            raise ValueError(f"case {self.id}: key {bad[0]!r} is not a name with a base64 key of 16, 24 or 32 bytes")
-        if self.keys and self.op == "read":
-            raise ValueError(f"case {self.id}: keys for a plain read (an operation of the track takes them)")
+        check_keys(self.id, self.op, self.keys)
         object.__setattr__(self, "keys", dict(self.keys))
         if self.alternatives and self.data_unknown:
             raise ValueError(f"case {self.id}: alternatives of data no reference can state")
@@ -298,6 +293,17 @@ class Case:
     @property
     def group(self) -> str:
         return self.id.split("/")[0]
+
+
+def check_keys(case_id: str, op: str, keys: Mapping[str, str]) -> None:
+    """The keys a case sends with its operation (KEYS, which the manifest's schema checks too): at most MAX_KEYS
+    names, each with a base64 key of 16, 24 or 32 bytes, and never with a plain read."""
+    if len(keys) > MAX_KEYS:
+        raise ValueError(f"case {case_id}: {len(keys)} keys, more than {MAX_KEYS}")
+    if bad := [k for k, v in keys.items() if not NAME_RE.fullmatch(k) or not KEY_RE.fullmatch(v)]:
+        raise ValueError(f"case {case_id}: key {bad[0]!r} is not a name with a base64 key of 16, 24 or 32 bytes")
+    if keys and op == "read":
+        raise ValueError(f"case {case_id}: keys for a plain read (an operation of the track takes them)")
 
 
 def check_case_id(case_id: str) -> None:
@@ -342,8 +348,7 @@ class CaseEntry:
     def __post_init__(self) -> None:
         if stray := [r for r in self.levels if r not in self.expect]:
             raise ValueError(f"case {self.id}: a level for {stray[0]!r}, which has no expectation")
-        if self.keys and self.op == "read":  # as Case: the manifest's keys are for an operation that takes them
-            raise ValueError(f"case {self.id}: keys for a plain read (an operation of the track takes them)")
+        check_keys(self.id, self.op, self.keys)
         object.__setattr__(self, "levels", expectation_levels(self.expect, self.citations, self.levels))
 
     def to_json(self) -> dict[str, Any]:

@@ -113,6 +113,7 @@ def _interval(months: int, days: int, millis: int) -> dict[str, str]:
     return {"bin": struct.pack("<III", months & 0xFFFFFFFF, days & 0xFFFFFFFF, millis & 0xFFFFFFFF).hex()}
 
 
+@functools.cache
 def _day_time_id() -> int:
     """pyarrow before 20 has no name for this type id (nor a way to make such an array)."""
     import pyarrow as pa
@@ -120,11 +121,12 @@ def _day_time_id() -> int:
     return int(getattr(pa.lib, "Type_INTERVAL_DAY_TIME", -1))
 
 
-def _list_view_ids() -> set[int]:
+@functools.cache
+def _list_view_ids() -> frozenset[int]:
     """pyarrow before 16 has no list views (so nothing can return one)."""
     import pyarrow as pa
 
-    return {getattr(pa.lib, n, -2) for n in ("Type_LIST_VIEW", "Type_LARGE_LIST_VIEW")}
+    return frozenset(getattr(pa.lib, n, -2) for n in ("Type_LIST_VIEW", "Type_LARGE_LIST_VIEW"))
 
 
 def _day_time(arr: pa.ChunkedArray) -> list[object]:

@@ -61,7 +61,7 @@ def read_one(adapter: PythonAdapter, path: str, op: str = "read", digest: bool =
         if not taken:  # its library's API cannot be given these keys: a skip, as above
             return {"outcome": "unavailable", "error": {"class": None, "message": (
                 f"{adapter.name}: its library's API for operation {op!r} cannot be given these keys "
-                f"({', '.join(sorted(keys or {}))}: docs/adapter-protocol.md#keys)")}}
+                f"({', '.join(sorted(keys))}: docs/adapter-protocol.md#keys)")}}
     t0 = time.perf_counter()
     try:
         result = call()

@@ -25,8 +25,9 @@ OPTIONS = {"default": "", "zstd": "COMPRESSION zstd", "no-dictionary": "DICTIONA
            "row-groups": "ROW_GROUP_SIZE_BYTES 8000"}
 
 
-# The table functions of an operation that later releases added (DuckDB 1.4 has no parquet_page_index).
-FUNCTIONS = {"page-index": "parquet_page_index", "bloom": "parquet_bloom_probe"}
+# The functions of an operation that later releases added (DuckDB 1.4 has no parquet_page_index; Parquet encryption
+# came with add_parquet_key, a pragma, in 0.10.0).
+FUNCTIONS = {"page-index": "parquet_page_index", "bloom": "parquet_bloom_probe", "decrypt": "add_parquet_key"}
 
 
 def printable_key(key: bytes) -> bool:
@@ -111,9 +112,6 @@ class DuckDB(PythonAdapter, PythonWriter, Reproducing):
     # page checksums.
     operations = ("statistics", "page-index", "bloom", "geo-statistics", "decrypt")
     def offers(self, op: str, path: str) -> bool:
-        if op == "decrypt":  # Parquet encryption came with add_parquet_key (0.10.0)
-            return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
-                                    ["add_parquet_key"])[0][0])
         if op in FUNCTIONS:
             return bool(self._query("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
                                     [FUNCTIONS[op]])[0][0])

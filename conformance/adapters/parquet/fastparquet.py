@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from collections.abc import Mapping
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
 from parquet_conformance.conformance.adapters.parquet import reproducers
+from parquet_conformance.conformance.adapters.parquet.operations import NoDecryption
 from parquet_conformance.conformance.adapters.representations import Documented
 from parquet_conformance.conformance.adapters.reproducing import Reproducer, Reproducing
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
@@ -56,7 +55,9 @@ PANDAS_DATA = '''def data(result):
     return [str(c) for c in df.columns], len(df), values'''
 
 
-class FastParquet(PythonAdapter, PythonWriter, Reproducing):
+# No decryption: no key parameter anywhere in its API; its Thrift spec names the encryption fields, nothing decrypts
+# them.
+class FastParquet(NoDecryption, PythonWriter, Reproducing):
     name = "fastparquet"
     cell_cost_s = 0.3  # its hangs burn CPU to their limit
     implementation = "fastparquet"
@@ -92,15 +93,6 @@ class FastParquet(PythonAdapter, PythonWriter, Reproducing):
     def read(self, path: str) -> Any:
         pf = self.load().ParquetFile(path)
         return pf, pf.to_pandas()
-
-    # fastparquet has no decryption (no key parameter anywhere in its API; its Thrift spec names the encryption
-    # fields, nothing decrypts them): asked to read with keys, it reads as its users can, and what it does with an
-    # encrypted file is its answer.
-    operations = ("decrypt",)
-    keyed = ("decrypt",)
-
-    def decrypt(self, path: str, keys: Mapping[str, str]) -> Any:
-        return self.read(path)
 
     def write(self, source: str, path: str, profile: str) -> None:
         """Through pandas, as its users write: nullable pandas dtypes keep integers and booleans with nulls what they

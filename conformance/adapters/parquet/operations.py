@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parquet_conformance.conformance.adapters import AdapterError
+from parquet_conformance.conformance.adapters import AdapterError, PythonAdapter
 from parquet_conformance.generators.canonical import Canonical, canonical_rows
 from parquet_conformance.generators.parquet.keys import COLUMN, FOOTER
 from parquet_conformance.generators.parquet.operations import PHYSICAL, unsigned_zero
@@ -77,3 +77,15 @@ def explicit_keys(keys: Mapping[str, str]) -> dict[str, bytes]:
     if FOOTER not in keys:
         raise AdapterError("the request has no footer data key")
     return {k: base64.b64decode(v, validate=True) for k, v in keys.items() if k == FOOTER or k.startswith(COLUMN)}
+
+
+class NoDecryption(PythonAdapter):
+    """An adapter whose library has no decryption at all (no key parameter in its API, no crypto code in its
+    sources: checked per library): asked to read with keys (`decrypt`), it reads as its users can, and what it does
+    with an encrypted file is its answer (docs/adapter-protocol.md#keys)."""
+
+    operations: tuple[str, ...] = ("decrypt",)
+    keyed: tuple[str, ...] = ("decrypt",)
+
+    def decrypt(self, path: str, keys: Mapping[str, str]) -> Any:
+        return self.read(path)

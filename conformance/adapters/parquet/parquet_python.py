@@ -10,16 +10,16 @@ read as ordinals, decimals keep the unscaled integer).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from parquet_conformance.conformance.adapters import PythonAdapter
+from parquet_conformance.conformance.adapters.parquet.operations import NoDecryption
 from parquet_conformance.conformance.adapters.taxonomy import Refusals
 from parquet_conformance.generators.canonical import canonical_rows
 
 
-class ParquetPython(PythonAdapter):
+# No decryption: its parquet.thrift has no FileCryptoMetaData, DictReader takes no key.
+class ParquetPython(NoDecryption):
     name = "parquet-python"
     implementation = "parquet-python (pure Python, thriftpy2)"
     module = "parquet"
@@ -47,14 +47,6 @@ class ParquetPython(PythonAdapter):
     def read(self, path: str) -> Any:
         with open(path, "rb") as fh:
             return list(self.load().DictReader(fh))
-
-    # parquet-python has no decryption (its parquet.thrift has no FileCryptoMetaData, DictReader no key): asked to
-    # read with keys, it reads as its users can, and what it does with an encrypted file is its answer.
-    operations = ("decrypt",)
-    keyed = ("decrypt",)
-
-    def decrypt(self, path: str, keys: Mapping[str, str]) -> Any:
-        return self.read(path)
 
     def canonical(self, result: Any) -> dict[str, Any]:
         columns = list(result[0]) if result else []

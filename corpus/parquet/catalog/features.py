@@ -633,45 +633,44 @@ def _upstream() -> list[Isolating]:
 
 
 def _encrypted() -> list[_Spec]:
-    """The narrow reference (INT32 and text) as pyarrow encrypts it three ways (fixtures/write.py ENCRYPTED_NARROW),
-    read with the keys (op `decrypt`: the test KMS's master keys and the file's data keys go to the worker, whose
-    library takes either through its KMS hook or as explicit keys). Over the same file unencrypted
-    (features/reference/pyarrow-i32-s-sized: the narrow reference with the SizeStatistics pyarrow writes and cannot
-    leave out of an encrypted footer), a reader that reads that file and fails here fails the encryption. A library
+    """The narrow reference (INT32 and text) encrypted, read with the keys (op `decrypt`: docs/adapter-protocol.md#keys,
+    each library given them through its KMS hook or as explicit keys): as polars writes it with an explicit printable
+    key, one data page per chunk and several, over its own unencrypted files (features/reference/polars-i32-s*); as
+    pyarrow encrypts it three ways with the test KMS (fixtures/write.py ENCRYPTED_NARROW), over the same file
+    unencrypted (features/reference/pyarrow-i32-s-sized: with the SizeStatistics pyarrow writes and cannot leave out
+    of an encrypted footer). A reader that reads the unencrypted file and fails here fails the encryption; a library
     with no decryption reads as its users can."""
-    ways = {"uniform": ("every column and the footer under the footer key (encrypted footer, PARE)",
-                        "pyarrow-encrypted-uniform-i32-s"),
-            "column-key": ("the s column under a column key, i32 and the footer under the footer key (encrypted "
-                           "footer, PARE)", "pyarrow-encrypted-column-key-i32-s"),
-            "plaintext-footer": ("the s column under a column key, i32 plaintext, the footer plaintext and signed "
-                                 "(PAR1)", "pyarrow-encrypted-plaintext-footer-i32-s")}
-    polars = {"polars": ("every column and the footer under the footer key (encrypted footer, PARE), one data page "
-                         "per chunk", "feat-reference-polars-i32-s", "polars-encrypted-i32-s"),
-              "polars-pages": ("every column and the footer under the footer key (encrypted footer, PARE), several "
-                               "data pages per chunk", "feat-reference-polars-i32-s-pages",
+    def spec(slug: str, title: str, base: str, fixture: str, notes: str, writer: str,
+             keys: Mapping[str, str]) -> _Spec:
+        return _Spec("format-modular-encryption", slug, title, base, (UseFixture(f"{fixture}.parquet"),), "read",
+                     (DECRYPT.requiring("legacy"), ENCRYPTION), notes, "reads",
+                     writer.format(version=provenance()[fixture]["version"]), "decrypt", keys=keys)
+
+    polars = {"polars": ("one data page per chunk", "feat-reference-polars-i32-s", "polars-encrypted-i32-s"),
+              "polars-pages": ("several data pages per chunk", "feat-reference-polars-i32-s-pages",
                                "polars-encrypted-i32-s-pages")}
-    explicit = [_Spec("format-modular-encryption", slug, f"modular encryption as polars writes it with an explicit "
-                      f"key, {what}, read with the key (op `decrypt`)", base, (UseFixture(f"{fixture}.parquet"),),
-                      "read",
-                      (DECRYPT.requiring("legacy"), ENCRYPTION), f"Over the same file unencrypted "
-                      f"({BASES[base].case}). The key is the file's data key (generators/parquet/fixtures/"
-                      "provenance.json data_keys), sent with the request (docs/adapter-protocol.md#keys): a library "
-                      "that decrypts only through a KMS (pyarrow's Python API) answers `unavailable`; one whose "
-                      "library has no decryption reads as it reads any file.", "reads",
-                      f"polars {provenance()[fixture]['version']} (a committed fixture)", "decrypt",
-                      keys=dict(provenance()[fixture]["data_keys"]))
-                for slug, (what, base, fixture) in polars.items()]
-    return explicit + [_Spec("format-modular-encryption", slug, f"modular encryption, {what}, read with the keys (op "
-                             "`decrypt`)",
-                  "feat-reference-i32-s-sized", (UseFixture(f"{fixture}.parquet"),), "read",
-                  (DECRYPT.requiring("legacy"), ENCRYPTION), "The keys are the test KMS's master keys "
-                  "(generators/parquet/encryption.py) and the data keys the writing wrapped, sent with the request "
-                  "(docs/adapter-protocol.md#keys); an adapter whose library decrypts but that does not drive its "
-                  "decryption answers `unavailable`; one whose library has no decryption reads as it reads any file.",
-                  "reads",
-                  f"pyarrow {provenance()[fixture]['version']} with the test KMS (a committed fixture)", "decrypt",
-                  keys=encryption.request_keys(provenance()[fixture]["data_keys"]))
-            for slug, (what, fixture) in ways.items()]
+    pyarrow = {"uniform": ("every column and the footer under the footer key (encrypted footer, PARE)",
+                           "pyarrow-encrypted-uniform-i32-s"),
+               "column-key": ("the s column under a column key, i32 and the footer under the footer key (encrypted "
+                              "footer, PARE)", "pyarrow-encrypted-column-key-i32-s"),
+               "plaintext-footer": ("the s column under a column key, i32 plaintext, the footer plaintext and signed "
+                                    "(PAR1)", "pyarrow-encrypted-plaintext-footer-i32-s")}
+    return [
+        *(spec(slug, "modular encryption as polars writes it with an explicit key, every column and the footer under "
+               f"the footer key (encrypted footer, PARE), {pages}, read with the key (op `decrypt`)", base, fixture,
+               f"Over the same file unencrypted ({BASES[base].case}). The key is the file's data key "
+               "(generators/parquet/fixtures/provenance.json data_keys), sent with the request "
+               "(docs/adapter-protocol.md#keys): a library that decrypts only through a KMS (pyarrow's Python API) "
+               "answers `unavailable`; one whose library has no decryption reads as it reads any file.",
+               "polars {version} (a committed fixture)", dict(provenance()[fixture]["data_keys"]))
+          for slug, (pages, base, fixture) in polars.items()),
+        *(spec(slug, f"modular encryption, {what}, read with the keys (op `decrypt`)", "feat-reference-i32-s-sized",
+               fixture, "The keys are the test KMS's master keys (generators/parquet/encryption.py) and the data keys "
+               "the writing wrapped, sent with the request (docs/adapter-protocol.md#keys); an adapter whose library "
+               "decrypts but that does not drive its decryption answers `unavailable`; one whose library has no "
+               "decryption reads as it reads any file.", "pyarrow {version} with the test KMS (a committed fixture)",
+               encryption.request_keys(provenance()[fixture]["data_keys"]))
+          for slug, (what, fixture) in pyarrow.items())]
 
 
 # Site features no case isolates, and why.
